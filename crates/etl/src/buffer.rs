@@ -1,0 +1,101 @@
+//! WMI_BUFFER_HEADER: the 0x48-byte header in front of every buffer.
+
+use crate::le::{i64_at, u16_at, u32_at, u64_at};
+
+pub const BUFFER_HEADER_SIZE: usize = 0x48;
+
+/// BufferFlag bits.
+pub mod flags {
+    pub const FLUSH_MARKER: u16 = 0x0001;
+    pub const EVENTS_LOST: u16 = 0x0002;
+    pub const BUFFER_LOST: u16 = 0x0004;
+    pub const RT_BACKUP_CORRUPT: u16 = 0x0008;
+    pub const RT_BACKUP: u16 = 0x0010;
+    pub const PROCESSOR_INDEX: u16 = 0x0020;
+    pub const COMPRESSED: u16 = 0x0040;
+}
+
+/// BufferType values.
+pub mod types {
+    pub const GENERIC: u16 = 0;
+    pub const RUNDOWN: u16 = 1;
+    pub const CONTEXT_SWAP: u16 = 2;
+    pub const REFTIME: u16 = 3;
+    pub const HEADER: u16 = 4;
+    pub const BATCHED: u16 = 5;
+    pub const EMPTY_MARKER: u16 = 6;
+    pub const DEBUG_INFO: u16 = 7;
+}
+
+/// The fields of a buffer header a reader needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferHeader {
+    /// Bytes the buffer occupies in the file, header included.
+    pub buffer_size: u32,
+    /// End of valid data, from buffer start, in uncompressed terms.
+    pub saved_offset: u32,
+    pub timestamp: i64,
+    pub sequence_number: u64,
+    pub processor_index: u16,
+    pub logger_id: u16,
+    pub state: u32,
+    pub flags: u16,
+    pub buffer_type: u16,
+}
+
+impl BufferHeader {
+    pub fn parse(b: &[u8]) -> Option<BufferHeader> {
+        if b.len() < BUFFER_HEADER_SIZE {
+            return None;
+        }
+        Some(BufferHeader {
+            buffer_size: u32_at(b, 0x00)?,
+            saved_offset: u32_at(b, 0x04)?,
+            timestamp: i64_at(b, 0x10)?,
+            sequence_number: u64_at(b, 0x18)?,
+            processor_index: u16_at(b, 0x28)?,
+            logger_id: u16_at(b, 0x2A)?,
+            state: u32_at(b, 0x2C)?,
+            flags: u16_at(b, 0x34)?,
+            buffer_type: u16_at(b, 0x36)?,
+        })
+    }
+
+    pub fn is_compressed(&self) -> bool {
+        self.flags & flags::COMPRESSED != 0
+    }
+
+    /// Bytes of event data once decompressed: `[0x48, SavedOffset)`.
+    pub fn payload_len(&self) -> usize {
+        (self.saved_offset as usize).saturating_sub(BUFFER_HEADER_SIZE)
+    }
+}
+
+/// Where a buffer sits in the file, and what its header says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferInfo {
+    /// Position of this buffer in file order (0 = header buffer).
+    pub index: u32,
+    /// File offset of the buffer header.
+    pub offset: u64,
+    pub header: BufferHeader,
+}
+
+impl BufferInfo {
+    /// File range of the bytes after the header: events, or compressed data.
+    pub fn data_range(&self) -> std::ops::Range<usize> {
+        let start = self.offset as usize + BUFFER_HEADER_SIZE;
+        let end = if self.header.is_compressed() {
+            self.offset as usize + self.header.buffer_size as usize
+        } else {
+            // Uncompressed: events end at SavedOffset (the rest is 0xFF fill).
+            self.offset as usize
+                + (self.header.saved_offset as usize).min(self.header.buffer_size as usize)
+        };
+        start..end.max(start)
+    }
+
+    pub fn cpu(&self) -> u16 {
+        self.header.processor_index
+    }
+}

@@ -1,0 +1,73 @@
+//! `.etl.zip` (PerfView) and `.diagsession` (Visual Studio) containers: zip
+//! archives holding one or more .etl files. Extraction is bounded so a zip
+//! bomb cannot exhaust memory.
+
+use crate::error::Error;
+use std::io::Read;
+
+/// Limits applied when extracting an .etl from a zip.
+#[derive(Debug, Clone, Copy)]
+pub struct ZipLimits {
+    /// Largest extracted .etl accepted.
+    pub max_uncompressed: u64,
+    /// Largest uncompressed/compressed ratio accepted (zip bomb guard).
+    pub max_ratio: u64,
+}
+
+impl Default for ZipLimits {
+    fn default() -> Self {
+        ZipLimits {
+            max_uncompressed: 16 << 30,
+            max_ratio: 200,
+        }
+    }
+}
+
+pub fn is_zip(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06")
+}
+
+/// Extract the largest `.etl` member of a zip archive.
+pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>), Error> {
+    let cerr = |m: String| Error::Container(m);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
+    let mut best: Option<(usize, u64, String)> = None;
+    for i in 0..zip.len() {
+        let Ok(f) = zip.by_index_raw(i) else { continue };
+        let name = f.name().map(|n| n.to_string()).unwrap_or_default();
+        if !name.to_ascii_lowercase().ends_with(".etl") {
+            continue;
+        }
+        if best.as_ref().is_none_or(|b| f.size() > b.1) {
+            best = Some((i, f.size(), name));
+        }
+    }
+    let Some((index, declared, name)) = best else {
+        return Err(cerr("the archive holds no .etl file".into()));
+    };
+    let mut f = zip
+        .by_index(index)
+        .map_err(|e| cerr(format!("cannot read {name}: {e}")))?;
+    let compressed = f.compressed_size().max(1);
+    let cap = limits
+        .max_uncompressed
+        .min(compressed.saturating_mul(limits.max_ratio).max(1 << 20));
+    if declared > cap {
+        return Err(cerr(format!(
+            "{name} would expand to {declared} bytes from {compressed}: over the limit of {cap}"
+        )));
+    }
+    // Never trust the declared size: read at most cap + 1 bytes.
+    let mut out = Vec::with_capacity(declared.min(cap) as usize);
+    (&mut f)
+        .take(cap + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
+    if out.len() as u64 > cap {
+        return Err(cerr(format!(
+            "{name} expands past the limit of {cap} bytes (zip bomb?)"
+        )));
+    }
+    Ok((name, out))
+}
