@@ -1,7 +1,9 @@
 //! Command-line interface: one module per subcommand.
 
 mod dump;
+mod export;
 mod info;
+mod tables;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -39,6 +41,24 @@ pub enum Command {
         #[arg(long)]
         hook: Option<String>,
     },
+    /// Print a table grouped by columns, with Count and Weight (ms), like wpaexporter.
+    Export {
+        file: PathBuf,
+        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io or generic.
+        #[arg(long)]
+        table: String,
+        /// Key columns, in order, e.g. "Process,Module".
+        #[arg(long, value_delimiter = ',')]
+        group: Vec<String>,
+        /// Time range START-END in seconds from trace start.
+        #[arg(long)]
+        range: Option<String>,
+        /// Keep rows whose COLUMN equals VALUE (repeatable).
+        #[arg(long)]
+        filter: Vec<String>,
+        #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
+        format: String,
+    },
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -50,6 +70,26 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             provider,
             hook,
         }) => dump::run(&file, limit, provider.as_deref(), hook.as_deref()),
+        Some(Command::Export {
+            file,
+            table,
+            group,
+            range,
+            filter,
+            format,
+        }) => {
+            let args = export::ExportArgs {
+                table: &table,
+                group,
+                range: range.as_deref().map(export::parse_range).transpose()?,
+                filters: filter
+                    .iter()
+                    .map(|f| export::parse_filter(f))
+                    .collect::<anyhow::Result<_>>()?,
+                json: format == "json",
+            };
+            export::run(&file, args)
+        }
         None => {
             anyhow::bail!(
                 "the server is not built yet; try `etlscope info FILE` or `etlscope --help`"

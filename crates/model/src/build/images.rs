@@ -1,0 +1,209 @@
+//! Modules and image loads from image events, joined with KernelTraceControl
+//! image information (PDB identity, file version) by timestamp.
+
+use super::lifetimes::{owner, InstanceIndex};
+use super::records::{ImageInfoRec, ImageRec, Lifetime};
+use crate::images::{file_name, ImageTable, ModuleTable};
+use crate::processes::{ProcessTable, OPEN};
+use crate::strings::{StrId, StringTable};
+use crate::time::Clock;
+use rustc_hash::FxHashMap;
+
+/// Kernel-mode addresses start here (64-bit); 32-bit kernels use 0x80000000.
+pub fn is_kernel_address(addr: u64, pointer_size: u32) -> bool {
+    if pointer_size == 4 {
+        addr >= 0x8000_0000 && addr <= u32::MAX as u64
+    } else {
+        addr >= 0xFFFF_8000_0000_0000
+    }
+}
+
+pub struct ImageBuild {
+    pub modules: ModuleTable,
+    pub images: ImageTable,
+    /// KernelTraceControl records that matched no image.
+    pub unmatched_info: u32,
+}
+
+pub fn build_images(
+    recs: &[ImageRec],
+    info: &[ImageInfoRec],
+    clock: &Clock,
+    pointer_size: u32,
+    processes: &ProcessTable,
+    process_index: &InstanceIndex,
+    strings: &mut StringTable,
+) -> ImageBuild {
+    let mut modules = ModuleTable::default();
+    let mut images = ImageTable::default();
+    let mut module_of: FxHashMap<(String, u64, u32, u32), u32> = FxHashMap::default();
+    // Live image per (process row, base).
+    let mut live: FxHashMap<(u32, u64), u32> = FxHashMap::default();
+    // Image rows by raw timestamp of the event that described them.
+    let mut by_ts: FxHashMap<i64, Vec<u32>> = FxHashMap::default();
+
+    for r in recs {
+        let time = clock.to_ns(r.ts);
+        let kernel = r.pid == 0 || is_kernel_address(r.base, pointer_size);
+        let process = owner(
+            processes,
+            process_index,
+            if kernel { 0 } else { r.pid },
+            time,
+        );
+        match r.kind {
+            Lifetime::End => {
+                if let Some(row) = live.remove(&(process, r.base)) {
+                    images.unload[row as usize] = time;
+                }
+                continue;
+            }
+            Lifetime::DcEnd => {
+                if let Some(&row) = live.get(&(process, r.base)) {
+                    by_ts.entry(r.ts).or_default().push(row);
+                    continue;
+                }
+            }
+            Lifetime::DcStart => {
+                if let Some(&row) = live.get(&(process, r.base)) {
+                    by_ts.entry(r.ts).or_default().push(row);
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        let name = file_name(&r.path).to_ascii_lowercase();
+        let key = (name, r.size, r.timestamp, r.checksum);
+        let module = match module_of.get(&key) {
+            Some(&m) => m,
+            None => {
+                let n = strings.intern(file_name(&r.path));
+                let p = strings.intern(&r.path);
+                let m = modules.push(n, p, r.size, r.timestamp, r.checksum);
+                module_of.insert(key, m);
+                m
+            }
+        };
+        let load = if matches!(r.kind, Lifetime::DcStart | Lifetime::DcEnd) {
+            OPEN
+        } else {
+            time
+        };
+        let row = images.push(process, module, r.base, r.size, load, kernel);
+        live.insert((process, r.base), row);
+        by_ts.entry(r.ts).or_default().push(row);
+    }
+
+    let mut unmatched = 0;
+    for i in info {
+        let matched = match i {
+            ImageInfoRec::Id {
+                ts,
+                base,
+                original_file_name,
+                ..
+            } => find(&by_ts, *ts, |r| images.base[r] == *base).map(|r| {
+                let m = images.module[r] as usize;
+                if modules.original_file_name[m] == StrId::EMPTY {
+                    modules.original_file_name[m] = strings.intern(original_file_name);
+                }
+            }),
+            ImageInfoRec::Rsds {
+                ts,
+                base,
+                guid,
+                age,
+                pdb,
+                ..
+            } => find(&by_ts, *ts, |r| images.base[r] == *base).map(|r| {
+                let m = images.module[r] as usize;
+                modules.pdb_guid[m] = Some(*guid);
+                modules.pdb_age[m] = *age;
+                modules.pdb_name[m] = strings.intern(pdb);
+            }),
+            ImageInfoRec::FileVersion {
+                ts, size, fields, ..
+            } => find(&by_ts, *ts, |r| images.size[r] == *size).map(|r| {
+                let m = images.module[r] as usize;
+                modules.has_version_info[m] = true;
+                modules.file_version[m] = strings.intern(&fields.file_version);
+                modules.product_name[m] = strings.intern(&fields.product_name);
+                modules.product_version[m] = strings.intern(&fields.product_version);
+                modules.company_name[m] = strings.intern(&fields.company_name);
+                modules.file_description[m] = strings.intern(&fields.file_description);
+                modules.original_file_name[m] = strings.intern(&fields.original_file_name);
+            }),
+        };
+        if matched.is_none() {
+            unmatched += 1;
+        }
+    }
+    ImageBuild {
+        modules,
+        images,
+        unmatched_info: unmatched,
+    }
+}
+
+fn find(by_ts: &FxHashMap<i64, Vec<u32>>, ts: i64, pred: impl Fn(usize) -> bool) -> Option<usize> {
+    by_ts
+        .get(&ts)?
+        .iter()
+        .rev()
+        .map(|&r| r as usize)
+        .find(|&r| pred(r))
+}
+
+/// Address -> image lookup for one process (plus the kernel's images).
+#[derive(Debug, Default)]
+pub struct AddressMap {
+    /// Per process row: (base, image row) sorted by base.
+    user: FxHashMap<u32, Vec<(u64, u32)>>,
+    kernel: Vec<(u64, u32)>,
+    max_size: u64,
+}
+
+impl AddressMap {
+    pub fn new(images: &ImageTable) -> AddressMap {
+        let mut m = AddressMap::default();
+        for i in 0..images.len() {
+            let e = (images.base[i], i as u32);
+            if images.kernel[i] {
+                m.kernel.push(e);
+            } else {
+                m.user.entry(images.process[i]).or_default().push(e);
+            }
+            m.max_size = m.max_size.max(images.size[i]);
+        }
+        m.kernel.sort_unstable();
+        for v in m.user.values_mut() {
+            v.sort_unstable();
+        }
+        m
+    }
+
+    /// The image row covering `addr` in `process` at time `t`.
+    pub fn lookup(&self, images: &ImageTable, process: u32, addr: u64, t: i64) -> Option<u32> {
+        let search = |list: &[(u64, u32)]| -> Option<u32> {
+            let end = list.partition_point(|&(b, _)| b <= addr);
+            // Images can overlap in time at one base; scan back over candidates.
+            list[..end]
+                .iter()
+                .rev()
+                .take_while(|&&(b, _)| addr - b < self.max_size.max(1))
+                .map(|&(_, r)| r)
+                .find(|&r| images.contains(r as usize, addr, t))
+                .or_else(|| {
+                    // Outside every lifetime: accept a covering image anyway.
+                    list[..end].iter().rev().map(|&(_, r)| r).find(|&r| {
+                        let r = r as usize;
+                        addr - images.base[r] < images.size[r]
+                    })
+                })
+        };
+        match self.user.get(&process).and_then(|l| search(l)) {
+            Some(r) => Some(r),
+            None => search(&self.kernel),
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Builds a `Trace` from an `EtlFile`: a parallel pass over buffers turns
+//! events into records (`collect`), then sequential passes in time order
+//! build lifetimes, images, stacks and samples.
+
+mod collect;
+mod images;
+mod lifetimes;
+pub mod records;
+mod stacks;
+
+use crate::images::NONE;
+use crate::samples::MAX_THREADS;
+use crate::time::Clock;
+use crate::{Trace, TraceInfo};
+use etl::EtlFile;
+use records::Batch;
+
+pub use images::is_kernel_address;
+
+pub fn build(file: &EtlFile) -> Trace {
+    let lf = file.logfile().cloned().unwrap_or_default();
+    let clock = Clock {
+        ts0: file.ts0(),
+        ticks_per_second: file.ticks_per_second().round().max(1.0) as i64,
+        start_filetime: lf.start_time,
+    };
+    let pointer_size = if lf.pointer_size == 4 { 4 } else { 8 };
+
+    let mut batch = Batch::default();
+    for b in file.par_map_buffers(collect::collect_buffer) {
+        batch.extend(b);
+    }
+    batch.sort_by_time();
+
+    let mut t = Trace {
+        clock,
+        ..Trace::default()
+    };
+    let (processes, pidx) = lifetimes::build_processes(&batch.processes, &clock, &mut t.strings);
+    t.processes = processes;
+    let (threads, tidx) =
+        lifetimes::build_threads(&batch.threads, &clock, &t.processes, &pidx, &mut t.strings);
+    t.threads = threads;
+    let ib = images::build_images(
+        &batch.images,
+        &batch.image_info,
+        &clock,
+        pointer_size,
+        &t.processes,
+        &pidx,
+        &mut t.strings,
+    );
+    t.modules = ib.modules;
+    t.images = ib.images;
+    let addresses = images::AddressMap::new(&t.images);
+
+    // Samples.
+    let mut resolver = stacks::StackResolver::new(
+        &batch.inline_stacks,
+        &batch.key_refs,
+        &batch.key_defs,
+        &batch.fragments,
+        pointer_size,
+    );
+    t.samples.intervals = batch
+        .intervals
+        .iter()
+        .map(|r| (clock.to_ns(r.ts), r.interval as i64 * 100))
+        .collect();
+    t.samples.interval_source = if t.samples.intervals.is_empty() {
+        t.samples.intervals.push((i64::MIN, 1_000_000));
+        "default 1 ms (no SampledProfile interval events)"
+    } else {
+        "SampledProfile interval events"
+    };
+    let mut unknown_process: Option<u32> = None;
+    let mut unknown_threads: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    let mut info = TraceInfo::default();
+    t.samples.time.reserve(batch.samples.len());
+    for s in &batch.samples {
+        let time = clock.to_ns(s.ts);
+        let thread = match tidx.find(s.tid, time, &t.threads.start, &t.threads.end) {
+            Some((row, exact)) => {
+                if !exact {
+                    info.uncertain_samples += 1;
+                }
+                row
+            }
+            None => {
+                info.unattributed_samples += 1;
+                let p = *unknown_process.get_or_insert_with(|| {
+                    let name = t.strings.intern("Unknown");
+                    t.processes.push(u32::MAX, name, crate::processes::OPEN)
+                });
+                *unknown_threads
+                    .entry(s.tid)
+                    .or_insert_with(|| t.threads.push(s.tid, p, crate::processes::OPEN))
+            }
+        };
+        if thread >= MAX_THREADS {
+            info.unattributed_samples += 1;
+            continue;
+        }
+        let process = t.threads.process[thread as usize];
+        let stack = resolver.resolve(
+            s.ts,
+            s.tid,
+            process,
+            time,
+            &t.images,
+            &addresses,
+            &mut t.frames,
+            &mut t.stacks,
+        );
+        let stack = match stack {
+            Some(st) => {
+                info.samples_with_stack += 1;
+                st
+            }
+            None => {
+                // No stack walk: the instruction pointer alone is the stack.
+                let f = resolver.frame(process, s.ip, time, &t.images, &addresses, &mut t.frames);
+                t.stacks.intern(NONE, f)
+            }
+        };
+        t.samples.push(time, thread, s.cpu, stack);
+    }
+
+    info.cpus = lf.number_of_processors;
+    info.pointer_size = pointer_size;
+    info.os_version = format!(
+        "{}.{} build {}",
+        lf.major_version, lf.minor_version, lf.provider_version
+    );
+    info.start_time = etl::logfile::filetime_to_iso8601(lf.start_time);
+    info.duration_ns = clock.to_ns(batch.max_ts.unwrap_or(file.ts0()));
+    info.events = batch.events;
+    info.buffers = file.buffers().len() as u32;
+    info.skipped_buffers = file.skipped_buffers() + batch.failed_buffers;
+    info.lost_events = lf.events_lost as u64;
+    info.lost_buffers = lf.buffers_lost as u64
+        + file
+            .buffers()
+            .iter()
+            .filter(|b| b.header.flags & etl::buffer::flags::EVENTS_LOST != 0)
+            .count() as u64;
+    info.stack_key_refs_unresolved = resolver.stats.unresolved_key_refs;
+    info.image_info_unmatched = ib.unmatched_info;
+    info.diagnostics = file.diagnostics().to_vec();
+    info.diagnostics.extend(batch.diagnostics);
+    t.info = info;
+    t
+}

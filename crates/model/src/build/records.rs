@@ -1,0 +1,224 @@
+//! Plain records extracted from events in the parallel pass, before the
+//! sequential passes that need time order (lifetimes, stack joins).
+//! Times are raw timestamps here; builders convert them with the clock.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifetime {
+    Start,
+    End,
+    /// Alive when the trace started (rundown at start).
+    DcStart,
+    /// Alive when the trace ended (rundown at end).
+    DcEnd,
+    /// Exited before the trace but still referenced.
+    Defunct,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProcessRec {
+    pub ts: i64,
+    pub kind: Lifetime,
+    pub pid: u32,
+    pub parent_pid: u32,
+    pub session: u32,
+    pub exit_status: i32,
+    pub unique_key: u64,
+    pub name: String,
+    pub command_line: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct ThreadRec {
+    pub ts: i64,
+    pub kind: Lifetime,
+    pub pid: u32,
+    pub tid: u32,
+    pub start_address: u64,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ImageRec {
+    pub ts: i64,
+    /// Start = load, End = unload, DcStart / DcEnd = rundown.
+    pub kind: Lifetime,
+    pub pid: u32,
+    pub base: u64,
+    pub size: u64,
+    pub checksum: u32,
+    pub timestamp: u32,
+    pub path: String,
+}
+
+/// KernelTraceControl ImageID / DbgID_RSDS / FileVersion, joined to the image
+/// event with the same timestamp.
+#[derive(Debug, Clone)]
+pub enum ImageInfoRec {
+    Id {
+        ts: i64,
+        pid: u32,
+        base: u64,
+        size: u64,
+        original_file_name: String,
+    },
+    Rsds {
+        ts: i64,
+        pid: u32,
+        base: u64,
+        guid: etl::Guid,
+        age: u32,
+        pdb: String,
+    },
+    FileVersion {
+        ts: i64,
+        size: u64,
+        timestamp: u32,
+        fields: Box<FileVersionFields>,
+    },
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FileVersionFields {
+    pub original_file_name: String,
+    pub file_description: String,
+    pub file_version: String,
+    pub product_name: String,
+    pub company_name: String,
+    pub product_version: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SampleRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub cpu: u16,
+    pub ip: u64,
+}
+
+/// A stack fragment attached to the event at (event_ts, tid).
+#[derive(Debug, Clone, Copy)]
+pub struct InlineStackRec {
+    pub event_ts: i64,
+    pub pid: u32,
+    pub tid: u32,
+    /// Row in the batch's `FragmentSet` (leaf-first addresses).
+    pub fragment: u32,
+}
+
+/// A reference to a cached stack key (StackKeyKernel / StackKeyUser).
+#[derive(Debug, Clone, Copy)]
+pub struct StackKeyRefRec {
+    /// Time of the reference event itself (definitions come at or after it).
+    pub ts: i64,
+    pub event_ts: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub key: u64,
+    pub user: bool,
+}
+
+/// A cached stack key's frames (KeyDelete / KeyRundown).
+#[derive(Debug, Clone, Copy)]
+pub struct StackKeyDefRec {
+    pub ts: i64,
+    pub key: u64,
+    /// Row in the batch's `FragmentSet`.
+    pub fragment: u32,
+}
+
+/// Distinct stack fragments (leaf-first address lists), so that millions of
+/// identical inline stacks cost one copy.
+#[derive(Debug, Default)]
+pub struct FragmentSet {
+    pub list: Vec<Box<[u64]>>,
+    index: rustc_hash::FxHashMap<Box<[u64]>, u32>,
+}
+
+impl FragmentSet {
+    pub fn intern(&mut self, frames: &[u64]) -> u32 {
+        if let Some(&id) = self.index.get(frames) {
+            return id;
+        }
+        let id = self.list.len() as u32;
+        self.list.push(frames.into());
+        self.index.insert(frames.into(), id);
+        id
+    }
+
+    pub fn get(&self, id: u32) -> &[u64] {
+        self.list.get(id as usize).map_or(&[], |f| f)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct IntervalRec {
+    pub ts: i64,
+    /// 100-ns units.
+    pub interval: u32,
+}
+
+/// Everything one buffer contributed.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub processes: Vec<ProcessRec>,
+    pub threads: Vec<ThreadRec>,
+    pub images: Vec<ImageRec>,
+    pub image_info: Vec<ImageInfoRec>,
+    pub samples: Vec<SampleRec>,
+    pub inline_stacks: Vec<InlineStackRec>,
+    pub key_refs: Vec<StackKeyRefRec>,
+    pub key_defs: Vec<StackKeyDefRec>,
+    pub intervals: Vec<IntervalRec>,
+    pub fragments: FragmentSet,
+    pub events: u64,
+    pub max_ts: Option<i64>,
+    /// Buffers that could not be decoded at all.
+    pub failed_buffers: u32,
+    pub diagnostics: Vec<etl::Diagnostic>,
+}
+
+impl Batch {
+    /// Append `other` (a later buffer) to `self`.
+    pub fn extend(&mut self, other: Batch) {
+        self.processes.extend(other.processes);
+        self.threads.extend(other.threads);
+        self.images.extend(other.images);
+        self.image_info.extend(other.image_info);
+        self.samples.extend(other.samples);
+        // Re-number the other batch's fragments into ours.
+        let remap: Vec<u32> = other
+            .fragments
+            .list
+            .iter()
+            .map(|f| self.fragments.intern(f))
+            .collect();
+        let map = |id: u32| remap.get(id as usize).copied().unwrap_or(u32::MAX);
+        self.inline_stacks
+            .extend(other.inline_stacks.into_iter().map(|mut r| {
+                r.fragment = map(r.fragment);
+                r
+            }));
+        self.key_refs.extend(other.key_refs);
+        self.key_defs
+            .extend(other.key_defs.into_iter().map(|mut r| {
+                r.fragment = map(r.fragment);
+                r
+            }));
+        self.intervals.extend(other.intervals);
+        self.events += other.events;
+        self.max_ts = self.max_ts.max(other.max_ts);
+        self.failed_buffers += other.failed_buffers;
+        self.diagnostics.extend(other.diagnostics);
+    }
+
+    /// Stable sort of every record list by timestamp: ties keep file order.
+    pub fn sort_by_time(&mut self) {
+        self.processes.sort_by_key(|r| r.ts);
+        self.threads.sort_by_key(|r| r.ts);
+        self.images.sort_by_key(|r| r.ts);
+        self.samples.sort_by_key(|r| r.ts);
+        self.key_refs.sort_by_key(|r| r.ts);
+        self.key_defs.sort_by_key(|r| r.ts);
+        self.intervals.sort_by_key(|r| r.ts);
+    }
+}

@@ -1,0 +1,101 @@
+//! The columnar trace model: every table a view of etlscope reads, built
+//! from the events of an `.etl` file in one parallel pass plus sequential
+//! joins. Tables are structs of `Vec`s indexed by row; strings are `StrId`s
+//! into one interner; stacks are a prefix tree. See `build` for how.
+
+pub mod build;
+pub mod cpu_precise;
+pub mod frames;
+pub mod generic;
+pub mod images;
+pub mod io;
+pub mod processes;
+pub mod samples;
+pub mod stacks;
+pub mod strings;
+pub mod threads;
+pub mod time;
+
+pub use build::build;
+pub use images::NONE;
+
+use etl::Diagnostic;
+
+/// What the trace says about itself, and how complete our reading was.
+#[derive(Debug, Clone, Default)]
+pub struct TraceInfo {
+    pub cpus: u32,
+    pub pointer_size: u32,
+    pub os_version: String,
+    /// ISO 8601 UTC of time zero.
+    pub start_time: String,
+    /// From time zero to the last event.
+    pub duration_ns: i64,
+    pub events: u64,
+    pub buffers: u32,
+    pub skipped_buffers: u32,
+    pub lost_events: u64,
+    pub lost_buffers: u64,
+    /// Samples whose thread had no thread event; attributed to an "Unknown" process.
+    pub unattributed_samples: u64,
+    /// Samples attributed to the nearest lifetime of their tid (outside every lifetime).
+    pub uncertain_samples: u64,
+    pub samples_with_stack: u64,
+    pub stack_key_refs_unresolved: u64,
+    pub image_info_unmatched: u32,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Default)]
+pub struct Trace {
+    pub clock: time::Clock,
+    pub info: TraceInfo,
+    pub strings: strings::StringTable,
+    pub processes: processes::ProcessTable,
+    pub threads: threads::ThreadTable,
+    pub modules: images::ModuleTable,
+    pub images: images::ImageTable,
+    pub frames: frames::FrameTable,
+    pub stacks: stacks::StackTable,
+    pub samples: samples::SampleTable,
+    pub cswitches: cpu_precise::ContextSwitchTable,
+    pub ready_threads: cpu_precise::ReadyThreadTable,
+    pub file_io: io::FileIoTable,
+    pub disk_io: io::DiskIoTable,
+    pub hard_faults: io::HardFaultTable,
+    pub generic: generic::GenericEventTable,
+}
+
+impl Default for time::Clock {
+    fn default() -> Self {
+        time::Clock {
+            ts0: 0,
+            ticks_per_second: 10_000_000,
+            start_filetime: 0,
+        }
+    }
+}
+
+impl Trace {
+    /// Display name of a process row: `name (pid)`, as WPA shows it.
+    pub fn process_label(&self, p: u32) -> String {
+        let i = p as usize;
+        match self.processes.pid.get(i) {
+            Some(pid) => format!("{} ({})", self.strings.get(self.processes.name[i]), pid),
+            None => "Unknown".into(),
+        }
+    }
+
+    /// `module!0xRVA` or `0xADDRESS` label of a frame before symbolization.
+    pub fn frame_label(&self, f: u32) -> String {
+        let i = f as usize;
+        let (Some(&m), Some(&a)) = (self.frames.module.get(i), self.frames.address.get(i)) else {
+            return "?".into();
+        };
+        if m == NONE {
+            format!("{a:#x}")
+        } else {
+            format!("{}!{a:#x}", self.strings.get(self.modules.name[m as usize]))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Stacks as a prefix tree (Firefox Profiler's layout): each row is
+//! (parent stack, frame), root first, so identical stacks share one id and
+//! every prefix of a stack is itself a stack.
+
+use crate::images::NONE;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Default)]
+pub struct StackTable {
+    /// Parent stack row (`NONE` for a root frame).
+    pub parent: Vec<u32>,
+    pub frame: Vec<u32>,
+    /// Number of frames from the root to this row, 1 for a root frame.
+    pub depth: Vec<u16>,
+    index: HashMap<(u32, u32), u32>,
+}
+
+impl StackTable {
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// The stack row for `frame` called from `parent` (`NONE` for a root).
+    pub fn intern(&mut self, parent: u32, frame: u32) -> u32 {
+        let next = self.parent.len() as u32;
+        let id = *self.index.entry((parent, frame)).or_insert(next);
+        if id == next {
+            let depth = if parent == NONE {
+                1
+            } else {
+                self.depth
+                    .get(parent as usize)
+                    .copied()
+                    .unwrap_or(0)
+                    .saturating_add(1)
+            };
+            self.parent.push(parent);
+            self.frame.push(frame);
+            self.depth.push(depth);
+        }
+        id
+    }
+
+    /// Intern a whole stack given root first.
+    pub fn intern_root_first(&mut self, frames: impl IntoIterator<Item = u32>) -> u32 {
+        frames
+            .into_iter()
+            .fold(NONE, |parent, f| self.intern(parent, f))
+    }
+
+    /// Frames of a stack, leaf first.
+    pub fn frames_leaf_first(&self, mut stack: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::from_fn(move || {
+            if stack == NONE {
+                return None;
+            }
+            let s = stack as usize;
+            let f = *self.frame.get(s)?;
+            stack = *self.parent.get(s)?;
+            Some(f)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_prefixes() {
+        let mut t = StackTable::default();
+        let a = t.intern_root_first([1, 2, 3]);
+        let b = t.intern_root_first([1, 2, 4]);
+        let c = t.intern_root_first([1, 2, 3]);
+        assert_eq!(a, c);
+        assert_ne!(a, b);
+        assert_eq!(t.len(), 4);
+        assert_eq!(t.frames_leaf_first(a).collect::<Vec<_>>(), vec![3, 2, 1]);
+        assert_eq!(t.depth[a as usize], 3);
+    }
+}
