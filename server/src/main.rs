@@ -1,10 +1,21 @@
 //! `etlscope`: a thin binary over the etlscope crates.
 
+mod api;
+mod catalog;
 mod cli;
+mod store;
+mod upload;
 
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ETLSCOPE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,

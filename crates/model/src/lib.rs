@@ -10,13 +10,14 @@ pub mod generic;
 pub mod images;
 pub mod io;
 pub mod processes;
+pub mod progress;
 pub mod samples;
 pub mod stacks;
 pub mod strings;
 pub mod threads;
 pub mod time;
 
-pub use build::build;
+pub use build::{build, build_with_progress};
 pub use images::NONE;
 
 use etl::Diagnostic;
@@ -97,5 +98,28 @@ impl Trace {
         } else {
             format!("{}!{a:#x}", self.strings.get(self.modules.name[m as usize]))
         }
+    }
+}
+
+impl Trace {
+    /// Approximate heap bytes held by the model (for the server's memory budget).
+    pub fn heap_bytes(&self) -> usize {
+        fn v<T>(x: &[T]) -> usize {
+            std::mem::size_of_val(x)
+        }
+        let s = &self.samples;
+        let st = &self.stacks;
+        let f = &self.frames;
+        v(&s.time)
+            + v(&s.thread_cpu)
+            + v(&s.stack)
+            + (v(&st.parent) + v(&st.frame) + v(&st.depth)) * 3
+            + (v(&f.module) + v(&f.address) + v(&f.process) + v(&f.func)) * 3
+            + self.strings.heap_bytes()
+            + self.generic.arena.len()
+            + (self.processes.len() + self.threads.len() + self.images.len() + self.modules.len())
+                * 128
+            + (self.cswitches.len() + self.ready_threads.len()) * 48
+            + (self.file_io.len() + self.disk_io.len() + self.generic.len()) * 64
     }
 }

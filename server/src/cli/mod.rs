@@ -3,6 +3,7 @@
 mod dump;
 mod export;
 mod info;
+pub mod serve;
 mod tables;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,14 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Serve the API and the web UI (with no trace given: the bundled demo trace).
+    Serve(serve::ServeArgs),
+    /// Serve one trace and print its viewer URL.
+    Open {
+        trace: PathBuf,
+        #[command(flatten)]
+        serve: serve::ServeArgs,
+    },
     /// Print a trace's summary and a census of its events.
     Info {
         file: PathBuf,
@@ -90,10 +99,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             export::run(&file, args)
         }
-        None => {
-            anyhow::bail!(
-                "the server is not built yet; try `etlscope info FILE` or `etlscope --help`"
-            )
+        Some(Command::Serve(a)) => serve::run(a, false),
+        Some(Command::Open { trace, mut serve }) => {
+            serve.traces = vec![trace];
+            serve::run(serve, true)
         }
+        None => serve::run(serve::ServeArgs::defaults(), false),
     }
 }

@@ -9,15 +9,29 @@ pub mod records;
 mod stacks;
 
 use crate::images::NONE;
+use crate::progress::{BuildProgress, Phase};
 use crate::samples::MAX_THREADS;
 use crate::time::Clock;
 use crate::{Trace, TraceInfo};
 use etl::EtlFile;
 use records::Batch;
+use std::sync::atomic::Ordering;
 
 pub use images::is_kernel_address;
 
 pub fn build(file: &EtlFile) -> Trace {
+    build_with_progress(file, &BuildProgress::default())
+}
+
+/// `build`, reporting progress through `progress` as it goes.
+pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
+    progress
+        .buffers_total
+        .store(file.buffers().len() as u64, Ordering::Relaxed);
+    progress
+        .bytes_total
+        .store(file.file_len(), Ordering::Relaxed);
+    progress.set_phase(Phase::Reading);
     let lf = file.logfile().cloned().unwrap_or_default();
     let clock = Clock {
         ts0: file.ts0(),
@@ -27,7 +41,16 @@ pub fn build(file: &EtlFile) -> Trace {
     let pointer_size = if lf.pointer_size == 4 { 4 } else { 8 };
 
     let mut batch = Batch::default();
-    for b in file.par_map_buffers(collect::collect_buffer) {
+    let batches = file.par_map_buffers(|r| {
+        let size = r.as_ref().map_or(0, |b| b.info.header.buffer_size as u64);
+        let b = collect::collect_buffer(r);
+        progress.buffers_done.fetch_add(1, Ordering::Relaxed);
+        progress.bytes_done.fetch_add(size, Ordering::Relaxed);
+        progress.events.fetch_add(b.events, Ordering::Relaxed);
+        b
+    });
+    progress.set_phase(Phase::Correlating);
+    for b in batches {
         batch.extend(b);
     }
     batch.sort_by_time();
@@ -149,5 +172,6 @@ pub fn build(file: &EtlFile) -> Trace {
     info.diagnostics = file.diagnostics().to_vec();
     info.diagnostics.extend(batch.diagnostics);
     t.info = info;
+    progress.set_phase(Phase::Done);
     t
 }

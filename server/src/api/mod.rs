@@ -1,0 +1,33 @@
+//! The HTTP API and the embedded UI.
+
+pub mod error;
+pub mod state;
+pub mod traces;
+pub mod ui;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::get;
+use axum::Router;
+use error::ApiError;
+use state::AppState;
+
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route(
+            "/traces",
+            get(traces::list)
+                .post(traces::upload)
+                .layer(DefaultBodyLimit::disable()),
+        )
+        .route("/traces/{id}", get(traces::get).delete(traces::delete))
+        .route("/traces/{id}/summary", get(traces::summary))
+        .route("/traces/{id}/progress", get(traces::progress))
+        .fallback(|| async { ApiError::not_found("no such API endpoint") });
+    Router::new()
+        .nest("/api", api)
+        .route("/", get(ui::index))
+        .route("/t/{id}", get(ui::index))
+        .fallback(ui::asset)
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,278 @@
+//! The trace library: upload, list, inspect, delete, follow ingest progress.
+
+use super::error::{ApiError, ApiResult};
+use super::state::AppState;
+use crate::catalog::TraceEntry;
+use crate::store::{now_rfc3339, LoadedTrace, NotReady};
+use crate::upload::{self, UploadError};
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::IntoResponse;
+use axum::Json;
+use model::progress::BuildProgress;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+#[derive(Debug, Deserialize, Default)]
+pub struct UploadParams {
+    pub name: Option<String>,
+    pub uploader: Option<String>,
+    pub notes: Option<String>,
+}
+
+pub async fn upload(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Query(p): Query<UploadParams>,
+    body: Body,
+) -> ApiResult<impl IntoResponse> {
+    if !app.authorized(&headers) {
+        return Err(ApiError::unauthorized());
+    }
+    let limit = app.config.max_upload_bytes;
+    let got = upload::receive(body.into_data_stream(), &app.store.tmp_dir(), limit)
+        .await
+        .map_err(|e| match e {
+            UploadError::TooLarge { limit } => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                format!("the upload exceeds this server's limit of {limit} bytes"),
+            ),
+            UploadError::Io(m) => ApiError::internal(m),
+            UploadError::Client(m) => ApiError::bad_request(m),
+        })?;
+    if let Some(existing) = app.store.catalog.get(&got.id)? {
+        return Ok((StatusCode::OK, Json(entry_json(&app, &existing))));
+    }
+    // Check it is a readable trace before it enters the library.
+    let path = got.temp.path.clone();
+    let kind = tokio::task::spawn_blocking(move || -> Result<&'static str, String> {
+        let f = etl::EtlFile::open(&path).map_err(|e| e.to_string())?;
+        Ok(if f.container_member().is_some() {
+            "etl.zip"
+        } else {
+            "etl"
+        })
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, "not_a_trace", m))?;
+    let file_name = format!("{}.{kind}", got.id);
+    let dest = app.store.data_dir.join("traces").join(&file_name);
+    got.temp
+        .persist(&dest)
+        .map_err(|e| ApiError::internal(format!("cannot store the upload: {e}")))?;
+    let entry = TraceEntry {
+        id: got.id.clone(),
+        name: clean_name(p.name.as_deref().unwrap_or("trace.etl")),
+        size: got.size,
+        file_name,
+        uploaded_at: now_rfc3339(),
+        uploader: clean_name(p.uploader.as_deref().unwrap_or("")),
+        notes: p.notes.unwrap_or_default().chars().take(4096).collect(),
+        status: "pending".into(),
+        error: String::new(),
+    };
+    app.store.catalog.insert(&entry)?;
+    app.store.start_ingest(entry.clone());
+    Ok((StatusCode::CREATED, Json(entry_json(&app, &entry))))
+}
+
+/// Names are labels only (files are stored by id), but keep them printable and short.
+fn clean_name(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(256).collect()
+}
+
+pub async fn list(State(app): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let traces: Vec<Value> = app
+        .store
+        .catalog
+        .list()?
+        .iter()
+        .map(|e| entry_json(&app, e))
+        .collect();
+    Ok(Json(json!({ "traces": traces })))
+}
+
+pub fn read_auth(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
+    if app.config.token_for_reads && !app.authorized(headers) {
+        return Err(ApiError::unauthorized());
+    }
+    Ok(())
+}
+
+pub fn check_id(id: &str) -> ApiResult<()> {
+    if upload::valid_id(id) {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "invalid trace id {:?}: ids are 32 lower-case hex digits",
+            id.chars().take(80).collect::<String>()
+        )))
+    }
+}
+
+pub async fn get(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    check_id(&id)?;
+    let e = app
+        .store
+        .catalog
+        .get(&id)?
+        .ok_or_else(|| ApiError::not_found(format!("no trace {id}")))?;
+    let mut v = entry_json(&app, &e);
+    if let Ok(t) = app.store.get(&id) {
+        v["summary"] = summary_json(&t);
+    }
+    Ok(Json(v))
+}
+
+pub async fn delete(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    if !app.authorized(&headers) {
+        return Err(ApiError::unauthorized());
+    }
+    check_id(&id)?;
+    let e = app
+        .store
+        .catalog
+        .get(&id)?
+        .ok_or_else(|| ApiError::not_found(format!("no trace {id}")))?;
+    app.store.catalog.delete(&id)?;
+    app.store.forget(&id);
+    let _ = std::fs::remove_file(app.store.trace_path(&e));
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The loaded trace, waiting a little for an ingest under way.
+pub async fn loaded(app: &AppState, id: &str) -> ApiResult<Arc<LoadedTrace>> {
+    check_id(id)?;
+    match app.store.wait_ready(id, app.config.query_wait).await {
+        Ok(t) => Ok(t),
+        Err(NotReady::NotFound) => Err(ApiError::not_found(format!("no trace {id}"))),
+        Err(NotReady::Failed(m)) => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "ingest_failed",
+            format!("the trace could not be read: {m}"),
+        )),
+        Err(NotReady::Ingesting(p)) => {
+            let mut e = ApiError::new(
+                StatusCode::CONFLICT,
+                "ingesting",
+                "the trace is still being read; retry shortly",
+            );
+            e.detail = Some(json!({ "progress": progress_json(&p) }));
+            Err(e)
+        }
+    }
+}
+
+pub async fn summary(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let t = loaded(&app, &id).await?;
+    Ok(Json(summary_json(&t)))
+}
+
+pub fn progress_json(p: &BuildProgress) -> Value {
+    json!({
+        "phase": p.phase_name(),
+        "buffers_done": p.buffers_done.load(Ordering::Relaxed),
+        "buffers_total": p.buffers_total.load(Ordering::Relaxed),
+        "bytes_done": p.bytes_done.load(Ordering::Relaxed),
+        "bytes_total": p.bytes_total.load(Ordering::Relaxed),
+        "events": p.events.load(Ordering::Relaxed),
+    })
+}
+
+/// Server-sent events with ingest progress until the trace is ready or failed.
+pub async fn progress(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    read_auth(&app, &headers)?;
+    check_id(&id)?;
+    if app.store.catalog.get(&id)?.is_none() {
+        return Err(ApiError::not_found(format!("no trace {id}")));
+    }
+    let stream = futures_util::stream::unfold(Some(app.clone()), move |st| {
+        let id = id.clone();
+        async move {
+            let app = st?;
+            let (payload, done) = match app.store.get(&id) {
+                Ok(t) => (
+                    json!({"status": "ready", "summary": summary_json(&t)}),
+                    true,
+                ),
+                Err(NotReady::Ingesting(p)) => (
+                    json!({"status": "ingesting", "progress": progress_json(&p)}),
+                    false,
+                ),
+                Err(NotReady::Failed(m)) => (json!({"status": "failed", "error": m}), true),
+                Err(NotReady::NotFound) => (json!({"status": "deleted"}), true),
+            };
+            if !done {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            let ev: Result<Event, Infallible> = Ok(Event::default().data(payload.to_string()));
+            Some((ev, if done { None } else { Some(app) }))
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
+    let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+    if let Err(NotReady::Ingesting(p)) = app.store.peek(&e.id) {
+        v["progress"] = progress_json(&p);
+    }
+    v["url"] = Value::String(format!("/t/{}", e.id));
+    v
+}
+
+pub fn summary_json(t: &LoadedTrace) -> Value {
+    let tr = &t.trace;
+    let i = &tr.info;
+    json!({
+        "id": t.id,
+        "start_time": i.start_time,
+        "duration_s": i.duration_ns as f64 / 1e9,
+        "cpus": i.cpus,
+        "pointer_size": i.pointer_size,
+        "os_version": i.os_version,
+        "events": i.events,
+        "buffers": i.buffers,
+        "skipped_buffers": i.skipped_buffers,
+        "lost_events": i.lost_events,
+        "lost_buffers": i.lost_buffers,
+        "samples": tr.samples.len(),
+        "samples_with_stack": i.samples_with_stack,
+        "unattributed_samples": i.unattributed_samples,
+        "sample_interval_source": tr.samples.interval_source,
+        "processes": tr.processes.len(),
+        "threads": tr.threads.len(),
+        "images": tr.images.len(),
+        "modules": tr.modules.len(),
+        "stacks": tr.stacks.len(),
+        "load_seconds": t.load_seconds,
+        "memory_bytes": t.heap_bytes,
+        "diagnostics": i.diagnostics.iter().take(50).map(|d| json!({"offset": d.offset, "message": d.message})).collect::<Vec<_>>(),
+    })
+}

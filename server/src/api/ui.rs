@@ -1,0 +1,51 @@
+//! The single-page UI, embedded in the binary from `frontend/`.
+
+use axum::http::{header, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use rust_embed::RustEmbed;
+
+#[derive(RustEmbed)]
+#[folder = "../frontend/"]
+#[exclude = "node_modules/*"]
+#[exclude = "tests/*"]
+#[exclude = "*.json"]
+struct Assets;
+
+fn serve_asset(path: &str) -> Option<Response> {
+    let file = Assets::get(path)?;
+    let mime = match path.rsplit('.').next() {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") | Some("mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("ico") => "image/x-icon",
+        _ => "application/octet-stream",
+    };
+    Some(
+        (
+            [
+                (header::CONTENT_TYPE, mime),
+                (header::CACHE_CONTROL, "no-cache"),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            ],
+            file.data.into_owned(),
+        )
+            .into_response(),
+    )
+}
+
+/// `/` and `/t/{id}?...`: the SPA shell; the view state lives in the query string.
+pub async fn index() -> Response {
+    serve_asset("index.html")
+        .unwrap_or_else(|| (StatusCode::NOT_FOUND, "UI not built").into_response())
+}
+
+/// Static files of the UI.
+pub async fn asset(uri: Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    if path.contains("..") {
+        return (StatusCode::BAD_REQUEST, "bad path").into_response();
+    }
+    serve_asset(path).unwrap_or_else(|| (StatusCode::NOT_FOUND, "not found").into_response())
+}

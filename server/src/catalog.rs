@@ -1,0 +1,190 @@
+//! The trace catalog in SQLite: what was uploaded, by whom, and whether it
+//! ingested. Schema changes go through numbered migrations (PRAGMA user_version).
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Each entry moves the schema one version up; never edit a released one.
+const MIGRATIONS: &[&str] = &[
+    // 1: the traces table.
+    "CREATE TABLE traces (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        file_name TEXT NOT NULL,
+        uploaded_at TEXT NOT NULL,
+        uploader TEXT NOT NULL DEFAULT '',
+        notes TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'pending',
+        error TEXT NOT NULL DEFAULT ''
+    );",
+];
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct TraceEntry {
+    pub id: String,
+    pub name: String,
+    pub size: u64,
+    /// File name inside the data directory's traces folder.
+    #[serde(skip)]
+    pub file_name: String,
+    pub uploaded_at: String,
+    pub uploader: String,
+    pub notes: String,
+    /// pending, ingesting, ready, failed.
+    pub status: String,
+    pub error: String,
+}
+
+pub struct Catalog {
+    conn: Mutex<Connection>,
+}
+
+impl Catalog {
+    pub fn open(path: &Path) -> anyhow::Result<Catalog> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        migrate(&conn)?;
+        Ok(Catalog {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    #[cfg(test)]
+    pub fn in_memory() -> anyhow::Result<Catalog> {
+        let conn = Connection::open_in_memory()?;
+        migrate(&conn)?;
+        Ok(Catalog {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> anyhow::Result<T> {
+        let conn = self
+            .conn
+            .lock()
+            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
+        Ok(f(&conn)?)
+    }
+
+    pub fn insert(&self, e: &TraceEntry) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error],
+            )
+            .map(|_| ())
+        })
+    }
+
+    pub fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>> {
+        self.with(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM traces WHERE id = ?1"),
+                [id],
+                row_to_entry,
+            )
+            .optional()
+        })
+    }
+
+    pub fn list(&self) -> anyhow::Result<Vec<TraceEntry>> {
+        self.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM traces ORDER BY uploaded_at DESC, name"
+            ))?;
+            let rows = st.query_map([], row_to_entry)?;
+            rows.collect()
+        })
+    }
+
+    pub fn set_status(&self, id: &str, status: &str, error: &str) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE traces SET status = ?2, error = ?3 WHERE id = ?1",
+                params![id, status, error],
+            )
+            .map(|_| ())
+        })
+    }
+
+    pub fn delete(&self, id: &str) -> anyhow::Result<bool> {
+        self.with(|c| {
+            c.execute("DELETE FROM traces WHERE id = ?1", [id])
+                .map(|n| n > 0)
+        })
+    }
+}
+
+const COLUMNS: &str = "id, name, size, file_name, uploaded_at, uploader, notes, status, error";
+
+fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<TraceEntry> {
+    Ok(TraceEntry {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        size: r.get::<_, i64>(2)? as u64,
+        file_name: r.get(3)?,
+        uploaded_at: r.get(4)?,
+        uploader: r.get(5)?,
+        notes: r.get(6)?,
+        status: r.get(7)?,
+        error: r.get(8)?,
+    })
+}
+
+fn migrate(conn: &Connection) -> anyhow::Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        conn.execute_batch(&format!(
+            "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
+            i + 1
+        ))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str) -> TraceEntry {
+        TraceEntry {
+            id: id.into(),
+            name: "a.etl".into(),
+            size: 10,
+            file_name: format!("{id}.etl"),
+            uploaded_at: "2026-01-01T00:00:00Z".into(),
+            uploader: "me".into(),
+            notes: String::new(),
+            status: "pending".into(),
+            error: String::new(),
+        }
+    }
+
+    #[test]
+    fn insert_list_update_delete() {
+        let c = Catalog::in_memory().unwrap();
+        c.insert(&entry("x")).unwrap();
+        c.insert(&entry("x")).unwrap();
+        assert_eq!(c.list().unwrap().len(), 1);
+        c.set_status("x", "failed", "bad").unwrap();
+        assert_eq!(c.get("x").unwrap().unwrap().error, "bad");
+        assert!(c.delete("x").unwrap());
+        assert!(c.get("x").unwrap().is_none());
+    }
+
+    #[test]
+    fn migrations_are_idempotent() {
+        let dir = std::env::temp_dir().join(format!("etlscope-cat-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("c.sqlite");
+        Catalog::open(&p).unwrap().insert(&entry("y")).unwrap();
+        let c = Catalog::open(&p).unwrap();
+        assert_eq!(c.get("y").unwrap().unwrap().name, "a.etl");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,196 @@
+//! `etlscope serve` and `etlscope open`: the HTTP server with the embedded UI.
+
+use crate::api::{self, state::ApiConfig, state::AppState};
+use crate::catalog::TraceEntry;
+use crate::store::{now_rfc3339, Store};
+use anyhow::{bail, Context};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on. Anything but loopback requires --token.
+    #[arg(long, default_value = "127.0.0.1:8717")]
+    pub addr: SocketAddr,
+    /// Where uploads, the catalog and symbols are kept.
+    #[arg(long, env = "ETLSCOPE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Symbol path, in _NT_SYMBOL_PATH syntax.
+    #[arg(long, env = "_NT_SYMBOL_PATH")]
+    pub symbol_path: Option<String>,
+    /// Token required for uploads and deletes.
+    #[arg(long, env = "ETLSCOPE_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Require the token for reads too.
+    #[arg(long)]
+    pub private_reads: bool,
+    /// Largest accepted upload, in MiB.
+    #[arg(long, default_value_t = 8192)]
+    pub max_upload_mb: u64,
+    /// Memory budget for traces held in memory, in MiB.
+    #[arg(long, default_value_t = 8192)]
+    pub memory_budget_mb: u64,
+    /// Traces to serve (added to the library by reference, not copied).
+    pub traces: Vec<PathBuf>,
+}
+
+pub fn default_data_dir() -> PathBuf {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME") {
+        return PathBuf::from(x).join("etlscope");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".local/share/etlscope");
+    }
+    if let Some(a) = std::env::var_os("LOCALAPPDATA") {
+        return PathBuf::from(a).join("etlscope");
+    }
+    PathBuf::from(".etlscope-data")
+}
+
+/// The bundled demo traces (`traces/*.etl` of the source tree), if present.
+pub fn demo_traces() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "etl"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+pub fn run(mut args: ServeArgs, open_first: bool) -> anyhow::Result<()> {
+    if !args.addr.ip().is_loopback() && args.token.is_none() {
+        bail!(
+            "listening on {} (not loopback) requires --token (or ETLSCOPE_TOKEN) so that strangers cannot upload or delete",
+            args.addr
+        );
+    }
+    let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
+    let store = Store::open(&data_dir, args.memory_budget_mb << 20)
+        .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
+    if args.traces.is_empty() && !open_first {
+        args.traces = demo_traces();
+    }
+    let mut ids = Vec::new();
+    for t in &args.traces {
+        let e = register_local(&store, t)?;
+        store.start_ingest(e.clone());
+        ids.push(e.id);
+    }
+    let state = AppState {
+        store: store.clone(),
+        config: Arc::new(ApiConfig {
+            max_upload_bytes: args.max_upload_mb << 20,
+            token: args.token.clone(),
+            token_for_reads: args.private_reads,
+            query_wait: std::time::Duration::from_secs(20),
+        }),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.addr))?;
+        let addr = listener.local_addr()?;
+        println!(
+            "etlscope is serving on http://{addr}/ (data in {})",
+            data_dir.display()
+        );
+        for (id, path) in ids.iter().zip(&args.traces) {
+            println!("  {} -> http://{addr}/t/{id}", path.display());
+        }
+        use std::io::Write;
+        std::io::stdout().flush().ok();
+        axum::serve(listener, api::router(state))
+            .with_graceful_shutdown(shutdown_signal())
+            .await?;
+        println!("etlscope stopped");
+        anyhow::Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+/// Add a local file to the library by reference (its absolute path), with
+/// the same content-hash id an upload of it would get.
+fn register_local(store: &Store, path: &Path) -> anyhow::Result<TraceEntry> {
+    let abs =
+        std::fs::canonicalize(path).with_context(|| format!("cannot open {}", path.display()))?;
+    etl::EtlFile::open(&abs)
+        .with_context(|| format!("{} is not a readable trace", abs.display()))?;
+    let mut f = std::fs::File::open(&abs)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        h.update(&buf[..n]);
+    }
+    let id: String = h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if let Some(e) = store.catalog.get(&id)? {
+        return Ok(e);
+    }
+    let e = TraceEntry {
+        id,
+        name: abs
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        size,
+        file_name: abs.to_string_lossy().into_owned(),
+        uploaded_at: now_rfc3339(),
+        uploader: "local".into(),
+        notes: String::new(),
+        status: "pending".into(),
+        error: String::new(),
+    };
+    store.catalog.insert(&e)?;
+    Ok(e)
+}
+
+impl ServeArgs {
+    /// The defaults (and environment variables) of `etlscope serve`.
+    pub fn defaults() -> ServeArgs {
+        #[derive(clap::Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            args: ServeArgs,
+        }
+        <Wrapper as clap::Parser>::parse_from(["etlscope"]).args
+    }
+}

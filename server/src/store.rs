@@ -1,0 +1,228 @@
+//! The data directory and the traces held in memory.
+//!
+//! Layout: `traces/<id>.etl` (uploaded files, named by content hash),
+//! `tmp/` (uploads in flight; emptied at start), `symbols/` (uploaded PDBs in
+//! symstore layout), `catalog.sqlite`. Loaded traces are kept under a memory
+//! budget; the least recently used are dropped and reloaded on demand.
+
+use crate::catalog::{Catalog, TraceEntry};
+use model::progress::BuildProgress;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+pub struct LoadedTrace {
+    pub id: String,
+    pub trace: model::Trace,
+    pub heap_bytes: u64,
+    pub load_seconds: f64,
+    last_used: AtomicU64,
+}
+
+enum Slot {
+    Ingesting(Arc<BuildProgress>),
+    Ready(Arc<LoadedTrace>),
+    Failed(String),
+}
+
+/// Why a trace cannot be queried right now.
+pub enum NotReady {
+    NotFound,
+    Ingesting(Arc<BuildProgress>),
+    Failed(String),
+}
+
+pub struct Store {
+    pub data_dir: PathBuf,
+    pub catalog: Catalog,
+    memory_budget: u64,
+    slots: Mutex<HashMap<String, Slot>>,
+    clock: AtomicU64,
+}
+
+impl Store {
+    pub fn open(data_dir: &Path, memory_budget: u64) -> anyhow::Result<Arc<Store>> {
+        for sub in ["traces", "tmp", "symbols"] {
+            std::fs::create_dir_all(data_dir.join(sub))?;
+        }
+        // Uploads that were in flight when the server stopped are discarded.
+        for e in std::fs::read_dir(data_dir.join("tmp"))?.flatten() {
+            std::fs::remove_file(e.path()).ok();
+        }
+        let catalog = Catalog::open(&data_dir.join("catalog.sqlite"))?;
+        Ok(Arc::new(Store {
+            data_dir: data_dir.to_path_buf(),
+            catalog,
+            memory_budget,
+            slots: Mutex::new(HashMap::new()),
+            clock: AtomicU64::new(0),
+        }))
+    }
+
+    /// Uploads live in `traces/`; local traces served by reference keep their absolute path.
+    pub fn trace_path(&self, e: &TraceEntry) -> PathBuf {
+        let p = Path::new(&e.file_name);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.data_dir.join("traces").join(&e.file_name)
+        }
+    }
+
+    pub fn tmp_dir(&self) -> PathBuf {
+        self.data_dir.join("tmp")
+    }
+
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The loaded trace, or why not; starts loading it when needed.
+    pub fn get(self: &Arc<Self>, id: &str) -> Result<Arc<LoadedTrace>, NotReady> {
+        {
+            let slots = self.slots();
+            match slots.get(id) {
+                Some(Slot::Ready(t)) => {
+                    t.last_used.store(
+                        self.clock.fetch_add(1, Ordering::Relaxed),
+                        Ordering::Relaxed,
+                    );
+                    return Ok(t.clone());
+                }
+                Some(Slot::Ingesting(p)) => return Err(NotReady::Ingesting(p.clone())),
+                Some(Slot::Failed(m)) => return Err(NotReady::Failed(m.clone())),
+                None => {}
+            }
+        }
+        let entry = match self.catalog.get(id) {
+            Ok(Some(e)) => e,
+            _ => return Err(NotReady::NotFound),
+        };
+        Err(NotReady::Ingesting(self.start_ingest(entry)))
+    }
+
+    /// Load a catalogued trace in the background (no-op if already under way).
+    pub fn start_ingest(self: &Arc<Self>, entry: TraceEntry) -> Arc<BuildProgress> {
+        let progress = Arc::new(BuildProgress::default());
+        {
+            let mut slots = self.slots();
+            match slots.get(&entry.id) {
+                Some(Slot::Ingesting(p)) => return p.clone(),
+                Some(Slot::Ready(_)) => return progress,
+                _ => {}
+            }
+            slots.insert(entry.id.clone(), Slot::Ingesting(progress.clone()));
+        }
+        let store = self.clone();
+        let p = progress.clone();
+        std::thread::spawn(move || store.ingest(entry, p));
+        progress
+    }
+
+    fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
+        let _ = self.catalog.set_status(&entry.id, "ingesting", "");
+        let path = self.trace_path(&entry);
+        let started = Instant::now();
+        let result = etl::EtlFile::open(&path)
+            .map_err(|e| e.to_string())
+            .map(|f| model::build_with_progress(&f, &progress));
+        let mut slots = self.slots();
+        match result {
+            Ok(trace) => {
+                tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
+                let loaded = Arc::new(LoadedTrace {
+                    id: entry.id.clone(),
+                    heap_bytes: trace.heap_bytes() as u64,
+                    trace,
+                    load_seconds: started.elapsed().as_secs_f64(),
+                    last_used: AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed)),
+                });
+                slots.insert(entry.id.clone(), Slot::Ready(loaded));
+                let _ = self.catalog.set_status(&entry.id, "ready", "");
+                evict_over_budget(&mut slots, self.memory_budget, &entry.id);
+            }
+            Err(msg) => {
+                tracing::warn!(id = %entry.id, error = %msg, "ingest failed");
+                slots.insert(entry.id.clone(), Slot::Failed(msg.clone()));
+                let _ = self.catalog.set_status(&entry.id, "failed", &msg);
+            }
+        }
+    }
+
+    /// Wait until the trace is loaded (or failed), up to `timeout`.
+    pub async fn wait_ready(
+        self: &Arc<Self>,
+        id: &str,
+        timeout: std::time::Duration,
+    ) -> Result<Arc<LoadedTrace>, NotReady> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.get(id) {
+                Err(NotReady::Ingesting(p)) if Instant::now() < deadline => {
+                    drop(p);
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// Like `get`, but never starts an ingest.
+    pub fn peek(&self, id: &str) -> Result<Arc<LoadedTrace>, NotReady> {
+        match self.slots().get(id) {
+            Some(Slot::Ready(t)) => Ok(t.clone()),
+            Some(Slot::Ingesting(p)) => Err(NotReady::Ingesting(p.clone())),
+            Some(Slot::Failed(m)) => Err(NotReady::Failed(m.clone())),
+            None => Err(NotReady::NotFound),
+        }
+    }
+
+    pub fn forget(&self, id: &str) {
+        self.slots().remove(id);
+    }
+}
+
+fn evict_over_budget(slots: &mut HashMap<String, Slot>, budget: u64, keep: &str) {
+    loop {
+        let total: u64 = slots
+            .values()
+            .map(|s| match s {
+                Slot::Ready(t) => t.heap_bytes,
+                _ => 0,
+            })
+            .sum();
+        if total <= budget {
+            return;
+        }
+        let victim = slots
+            .iter()
+            .filter_map(|(id, s)| match s {
+                Slot::Ready(t) if id != keep => {
+                    Some((t.last_used.load(Ordering::Relaxed), id.clone()))
+                }
+                _ => None,
+            })
+            .min();
+        match victim {
+            Some((_, id)) => {
+                tracing::info!(%id, "dropping trace from memory (over budget)");
+                slots.remove(&id);
+            }
+            None => return,
+        }
+    }
+}
+
+/// RFC 3339 UTC timestamp of now.
+pub fn now_rfc3339() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let ft = secs * 10_000_000 + 116_444_736_000_000_000;
+    let s = etl::logfile::filetime_to_iso8601(ft);
+    // Drop the microseconds: seconds are enough for a catalog.
+    format!("{}Z", &s[..19])
+}

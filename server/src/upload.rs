@@ -1,0 +1,111 @@
+//! Receiving an uploaded file: streamed to a temporary file (never held in
+//! memory), size-limited, hashed for its id, checked to be a readable trace,
+//! then renamed into place so nothing half-written is ever visible.
+
+use futures_util::{Stream, StreamExt};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use tokio::io::AsyncWriteExt;
+
+#[derive(Debug)]
+pub enum UploadError {
+    TooLarge { limit: u64 },
+    Io(String),
+    Client(String),
+}
+
+/// A temporary file removed on drop unless it was kept.
+pub struct TempFile {
+    pub path: PathBuf,
+    keep: bool,
+}
+
+impl TempFile {
+    pub fn new(dir: &Path) -> TempFile {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        TempFile {
+            path: dir.join(format!("upload-{}-{nanos}-{n}.tmp", std::process::id())),
+            keep: false,
+        }
+    }
+
+    /// Move into place atomically (same filesystem) and stop owning it.
+    pub fn persist(mut self, dest: &Path) -> std::io::Result<()> {
+        std::fs::rename(&self.path, dest)?;
+        self.keep = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+pub struct Received {
+    pub temp: TempFile,
+    pub size: u64,
+    /// First 128 bits of the SHA-256 of the content, as hex.
+    pub id: String,
+}
+
+/// Stream `body` to a temp file in `tmp_dir`, refusing more than `limit` bytes.
+pub async fn receive<S, E>(mut body: S, tmp_dir: &Path, limit: u64) -> Result<Received, UploadError>
+where
+    S: Stream<Item = Result<axum::body::Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let temp = TempFile::new(tmp_dir);
+    let mut file = tokio::fs::File::create(&temp.path)
+        .await
+        .map_err(|e| UploadError::Io(format!("cannot create a temporary file: {e}")))?;
+    let mut hasher = Sha256::new();
+    let mut size = 0u64;
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| UploadError::Client(format!("upload interrupted: {e}")))?;
+        size += chunk.len() as u64;
+        if size > limit {
+            return Err(UploadError::TooLarge { limit });
+        }
+        hasher.update(&chunk);
+        file.write_all(&chunk)
+            .await
+            .map_err(|e| UploadError::Io(format!("cannot write the upload: {e}")))?;
+    }
+    file.flush()
+        .await
+        .map_err(|e| UploadError::Io(format!("cannot write the upload: {e}")))?;
+    file.sync_all().await.ok();
+    let digest = hasher.finalize();
+    let id = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    Ok(Received { temp, size, id })
+}
+
+/// Whether `id` has the shape of our ids (so it is safe in a path).
+pub fn valid_id(id: &str) -> bool {
+    id.len() == 32
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_hex_only() {
+        assert!(valid_id("0123456789abcdef0123456789abcdef"));
+        assert!(!valid_id("../../etc/passwd"));
+        assert!(!valid_id("0123456789ABCDEF0123456789abcdef"));
+        assert!(!valid_id(""));
+    }
+}
