@@ -10,6 +10,7 @@
 pub mod buffer;
 pub mod census;
 pub mod container;
+pub mod decode;
 pub mod error;
 pub mod event;
 pub mod extended;
