@@ -57,8 +57,9 @@ pub mod out_type {
 
 /// Deepest struct nesting accepted.
 const MAX_DEPTH: usize = 32;
-/// Most values one payload may produce (bounds work on hostile counts).
-const MAX_VALUES: usize = 1 << 20;
+/// Most values one payload may produce: an event payload is at most 64 KiB,
+/// so only zero-size elements (empty structs) could exceed this.
+const MAX_VALUES: usize = 1 << 17;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlCount {
