@@ -148,7 +148,7 @@ impl<'a> Decode<'a> for FileIoSimpleOp {
 }
 
 /// 0x0443 Read, 0x0444 Write: u64 Offset first, then as the simple ops,
-/// then u32 IoSize, u32 IoFlags.
+/// then u32 IoSize, u32 IoFlags, and (layout 3, when present) u32 ExtraFlags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileIoReadWrite {
     pub write: bool,
@@ -159,6 +159,8 @@ pub struct FileIoReadWrite {
     pub file_key: u64,
     pub io_size: u32,
     pub io_flags: u32,
+    /// Layout 3 events longer than the TE-K layout (Kernel-File ReadArgs_V1).
+    pub extra_flags: Option<u32>,
 }
 
 impl<'a> Decode<'a> for FileIoReadWrite {
@@ -178,6 +180,13 @@ impl<'a> Decode<'a> for FileIoReadWrite {
             Some(t) => t,
             None => r.u32()?,
         };
+        let io_size = r.u32()?;
+        let io_flags = r.u32()?;
+        let extra_flags = if ev.version >= 3 && r.remaining() >= 4 {
+            Some(r.u32()?)
+        } else {
+            None
+        };
         Ok(FileIoReadWrite {
             write,
             offset,
@@ -185,8 +194,9 @@ impl<'a> Decode<'a> for FileIoReadWrite {
             ttid,
             file_object,
             file_key,
-            io_size: r.u32()?,
-            io_flags: r.u32()?,
+            io_size,
+            io_flags,
+            extra_flags,
         })
     }
 }
@@ -281,6 +291,59 @@ impl<'a> Decode<'a> for FileIoDirEnum {
             info_class: r.u32()?,
             file_index: r.u32()?,
             file_name: r.utf16z()?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilePathOpKind {
+    DeletePath,
+    RenamePath,
+    SetLinkPath,
+}
+
+/// Kernel-File ids 26 DeletePath, 27 RenamePath, 28 SetLinkPath (no kernel
+/// twin): the info layout followed by a UTF-16 FilePath. The layout version
+/// (2 or 3) is that of `kernel_file::layout_version`. [R manifest only]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileIoPathOp {
+    pub kind: FilePathOpKind,
+    pub irp: u64,
+    pub ttid: u32,
+    pub file_object: u64,
+    pub file_key: u64,
+    pub extra_info: u64,
+    pub info_class: u32,
+    pub file_path: String,
+}
+
+impl<'a> Decode<'a> for FileIoPathOp {
+    const NAME: &'static str = "FileIoPathOp";
+
+    fn read(ev: &Event<'a>, r: &mut Reader<'a>) -> Result<FileIoPathOp> {
+        let kind = match ev.event_id {
+            26 => FilePathOpKind::DeletePath,
+            27 => FilePathOpKind::RenamePath,
+            28 => FilePathOpKind::SetLinkPath,
+            _ => return Err(r.malformed("not a Kernel-File path operation id")),
+        };
+        let (irp, v2_ttid) = irp_and_v2_ttid(ev, r)?;
+        let file_object = r.ptr()?;
+        let file_key = r.ptr()?;
+        let extra_info = r.ptr()?;
+        let ttid = match v2_ttid {
+            Some(t) => t,
+            None => r.u32()?,
+        };
+        Ok(FileIoPathOp {
+            kind,
+            irp,
+            ttid,
+            file_object,
+            file_key,
+            extra_info,
+            info_class: r.u32()?,
+            file_path: r.utf16z()?,
         })
     }
 }

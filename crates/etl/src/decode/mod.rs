@@ -36,8 +36,8 @@ pub use clr::{ClrMethod, ClrModule, ClrPdb, MethodEventKind, ModuleEventKind};
 pub use cswitch::{CSwitch, ReadyThread};
 pub use diskio::{DiskFlush, DiskInitKind, DiskIo, DiskIoInit};
 pub use fileio::{
-    FileInfoKind, FileIoCreate, FileIoDirEnum, FileIoInfo, FileIoName, FileIoOpEnd,
-    FileIoReadWrite, FileIoSimpleOp, FileNameKind, FileSimpleOpKind,
+    FileInfoKind, FileIoCreate, FileIoDirEnum, FileIoInfo, FileIoName, FileIoOpEnd, FileIoPathOp,
+    FileIoReadWrite, FileIoSimpleOp, FileNameKind, FilePathOpKind, FileSimpleOpKind,
 };
 pub use hardfault::HardFault;
 pub use image::{Image, ImageKind, KernelAddress};
@@ -99,6 +99,7 @@ pub enum Decoded<'a> {
     FileIoInfo(FileIoInfo),
     FileIoDirEnum(FileIoDirEnum),
     FileIoOpEnd(FileIoOpEnd),
+    FileIoPathOp(FileIoPathOp),
     DiskIo(DiskIo),
     DiskIoInit(DiskIoInit),
     DiskFlush(DiskFlush),
@@ -201,6 +202,11 @@ fn decode_event_header<'a>(
     provider: crate::Guid,
 ) -> Option<Result<(Decoded<'a>, usize), DecodeError>> {
     if provider == KERNEL_FILE {
+        if matches!(ev.event_id, 26..=28) {
+            let mut k = *ev;
+            k.version = kernel_file::layout_version(ev.version);
+            return run(&k, Decoded::FileIoPathOp);
+        }
         let k = kernel_file::as_kernel_fileio(ev)?;
         return decode_kernel(&k);
     }
@@ -282,6 +288,68 @@ mod tests {
         assert!(decode(&unknown).is_none());
     }
 
+    /// Field orders from the manifest templates CleanupArgs (v0), ReadArgs_V1
+    /// and DeletePathArgs_V1.
+    #[test]
+    fn kernel_file_versions_pick_the_layout() {
+        let mut b = Vec::new();
+        for v in [0x10u64, 44, 0x20, 0x30] {
+            b.extend(v.to_le_bytes()); // Irp, ThreadId (pointer), FileObject, FileKey
+        }
+        let ev = event_header_event(KERNEL_FILE, 14, 0, 8, &[], &b);
+        match decode_measured(&ev) {
+            Some(Ok((Decoded::FileIoSimpleOp(c), 32))) => {
+                assert_eq!(
+                    (c.irp, c.ttid, c.file_object, c.file_key),
+                    (0x10, 44, 0x20, 0x30)
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let mut b = Vec::new();
+        b.extend(512u64.to_le_bytes());
+        for v in [0x10u32, 0x20, 0x30, 44, 4096, 0x900, 7] {
+            b.extend(v.to_le_bytes()); // 32-bit pointers, then thread, size, flags, extra
+        }
+        let ev = event_header_event(KERNEL_FILE, 15, 1, 4, &[], &b);
+        match decode_measured(&ev) {
+            Some(Ok((Decoded::FileIoReadWrite(r), 36))) => {
+                assert_eq!(
+                    (r.offset, r.irp, r.file_object, r.file_key),
+                    (512, 0x10, 0x20, 0x30)
+                );
+                assert_eq!(
+                    (r.ttid, r.io_size, r.io_flags, r.extra_flags),
+                    (44, 4096, 0x900, Some(7))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let mut b = Vec::new();
+        for v in [0x10u64, 0x20, 0x30, 0x40] {
+            b.extend(v.to_le_bytes()); // Irp, FileObject, FileKey, ExtraInformation
+        }
+        b.extend(44u32.to_le_bytes());
+        b.extend(13u32.to_le_bytes());
+        b.extend(utf16z(r"\Device\HarddiskVolume2\old.txt"));
+        let ev = event_header_event(KERNEL_FILE, 26, 1, 8, &[], &b);
+        match decode_measured(&ev) {
+            Some(Ok((Decoded::FileIoPathOp(p), n))) => {
+                assert_eq!(n, b.len());
+                assert_eq!(p.kind, fileio::FilePathOpKind::DeletePath);
+                assert_eq!(
+                    (p.irp, p.file_object, p.file_key, p.extra_info),
+                    (0x10, 0x20, 0x30, 0x40)
+                );
+                assert_eq!((p.ttid, p.info_class), (44, 13));
+                assert_eq!(p.file_path, r"\Device\HarddiskVolume2\old.txt");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     /// Random and truncated payloads of every decoded kind never panic.
     #[test]
     fn malformed_payloads_never_panic() {
@@ -314,6 +382,14 @@ mod tests {
                 let b = noise(id as u64 + len as u64, len);
                 let _ = decode(&event_header_event(CLR_RUNTIME, id, 2, 8, &[], &b));
                 let _ = decode(&event_header_event(CLR_RUNDOWN, id, 1, 8, &[], &b));
+            }
+        }
+        for id in 10u16..=30 {
+            for len in 0..80 {
+                let b = noise(u64::from(id) * 31 + len as u64, len);
+                for (v, p) in [(0u8, 4u8), (0, 8), (1, 4), (1, 8)] {
+                    let _ = decode(&event_header_event(KERNEL_FILE, id, v, p, &[], &b));
+                }
             }
         }
         // TraceLogging metadata and payloads made of noise.
