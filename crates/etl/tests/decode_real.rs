@@ -19,6 +19,7 @@ use etl::decode::{
 use etl::{EtlFile, Event, Guid};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
 
 /// The real-trace folder, or None (with a loud notice) when it is missing.
 /// Under CI=true a missing folder is a failure.
@@ -53,11 +54,56 @@ fn open(name: &str) -> Option<EtlFile> {
     }
 }
 
-/// Every event of the file in timestamp order (the order of `etlscope dump`,
-/// whose output the expected "first" events were taken from).
-fn each_event(file: &EtlFile, f: impl FnMut(&Event<'_>)) {
-    let diags = file.for_each_event_in_order(f);
+/// An event copied out of its buffer, so that one pass over a file serves
+/// every test (walking the x64 trace takes seconds in a debug build).
+struct OwnedEvent {
+    header: Event<'static>,
+    payload: Vec<u8>,
+    extended: Vec<u8>,
+}
+
+impl OwnedEvent {
+    fn view(&self) -> Event<'_> {
+        let mut e: Event<'_> = self.header;
+        e.payload = &self.payload;
+        e.extended = &self.extended;
+        e
+    }
+}
+
+/// Events of a file in timestamp order (the order of `etlscope dump`, whose
+/// output the expected "first" events were taken from), read once per file.
+fn events_of(file: &EtlFile) -> std::sync::Arc<Vec<OwnedEvent>> {
+    type Cache = Mutex<BTreeMap<String, std::sync::Arc<Vec<OwnedEvent>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let key = format!("{}:{}", file.file_len(), file.ts0());
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache.lock().unwrap().get(&key) {
+        return v.clone();
+    }
+    let mut out = Vec::new();
+    let diags = file.for_each_event_in_order(|ev| {
+        let header: Event<'static> = Event {
+            payload: &[],
+            extended: &[],
+            ..*ev
+        };
+        out.push(OwnedEvent {
+            header,
+            payload: ev.payload.to_vec(),
+            extended: ev.extended.to_vec(),
+        });
+    });
     assert!(diags.is_empty(), "reader diagnostics: {diags:?}");
+    let v = std::sync::Arc::new(out);
+    cache.lock().unwrap().insert(key, v.clone());
+    v
+}
+
+fn each_event(file: &EtlFile, mut f: impl FnMut(&Event<'_>)) {
+    for e in events_of(file).iter() {
+        f(&e.view());
+    }
 }
 
 /// Decoded values of type T among events matching `pred`.
