@@ -336,7 +336,7 @@ def count_event(c, ev):
     if "hook" in ev:
         key = "0x%04x" % ev["hook"]
         c["kernel_hooks"][key] += 1
-        c["kernel_hooks_by_header"][ev["family"]][key] += 1
+        c["kernel_hooks_by_header"][ev["type"]][key] += 1
     else:
         g = ev["guid"]
         c["providers"][g] += 1
