@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod zips;
+
 use std::path::PathBuf;
 
 /// The folder of real traces: `$ETLSCOPE_REAL_TRACES`, else `../shared/traces`
