@@ -204,7 +204,8 @@ fn issue_anchors() {
 /// TRACE_LOGFILE_HEADER fields decoded by hand with `xxd` on each file. The
 /// header event is a 0x20-byte system header at 0x48, so the log-file header
 /// starts at file offset 0x68: NumberOfProcessors u32 @0x74, BuffersWritten
-/// u32 @0x8c, PointerSize u32 @0x94; with P = 8, BootTime @0x160, PerfFreq
+/// u32 @0x8c, PointerSize u32 @0x94, EventsLost u32 @0x98 (3 in
+/// amsi-manifest.etl: `00000098: 0300 0000`, 0 elsewhere); with P = 8, BootTime @0x160, PerfFreq
 /// i64 @0x168, StartTime FILETIME @0x170, ReservedFlags (clock type) @0x178.
 /// E.g. shutdown-perfdiag-kernel.etl:
 ///   00000074: 0200 0000            -> 2 CPUs
@@ -291,6 +292,9 @@ fn logfile_header_matches_hand_decode() {
             "{name}"
         );
         assert_eq!(file.ticks_per_second(), 1e7, "{name}: ticks per second");
+        let lost = if name == "amsi-manifest.etl" { 3 } else { 0 };
+        assert_eq!(l.events_lost, lost, "{name}: EventsLost");
+        assert_eq!(l.buffers_lost, 0, "{name}: BuffersLost");
     }
 }
 
