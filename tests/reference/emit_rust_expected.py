@@ -19,7 +19,8 @@ out.append('''//! Expected census of each real trace in `../shared/traces/`.
 //! not from this crate. The PyPI peer `etl-parser` agrees on every event,
 //! kernel hook, provider and (provider, opcode / event id) count once the
 //! header buffer, which it skips, is set aside (`--decompress-to DIR
-//! --etl-parser`, reading decompressed copies of the compressed traces).
+//! --etl-parser`, reading decompressed copies of the compressed traces); it
+//! also agrees on the pid/tid sums and the payload bytes and CRC-32.
 //! The log-file header fields were also checked by hand with `xxd` (see
 //! `real_traces.rs`). Not a snapshot of this crate's output.
 
@@ -43,6 +44,27 @@ pub struct Expected {
     pub provider_opcodes: &'static [(&'static str, u16, u64)],
     /// (provider GUID, event id, count) for EventHeader events.
     pub provider_event_ids: &'static [(&'static str, u16, u64)],
+    pub digest: Digest,
+}
+
+/// Other header fields and the payloads of all events, in file order.
+/// Sums wrap at 2^64; pid/tid count 0 where the header has none (perfinfo).
+pub struct Digest {
+    /// (buffer processor index, events).
+    pub events_per_cpu: &'static [(u16, u64)],
+    pub pid_sum: u64,
+    pub tid_sum: u64,
+    pub version_sum: u64,
+    pub level_sum: u64,
+    pub task_sum: u64,
+    pub keyword_xor: u64,
+    pub opcode_sum: u64,
+    pub event_id_sum: u64,
+    /// (EventHeader extended item type, count).
+    pub extended_items: &'static [(u16, u64)],
+    pub payload_bytes: u64,
+    /// CRC-32 (IEEE) of all payloads concatenated in file order.
+    pub payload_crc32: u32,
 }
 
 pub const TRACES: &[Expected] = &[''')
@@ -72,6 +94,16 @@ for f in files:
             for i, v in sorted(ids.items(), key=lambda kv: int(kv[0])):
                 out.append(f'            ("{g}", {i}, {v}),')
         out.append('        ],')
+    d = c['digest']
+    m = (1 << 64) - 1
+    out.append('        digest: Digest {')
+    out.append('            events_per_cpu: &[' + ', '.join(f'({k}, {v})' for k, v in sorted(d['events_per_cpu'].items(), key=lambda kv: int(kv[0]))) + '],')
+    for k in ('pid_sum', 'tid_sum', 'version_sum', 'level_sum', 'task_sum', 'keyword_xor', 'opcode_sum', 'event_id_sum'):
+        out.append(f'            {k}: {d[k] & m},')
+    out.append('            extended_items: &[' + ', '.join(f'({k}, {v})' for k, v in sorted(d['extended_items'].items(), key=lambda kv: int(kv[0]))) + '],')
+    out.append(f'            payload_bytes: {d["payload_bytes"]},')
+    out.append(f'            payload_crc32: {d["payload_crc32"]:#010x},')
+    out.append('        },')
     out.append('    },')
 out.append('];')
 print('\n'.join(out))

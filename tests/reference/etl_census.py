@@ -19,6 +19,7 @@ import json
 import os
 import struct
 import sys
+import zlib
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta, timezone
 
@@ -230,6 +231,58 @@ def walk_events(p):
     return pos
 
 
+HEADER_LEN = {"system": 0x20, "compact": 0x18, "perfinfo": 0x10, "full": 0x30,
+              "instance": 0x48, "eventheader": 0x50}
+MASK64 = (1 << 64) - 1
+
+
+def event_fields(p, ev):
+    """Header fields beyond the census keys, and the payload bytes.
+
+    Returns (pid, tid, version, level, task, keyword, opcode, event_id,
+    extended item types, payload). pid/tid are None for perfinfo headers.
+    """
+    o = ev["offset"]
+    fam = ev["family"]
+    start = o + HEADER_LEN[fam]
+    pid = tid = None
+    level = task = keyword = event_id = 0
+    ext = []
+    if fam in ("system", "compact"):
+        version = struct.unpack_from("<H", p, o)[0]
+        tid, pid = struct.unpack_from("<II", p, o + 8)
+        opcode = ev["hook"] & 0xFF
+    elif fam == "perfinfo":
+        raw = struct.unpack_from("<H", p, o)[0]
+        version = raw & 0xFF
+        # Top bits of the version: PEBS index (+8) and PMC counters (+8 each).
+        start += (8 if raw & 0x8000 else 0) + 8 * ((raw >> 8) & 7)
+        opcode = ev["hook"] & 0xFF
+    elif fam in ("full", "instance"):
+        opcode, level, version = struct.unpack_from("<BBH", p, o + 4)
+        tid, pid = struct.unpack_from("<II", p, o + 8)
+    else:
+        flags = struct.unpack_from("<H", p, o + 4)[0]
+        tid, pid = struct.unpack_from("<II", p, o + 8)
+        event_id, version, _channel, level, opcode, task, keyword = struct.unpack_from(
+            "<HBBBBHQ", p, o + 0x28)
+        if flags & 0x0001:
+            # Extended items: u16 reserved, u16 type, u16 linkage, u16 size, data;
+            # each 8-aligned; the payload follows the last one.
+            q = start
+            while True:
+                _r, etype, link, dsize = struct.unpack_from("<HHHH", p, q)
+                ext.append(etype)
+                q = (q + 8 + dsize + 7) & ~7
+                if not link & 1:
+                    break
+            start = q
+    end = o + ev["size"]
+    if start > end:
+        raise DecodeError(f"header runs past event end at +{o:#x}")
+    return pid, tid, version, level, task, keyword, opcode, event_id, ext, p[start:end]
+
+
 def filetime_iso(ft):
     t = datetime(1601, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=ft // 10)
     frac = ft % 10_000_000
@@ -285,6 +338,24 @@ def census(path, decompress_to=None):
         "max_timestamp": None,
         "buffers_ending_short_of_saved_offset": 0,
         "xca_unread_input_bytes": Counter(),
+        # Digests of every event's other header fields and payload, in file
+        # order (buffers in file order, events in buffer order).
+        "digest": {
+            "events_per_cpu": Counter(),
+            "pid_sum": 0,
+            "tid_sum": 0,
+            "version_sum": 0,
+            "level_sum": 0,
+            "task_sum": 0,
+            "keyword_xor": 0,
+            "opcode_sum": 0,
+            "event_id_sum": 0,
+            "extended_items": Counter(),
+            "payload_bytes": 0,
+            "payload_crc32": 0,
+        },
+        # The same, outside the header buffer, for comparison with etl-parser.
+        "peer_view": {"pid_sum": 0, "tid_sum": 0, "payload_bytes": 0, "payload_crc32": 0},
         "errors": [],
     }
     rewritten = bytearray() if decompress_to else None
@@ -311,6 +382,10 @@ def census(path, decompress_to=None):
             while True:
                 ev = next(gen)
                 count_event(c, ev)
+                fields = event_fields(p, ev)
+                digest_event(c["digest"], h["cpu"], fields)
+                if index > 0:
+                    peer_view(c["peer_view"], fields)
                 if index == 0:
                     c["header_buffer_events"] += 1
                     if ev["offset"] == 0:
@@ -351,6 +426,31 @@ def count_event(c, ev):
         c["max_timestamp"] = ts
 
 
+def digest_event(d, cpu, fields):
+    pid, tid, version, level, task, keyword, opcode, event_id, ext, payload = fields
+    d["events_per_cpu"][str(cpu)] += 1
+    d["pid_sum"] += pid or 0
+    d["tid_sum"] += tid or 0
+    d["version_sum"] += version
+    d["level_sum"] += level
+    d["task_sum"] += task
+    d["keyword_xor"] ^= keyword
+    d["opcode_sum"] += opcode
+    d["event_id_sum"] += event_id
+    for t in ext:
+        d["extended_items"][str(t)] += 1
+    d["payload_bytes"] += len(payload)
+    d["payload_crc32"] = zlib.crc32(payload, d["payload_crc32"])
+
+
+def peer_view(d, fields):
+    pid, tid, payload = fields[0], fields[1], fields[-1]
+    d["pid_sum"] += pid or 0
+    d["tid_sum"] += tid or 0
+    d["payload_bytes"] += len(payload)
+    d["payload_crc32"] = zlib.crc32(payload, d["payload_crc32"])
+
+
 def finish(c):
     def plain(d):
         if isinstance(d, dict):
@@ -361,6 +461,8 @@ def finish(c):
               "provider_event_ids", "header_types", "xca_unread_input_bytes"):
         if k in c:
             c[k] = plain(c[k])
+    if "digest" in c:
+        c["digest"] = plain(c["digest"])
     return c
 
 
@@ -380,17 +482,27 @@ def etl_parser_census(path):
     with open(path, "rb") as f:
         chunks = EtlLogFile.parse(f.read())
     counts = {"events": 0, "kernel_hooks": Counter(), "providers": Counter(),
-              "provider_opcodes": defaultdict(Counter), "provider_event_ids": defaultdict(Counter)}
+              "provider_opcodes": defaultdict(Counter), "provider_event_ids": defaultdict(Counter),
+              "peer_view": {"pid_sum": 0, "tid_sum": 0, "payload_bytes": 0, "payload_crc32": 0}}
+    pv = counts["peer_view"]
     for chunk in chunks[1:]:
         for rec in ChunkParser.parse(chunk.payload):
             counts["events"] += 1
             v = rec.value
             if rec.type == "SystemTraceRecord":
                 h = v.system_header.header
+                ids, payload = v.system_header, v.mof_data
             elif rec.type == "PerfInfoTraceRecord":
                 h = v.header
+                ids, payload = None, v.mof_data
             else:
                 h = None
+                ids, payload = v.event_header, v.user_data
+            if ids is not None:
+                pv["pid_sum"] += ids.process_id
+                pv["tid_sum"] += ids.thread_id
+            pv["payload_bytes"] += len(payload)
+            pv["payload_crc32"] = zlib.crc32(payload, pv["payload_crc32"])
             if h is not None:
                 counts["kernel_hooks"]["0x%04x" % ((int(h.group) << 8) | h.type)] += 1
             elif rec.type == "TraceRecord":
@@ -421,6 +533,7 @@ def compare_with_peer(c, peer):
         },
         "provider_ids_equal": peer["provider_opcodes"] == c["provider_opcodes"]
         and peer["provider_event_ids"] == c["provider_event_ids"],
+        "pids_tids_payloads_equal": peer["peer_view"] == c["peer_view"],
     }
 
 

@@ -367,3 +367,61 @@ fn event_walk_ends_exactly_at_saved_offset() {
         assert!(bad.is_empty(), "{f}: {bad:?}");
     }
 }
+
+/// Every event's other header fields (pid, tid, version, level, task,
+/// keyword, opcode, event id), its CPU, its extended item types and its
+/// payload bytes, summed / CRC'd in file order, equal the reference's.
+#[test]
+fn event_fields_and_payloads_match_the_reference_decoder() {
+    for e in TRACES {
+        let Some(file) = open(e) else { return };
+        let f = e.file;
+        let w = &e.digest;
+        let mut cpus = BTreeMap::new();
+        let mut ext = BTreeMap::new();
+        let (mut pid, mut tid, mut version, mut level) = (0u64, 0u64, 0u64, 0u64);
+        let (mut task, mut keyword, mut opcode, mut event_id) = (0u64, 0u64, 0u64, 0u64);
+        let mut bytes = 0u64;
+        let mut crc = crc32fast::Hasher::new();
+        let mut scratch = Vec::new();
+        for info in file.buffers() {
+            let data = file.buffer_data(info, &mut scratch).unwrap();
+            let b = etl::BufferData { info, data };
+            for ev in b.events() {
+                let ev = ev.unwrap();
+                *cpus.entry(ev.cpu).or_insert(0u64) += 1;
+                pid = pid.wrapping_add(ev.pid.unwrap_or(0).into());
+                tid = tid.wrapping_add(ev.tid.unwrap_or(0).into());
+                version = version.wrapping_add(ev.version.into());
+                level = level.wrapping_add(ev.level.into());
+                task = task.wrapping_add(ev.task.into());
+                keyword ^= ev.keyword;
+                opcode = opcode.wrapping_add(ev.opcode.into());
+                event_id = event_id.wrapping_add(ev.event_id.into());
+                for item in ev.extended_items() {
+                    *ext.entry(item.ext_type).or_insert(0u64) += 1;
+                }
+                bytes += ev.payload.len() as u64;
+                crc.update(ev.payload);
+            }
+        }
+        let want_cpus: BTreeMap<u16, u64> = w.events_per_cpu.iter().copied().collect();
+        assert_eq!(cpus, want_cpus, "{f}: events per cpu");
+        let want_ext: BTreeMap<u16, u64> = w.extended_items.iter().copied().collect();
+        assert_eq!(ext, want_ext, "{f}: extended items");
+        assert_eq!((pid, tid), (w.pid_sum, w.tid_sum), "{f}: pid, tid sums");
+        assert_eq!(
+            (version, level, task),
+            (w.version_sum, w.level_sum, w.task_sum),
+            "{f}: version, level, task sums"
+        );
+        assert_eq!(keyword, w.keyword_xor, "{f}: keyword xor");
+        assert_eq!(
+            (opcode, event_id),
+            (w.opcode_sum, w.event_id_sum),
+            "{f}: opcode, event id sums"
+        );
+        assert_eq!(bytes, w.payload_bytes, "{f}: payload bytes");
+        assert_eq!(crc.finalize(), w.payload_crc32, "{f}: payload CRC-32");
+    }
+}

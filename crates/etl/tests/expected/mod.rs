@@ -6,7 +6,8 @@
 //! not from this crate. The PyPI peer `etl-parser` agrees on every event,
 //! kernel hook, provider and (provider, opcode / event id) count once the
 //! header buffer, which it skips, is set aside (`--decompress-to DIR
-//! --etl-parser`, reading decompressed copies of the compressed traces).
+//! --etl-parser`, reading decompressed copies of the compressed traces); it
+//! also agrees on the pid/tid sums and the payload bytes and CRC-32.
 //! The log-file header fields were also checked by hand with `xxd` (see
 //! `real_traces.rs`). Not a snapshot of this crate's output.
 
@@ -30,6 +31,27 @@ pub struct Expected {
     pub provider_opcodes: &'static [(&'static str, u16, u64)],
     /// (provider GUID, event id, count) for EventHeader events.
     pub provider_event_ids: &'static [(&'static str, u16, u64)],
+    pub digest: Digest,
+}
+
+/// Other header fields and the payloads of all events, in file order.
+/// Sums wrap at 2^64; pid/tid count 0 where the header has none (perfinfo).
+pub struct Digest {
+    /// (buffer processor index, events).
+    pub events_per_cpu: &'static [(u16, u64)],
+    pub pid_sum: u64,
+    pub tid_sum: u64,
+    pub version_sum: u64,
+    pub level_sum: u64,
+    pub task_sum: u64,
+    pub keyword_xor: u64,
+    pub opcode_sum: u64,
+    pub event_id_sum: u64,
+    /// (EventHeader extended item type, count).
+    pub extended_items: &'static [(u16, u64)],
+    pub payload_bytes: u64,
+    /// CRC-32 (IEEE) of all payloads concatenated in file order.
+    pub payload_crc32: u32,
 }
 
 pub const TRACES: &[Expected] = &[
@@ -45,6 +67,20 @@ pub const TRACES: &[Expected] = &[
         kernel_hooks: &[("system64", 0x0000, 1), ("system64", 0x0050, 1)],
         provider_opcodes: &[],
         provider_event_ids: &[("8e805eb3-6a8f-4a1e-90fa-a831d94e54a1", 0, 19)],
+        digest: Digest {
+            events_per_cpu: &[(0, 4), (2, 4), (3, 1), (5, 1), (7, 11)],
+            pid_sum: 668648,
+            tid_sum: 478880,
+            version_sum: 4,
+            level_sum: 95,
+            task_sum: 0,
+            keyword_xor: 0,
+            opcode_sum: 80,
+            event_id_sum: 0,
+            extended_items: &[(11, 19), (12, 19)],
+            payload_bytes: 42690,
+            payload_crc32: 0xeef1c03a,
+        },
     },
     Expected {
         file: "lxcore-manifest.etl",
@@ -58,6 +94,20 @@ pub const TRACES: &[Expected] = &[
         kernel_hooks: &[("system64", 0x0000, 1), ("system64", 0x0050, 1)],
         provider_opcodes: &[],
         provider_event_ids: &[("0cd1c309-0878-4515-83db-749843b3f5c9", 0, 2)],
+        digest: Digest {
+            events_per_cpu: &[(0, 2), (3, 1), (5, 1)],
+            pid_sum: 23976,
+            tid_sum: 21864,
+            version_sum: 4,
+            level_sum: 4,
+            task_sum: 0,
+            keyword_xor: 0,
+            opcode_sum: 80,
+            event_id_sum: 0,
+            extended_items: &[(11, 2), (12, 2)],
+            payload_bytes: 614,
+            payload_crc32: 0x0d8bdfd7,
+        },
     },
     Expected {
         file: "perfview-gcevents.etl",
@@ -92,6 +142,20 @@ pub const TRACES: &[Expected] = &[
             ("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", 208, 1),
             ("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", 209, 1),
         ],
+        digest: Digest {
+            events_per_cpu: &[(0, 2), (2, 1), (4, 45), (6, 11), (7, 12)],
+            pid_sum: 12750836,
+            tid_sum: 12097944,
+            version_sum: 97,
+            level_sum: 297,
+            task_sum: 87,
+            keyword_xor: 0,
+            opcode_sum: 6550,
+            event_id_sum: 4662,
+            extended_items: &[],
+            payload_bytes: 3907,
+            payload_crc32: 0x7f3b373a,
+        },
     },
     Expected {
         file: "perfview-net452-x64.etl",
@@ -288,6 +352,29 @@ pub const TRACES: &[Expected] = &[
             ("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", 200, 2),
             ("edd08927-9cc4-4e65-b970-c2560fb5c289", 12, 562),
         ],
+        digest: Digest {
+            events_per_cpu: &[
+                (0, 12133),
+                (1, 13923),
+                (2, 62722),
+                (3, 18055),
+                (4, 10454),
+                (5, 24696),
+                (6, 16527),
+                (7, 20964),
+            ],
+            pid_sum: 279889424,
+            tid_sum: 30284089810109,
+            version_sum: 279512,
+            level_sum: 239929,
+            task_sum: 7512790,
+            keyword_xor: 4611686020042293304,
+            opcode_sum: 7519128,
+            event_id_sum: 6765212,
+            extended_items: &[(1, 3), (6, 655)],
+            payload_bytes: 14975092,
+            payload_crc32: 0xb05a85a6,
+        },
     },
     Expected {
         file: "perfview-primitive-types.etl",
@@ -301,6 +388,20 @@ pub const TRACES: &[Expected] = &[
         kernel_hooks: &[("system64", 0x0000, 1), ("system64", 0x0050, 1)],
         provider_opcodes: &[],
         provider_event_ids: &[("d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615", 0, 5)],
+        digest: Digest {
+            events_per_cpu: &[(0, 2), (2, 5)],
+            pid_sum: 248112,
+            tid_sum: 167592,
+            version_sum: 4,
+            level_sum: 25,
+            task_sum: 0,
+            keyword_xor: 0,
+            opcode_sum: 80,
+            event_id_sum: 0,
+            extended_items: &[(11, 5), (12, 5)],
+            payload_bytes: 797,
+            payload_crc32: 0x27427680,
+        },
     },
     Expected {
         file: "perfview-selfdescribing-single.etl",
@@ -323,6 +424,20 @@ pub const TRACES: &[Expected] = &[
             ("ed54dff8-c409-4cf6-bf83-05e1e61a09c4", 37, 1),
         ],
         provider_event_ids: &[("a61ea624-4944-55fc-c2a8-37838829438d", 3, 1)],
+        digest: Digest {
+            events_per_cpu: &[(0, 21), (1, 1)],
+            pid_sum: 142972,
+            tid_sum: 388416,
+            version_sum: 6,
+            level_sum: 5,
+            task_sum: 0,
+            keyword_xor: 0,
+            opcode_sum: 785,
+            event_id_sum: 3,
+            extended_items: &[(11, 1), (12, 1)],
+            payload_bytes: 6457,
+            payload_crc32: 0xad363640,
+        },
     },
     Expected {
         file: "shutdown-perfdiag-kernel.etl",
@@ -360,5 +475,19 @@ pub const TRACES: &[Expected] = &[
         ],
         provider_opcodes: &[],
         provider_event_ids: &[],
+        digest: Digest {
+            events_per_cpu: &[(0, 9721), (1, 7357)],
+            pid_sum: 30651088,
+            tid_sum: 35094424,
+            version_sum: 51364,
+            level_sum: 0,
+            task_sum: 0,
+            keyword_xor: 0,
+            opcode_sum: 48707,
+            event_id_sum: 0,
+            extended_items: &[],
+            payload_bytes: 2619146,
+            payload_crc32: 0x090b07ae,
+        },
     },
 ];
