@@ -425,3 +425,61 @@ fn event_fields_and_payloads_match_the_reference_decoder() {
         assert_eq!(crc.finalize(), w.payload_crc32, "{f}: payload CRC-32");
     }
 }
+
+/// The committed table still is what the committed reference script prints
+/// (guards against hand edits of `expected/mod.rs`). Skipped without python3.
+#[test]
+fn reference_script_reproduces_the_table() {
+    let Some(dir) = real_traces_dir() else { return };
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/etl_census.py"
+    );
+    for e in TRACES {
+        let out = match std::process::Command::new("python3")
+            .arg(script)
+            .arg(real_trace(&dir, e.file))
+            .output()
+        {
+            Ok(o) => o,
+            Err(err) => {
+                eprintln!("\n!!!!!!!! SKIPPED: cannot run python3: {err} !!!!!!!!\n");
+                return;
+            }
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let f = e.file;
+        assert_eq!(v["buffers"], e.buffers, "{f}");
+        assert_eq!(v["compressed_buffers"], e.compressed_buffers, "{f}");
+        assert_eq!(v["events"], e.events, "{f}");
+        assert_eq!(v["min_timestamp"], e.min_timestamp, "{f}");
+        assert_eq!(v["max_timestamp"], e.max_timestamp, "{f}");
+        assert_eq!(v["errors"], serde_json::json!([]), "{f}");
+        let d = &v["digest"];
+        assert_eq!(d["payload_bytes"], e.digest.payload_bytes, "{f}");
+        assert_eq!(d["payload_crc32"], e.digest.payload_crc32, "{f}");
+        for (t, h, n) in e.kernel_hooks {
+            assert_eq!(
+                v["kernel_hooks_by_header"][t][format!("{h:#06x}")],
+                *n,
+                "{f}"
+            );
+        }
+        for (g, op, n) in e.provider_opcodes {
+            assert_eq!(v["provider_opcodes"][g][op.to_string()], *n, "{f}");
+        }
+        for (g, id, n) in e.provider_event_ids {
+            assert_eq!(v["provider_event_ids"][g][id.to_string()], *n, "{f}");
+        }
+        // ... and the table leaves no event out.
+        let listed: u64 = e.kernel_hooks.iter().map(|x| x.2).sum::<u64>()
+            + e.provider_opcodes.iter().map(|x| x.2).sum::<u64>()
+            + e.provider_event_ids.iter().map(|x| x.2).sum::<u64>();
+        assert_eq!(listed, e.events, "{f}: events listed in the table");
+    }
+}
