@@ -6,8 +6,8 @@
 mod common;
 mod expected;
 
-use common::zips::{read, zip_of, TempDir};
-use common::{real_trace, real_traces_dir};
+use common::zips::{read, zip_of};
+use common::{real_trace, real_traces_dir, TempDir};
 use etl::census::Census;
 use etl::{Error, EtlFile};
 use expected::{Expected, TRACES};

@@ -7,7 +7,7 @@
 mod common;
 mod expected;
 
-use common::{real_trace, real_traces_dir};
+use common::{real_trace, real_traces_dir, TempDir};
 use etl::census::Census;
 use etl::{EtlFile, HeaderType};
 use expected::{Expected, TRACES};
@@ -481,5 +481,56 @@ fn reference_script_reproduces_the_table() {
             + e.provider_opcodes.iter().map(|x| x.2).sum::<u64>()
             + e.provider_event_ids.iter().map(|x| x.2).sum::<u64>();
         assert_eq!(listed, e.events, "{f}: events listed in the table");
+    }
+}
+
+/// The compressed traces rewritten uncompressed by the Python reference
+/// (`--decompress-to`: BufferSize = SavedOffset, no 0xFF tail) read with the
+/// same events and payloads and no compressed buffer. Skipped without python3.
+#[test]
+fn decompressed_copies_written_by_the_reference_read_the_same() {
+    let Some(dir) = real_traces_dir() else { return };
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/reference/etl_census.py"
+    );
+    let tmp = TempDir::new("decompressed");
+    for e in TRACES.iter().filter(|e| e.compressed_buffers > 0) {
+        let status = std::process::Command::new("python3")
+            .arg(script)
+            .arg("--decompress-to")
+            .arg(&tmp.0)
+            .arg(real_trace(&dir, e.file))
+            .stdout(std::process::Stdio::null())
+            .status();
+        match status {
+            Ok(s) => assert!(s.success(), "{}: reference failed", e.file),
+            Err(err) => {
+                eprintln!("\n!!!!!!!! SKIPPED: cannot run python3: {err} !!!!!!!!\n");
+                return;
+            }
+        }
+        let file = EtlFile::open(&tmp.0.join(e.file)).unwrap();
+        let c = Census::of(&file);
+        let f = e.file;
+        assert_eq!(c.skipped_buffers, 0, "{f}");
+        assert!(c.errors.is_empty(), "{f}: {:?}", c.errors);
+        assert_eq!((c.buffers, c.compressed_buffers), (e.buffers, 0), "{f}");
+        assert_eq!(c.events, e.events, "{f}");
+        let mut crc = crc32fast::Hasher::new();
+        let n = file.for_each_event_in_order(|_| ()).len();
+        assert_eq!(n, 0, "{f}: ordered walk diagnostics");
+        let mut scratch = Vec::new();
+        for info in file.buffers() {
+            let data = file.buffer_data(info, &mut scratch).unwrap();
+            for ev in (etl::BufferData { info, data }).events() {
+                crc.update(ev.unwrap().payload);
+            }
+        }
+        assert_eq!(
+            crc.finalize(),
+            e.digest.payload_crc32,
+            "{f}: payload CRC-32"
+        );
     }
 }

@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::zips::{patch_sizes, zeros_zip, TempDir};
+use common::zips::{patch_sizes, zeros_zip};
+use common::TempDir;
 use etl::container::{extract_etl, ZipLimits};
 use etl::{Error, EtlFile};
 use std::alloc::{GlobalAlloc, Layout, System};

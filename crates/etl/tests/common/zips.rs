@@ -1,35 +1,11 @@
-//! Zip containers built at test time (never committed), in a per-test
-//! temporary folder that is removed on drop.
+//! Zip containers built at test time (never committed).
 
 #![allow(dead_code)]
 
 use std::io::{Cursor, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use zip::write::SimpleFileOptions;
 use zip::CompressionMethod;
-
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("etlscope-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-
-    pub fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A zip of (member name, bytes, deflated?) entries.
 pub fn zip_of(members: &[(&str, &[u8], bool)]) -> Vec<u8> {
