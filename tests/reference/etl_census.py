@@ -11,8 +11,20 @@ Usage:
         # also write DIR/<name> with every compressed buffer stored
         # uncompressed (BufferSize = SavedOffset, flag 0x40 cleared), which
         # readers that cannot decompress (etl-parser) can read.
-    python3 tests/reference/etl_census.py --etl-parser FILE...
-        # also count events with the PyPI peer `etl-parser` (if installed)
+    python3 tests/reference/etl_census.py --decompress-to DIR --etl-parser FILE...
+        # also read DIR/<name> with the PyPI peer `etl-parser` (pip install
+        # etl-parser; it cannot decompress) and report under "etl_parser"
+        # whether its counts agree. It skips the header buffer, so events
+        # must equal ours minus "header_buffer_events", and only the header
+        # hooks (0x0000, 0x0005, 0x0050 ...) of that buffer may differ.
+
+The census: buffers, compressed_buffers, events (header buffer included),
+kernel_hooks ("0x%04x" -> count; system/compact/perfinfo headers) and the
+same split by header type, providers (GUID -> count; EventHeader and
+full/instance headers), provider_opcodes (full/instance) and
+provider_event_ids (EventHeader), header_types, min/max_timestamp, the
+log-file header fields, a digest of every event's other fields and payload
+bytes, and errors (empty when every buffer and event decoded).
 """
 
 import json
