@@ -49,7 +49,9 @@ pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>),
     let mut f = zip
         .by_index(index)
         .map_err(|e| cerr(format!("cannot read {name}: {e}")))?;
-    let compressed = f.compressed_size().max(1);
+    // A member cannot hold more compressed bytes than the archive has: a
+    // lying compressed size must not raise the ratio limit.
+    let compressed = f.compressed_size().clamp(1, bytes.len() as u64);
     let cap = limits
         .max_uncompressed
         .min(compressed.saturating_mul(limits.max_ratio).max(1 << 20));

@@ -1,0 +1,128 @@
+//! `.etl.zip` and `.diagsession` containers built at test time from the real
+//! traces: they must read with the same census as the bare .etl (expected
+//! values from the Python reference decoder, see `expected/mod.rs`), and
+//! broken containers must be refused with a clear error.
+
+mod common;
+mod expected;
+
+use common::zips::{read, zip_of};
+use common::{real_trace, real_traces_dir, TempDir};
+use etl::census::Census;
+use etl::{Error, EtlFile};
+use expected::{Expected, TRACES};
+
+fn assert_census(file: &EtlFile, e: &Expected, what: &str) {
+    let c = Census::of(file);
+    assert_eq!(c.skipped_buffers, 0, "{what}: skipped");
+    assert!(c.errors.is_empty(), "{what}: {:?}", c.errors);
+    assert_eq!(
+        (c.buffers, c.compressed_buffers, c.events),
+        (e.buffers, e.compressed_buffers, e.events),
+        "{what}: buffers, compressed, events"
+    );
+    let hooks: u64 = e.kernel_hooks.iter().map(|h| h.2).sum();
+    assert_eq!(c.kernel_hooks.values().sum::<u64>(), hooks, "{what}: hooks");
+    assert_eq!(c.max_timestamp, Some(e.max_timestamp), "{what}: max ts");
+}
+
+fn container_error(r: Result<EtlFile, Error>) -> String {
+    match r {
+        Ok(_) => panic!("a broken container was accepted"),
+        Err(Error::Container(m)) => {
+            eprintln!("refused: {m}");
+            m
+        }
+        Err(e) => panic!("expected a container error, got {e}"),
+    }
+}
+
+/// PerfView's `.etl.zip`: the .etl deflated at the root of the archive.
+#[test]
+fn etl_zip_reads_like_the_etl() {
+    let Some(dir) = real_traces_dir() else { return };
+    let tmp = TempDir::new("etlzip");
+    for e in TRACES {
+        let etl = read(&real_trace(&dir, e.file));
+        let zip = zip_of(&[(e.file, &etl, true)]);
+        let path = tmp.write(&format!("{}.zip", e.file), &zip);
+        let file = EtlFile::open(&path).unwrap_or_else(|err| panic!("{}: {err}", e.file));
+        assert_eq!(file.container_member(), Some(e.file));
+        assert_census(&file, e, &format!("{}.zip", e.file));
+        let file = EtlFile::from_bytes(zip).unwrap();
+        assert_census(&file, e, &format!("{}.zip in memory", e.file));
+    }
+}
+
+/// Visual Studio's `.diagsession`: a zip whose .etl sits in a subfolder next
+/// to metadata and other members (stored, not deflated, here).
+#[test]
+fn diagsession_reads_like_the_etl() {
+    let Some(dir) = real_traces_dir() else { return };
+    let tmp = TempDir::new("diagsession");
+    for name in ["perfview-net452-x64.etl", "shutdown-perfdiag-kernel.etl"] {
+        let e = TRACES.iter().find(|e| e.file == name).unwrap();
+        let etl = read(&real_trace(&dir, name));
+        let member = "3f2a9c1e-0b7d-4e55-9a61-2d8c7e4b1f00/sc.user_aux.etl";
+        let zip = zip_of(&[
+            (
+                "[Content_Types].xml",
+                b"<?xml version=\"1.0\"?><Types/>",
+                true,
+            ),
+            ("metadata.xml", b"<DiagnosticsHub/>", true),
+            (
+                "3f2a9c1e-0b7d-4e55-9a61-2d8c7e4b1f00/notes.txt",
+                b"not a trace",
+                false,
+            ),
+            (member, &etl, false),
+        ]);
+        let path = tmp.write(&format!("{name}.diagsession"), &zip);
+        let file = EtlFile::open(&path).unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_eq!(file.container_member(), Some(member));
+        assert_census(&file, e, &format!("{name}.diagsession"));
+    }
+}
+
+#[test]
+fn zip_without_etl_is_refused() {
+    let tmp = TempDir::new("noetl");
+    let zip = zip_of(&[
+        ("readme.txt", b"no trace here", true),
+        ("trace.etl.bak", b"not it either", false),
+    ]);
+    let path = tmp.write("noetl.etl.zip", &zip);
+    let m = container_error(EtlFile::open(&path));
+    assert!(m.contains("no .etl"), "{m}");
+    // An empty archive is just the end-of-central-directory record.
+    let m = container_error(EtlFile::from_bytes(zip_of(&[])));
+    assert!(m.contains("no .etl"), "{m}");
+}
+
+#[test]
+fn truncated_zip_is_refused() {
+    let Some(dir) = real_traces_dir() else { return };
+    let etl = read(&real_trace(&dir, "shutdown-perfdiag-kernel.etl"));
+    let zip = zip_of(&[("shutdown.etl", &etl, true)]);
+    let tmp = TempDir::new("truncated");
+    for keep in [zip.len() - 1, zip.len() - 30, zip.len() / 2, 100, 4] {
+        let path = tmp.write("cut.etl.zip", &zip[..keep]);
+        let m = container_error(EtlFile::open(&path));
+        assert!(m.contains("zip"), "cut at {keep}: {m}");
+    }
+}
+
+/// A member whose data is damaged (so the CRC or the deflate stream fails)
+/// is refused, not returned half-read.
+#[test]
+fn corrupt_member_is_refused() {
+    let Some(dir) = real_traces_dir() else { return };
+    let etl = read(&real_trace(&dir, "lxcore-manifest.etl"));
+    let mut zip = zip_of(&[("lx.etl", &etl, false)]);
+    // Stored member: data starts after the 30-byte local header and name.
+    let at = 30 + "lx.etl".len() + 0x100;
+    zip[at] ^= 0xFF;
+    let m = container_error(EtlFile::from_bytes(zip));
+    assert!(m.contains("lx.etl"), "{m}");
+}

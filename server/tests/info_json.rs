@@ -1,0 +1,149 @@
+//! `etlscope info --json` prints the keys issue 2 documents, with values
+//! derived independently of the reader: the Python reference census (shared
+//! with the etl crate's tests) and a hand decode of the log-file header with
+//! `xxd` (see crates/etl/tests/real_traces.rs for the offsets).
+
+#[path = "../../crates/etl/tests/expected/mod.rs"]
+mod expected;
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `$ETLSCOPE_REAL_TRACES`, else `../shared/traces` next to the repository;
+/// missing: skip loudly, or fail when `CI=true`.
+fn real_traces_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
+        });
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "real traces folder {} is missing (set ETLSCOPE_REAL_TRACES)",
+        dir.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{msg}");
+    }
+    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
+    None
+}
+
+/// (file, pointer size, cpus, StartTime as ISO 8601, EventsLost), by hand
+/// from the log-file header bytes.
+const HAND: &[(&str, u64, u64, &str, u64)] = &[
+    ("amsi-manifest.etl", 8, 8, "2020-02-17T12:48:30.420313Z", 3),
+    (
+        "lxcore-manifest.etl",
+        8,
+        6,
+        "2020-07-14T12:04:31.138736Z",
+        0,
+    ),
+    (
+        "perfview-gcevents.etl",
+        8,
+        8,
+        "2023-03-14T00:46:36.694654Z",
+        0,
+    ),
+    (
+        "perfview-net452-x64.etl",
+        8,
+        8,
+        "2020-07-29T00:07:00.623616Z",
+        0,
+    ),
+    (
+        "perfview-primitive-types.etl",
+        8,
+        8,
+        "2021-09-09T14:59:32.857851Z",
+        0,
+    ),
+    (
+        "perfview-selfdescribing-single.etl",
+        8,
+        12,
+        "2022-04-20T21:27:15.272243Z",
+        0,
+    ),
+    (
+        "shutdown-perfdiag-kernel.etl",
+        8,
+        2,
+        "2020-02-28T09:03:47.744579Z",
+        0,
+    ),
+];
+
+fn info_json(path: &std::path::Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        .arg("info")
+        .arg(path)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn info_json_has_the_documented_keys_and_values() {
+    let Some(dir) = real_traces_dir() else { return };
+    for e in expected::TRACES {
+        let &(_, ptr, cpus, start, lost) = HAND.iter().find(|h| h.0 == e.file).unwrap();
+        let v = info_json(&dir.join(e.file));
+        let f = e.file;
+        for key in [
+            "buffers",
+            "compressed_buffers",
+            "skipped_buffers",
+            "events",
+            "lost_events",
+            "pointer_size",
+            "cpus",
+            "start_time",
+            "duration_s",
+            "kernel_hooks",
+            "providers",
+            "errors",
+        ] {
+            assert!(v.get(key).is_some(), "{f}: key {key} missing");
+        }
+        assert_eq!(v["buffers"], e.buffers, "{f}");
+        assert_eq!(v["compressed_buffers"], e.compressed_buffers, "{f}");
+        assert_eq!(v["skipped_buffers"], 0, "{f}");
+        assert_eq!(v["events"], e.events, "{f}");
+        assert_eq!(v["lost_events"], lost, "{f}");
+        assert_eq!(v["pointer_size"], ptr, "{f}");
+        assert_eq!(v["cpus"], cpus, "{f}");
+        assert_eq!(v["start_time"], start, "{f}");
+        assert_eq!(v["errors"], Value::Array(vec![]), "{f}");
+        // Time zero is the header event, the earliest timestamp; QPC at 10 MHz.
+        let want = (e.max_timestamp - e.min_timestamp) as f64 / 1e7;
+        let got = v["duration_s"].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-9, "{f}: duration {got} vs {want}");
+
+        let mut hooks = serde_json::Map::new();
+        for (_, h, n) in e.kernel_hooks {
+            let k = format!("{h:#06x}");
+            let sum = hooks.get(&k).and_then(Value::as_u64).unwrap_or(0) + n;
+            hooks.insert(k, sum.into());
+        }
+        assert_eq!(v["kernel_hooks"], Value::Object(hooks), "{f}: kernel_hooks");
+        let mut providers = serde_json::Map::new();
+        for (g, _, n) in e.provider_opcodes.iter().chain(e.provider_event_ids) {
+            let sum = providers.get(*g).and_then(Value::as_u64).unwrap_or(0) + n;
+            providers.insert(g.to_string(), sum.into());
+        }
+        assert_eq!(v["providers"], Value::Object(providers), "{f}: providers");
+    }
+}
