@@ -6,6 +6,7 @@
 pub mod build;
 pub mod cpu_precise;
 pub mod frames;
+pub mod funcs;
 pub mod generic;
 pub mod images;
 pub mod io;
@@ -57,6 +58,7 @@ pub struct Trace {
     pub modules: images::ModuleTable,
     pub images: images::ImageTable,
     pub frames: frames::FrameTable,
+    pub funcs: funcs::FuncTable,
     pub stacks: stacks::StackTable,
     pub samples: samples::SampleTable,
     pub cswitches: cpu_precise::ContextSwitchTable,
@@ -87,12 +89,21 @@ impl Trace {
         }
     }
 
-    /// `module!0xRVA` or `0xADDRESS` label of a frame before symbolization.
+    /// `module!function` once named, else `module!0xRVA` or `0xADDRESS`.
     pub fn frame_label(&self, f: u32) -> String {
         let i = f as usize;
         let (Some(&m), Some(&a)) = (self.frames.module.get(i), self.frames.address.get(i)) else {
             return "?".into();
         };
+        let func = self.frames.func.get(i).copied().unwrap_or(NONE);
+        if func != NONE {
+            let name = self.strings.get(self.funcs.name[func as usize]);
+            return if m == NONE {
+                name.to_string()
+            } else {
+                format!("{}!{name}", self.strings.get(self.modules.name[m as usize]))
+            };
+        }
         if m == NONE {
             format!("{a:#x}")
         } else {

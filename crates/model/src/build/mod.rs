@@ -64,6 +64,12 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     let (threads, tidx) =
         lifetimes::build_threads(&batch.threads, &clock, &t.processes, &pidx, &mut t.strings);
     t.threads = threads;
+    for n in &batch.thread_names {
+        let time = clock.to_ns(n.ts);
+        if let Some((row, _)) = tidx.find(n.tid, time, &t.threads.start, &t.threads.end) {
+            t.threads.name[row as usize] = t.strings.intern(&n.name);
+        }
+    }
     let ib = images::build_images(
         &batch.images,
         &batch.image_info,
@@ -149,6 +155,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         t.samples.push(time, thread, s.cpu, stack);
     }
 
+    name_jit_frames(&mut t, &batch.clr_methods, &pidx);
     info.cpus = lf.number_of_processors;
     info.pointer_size = pointer_size;
     info.os_version = format!(
@@ -174,4 +181,48 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     t.info = info;
     progress.set_phase(Phase::Done);
     t
+}
+
+/// Name frames that fall in JIT-compiled code from CLR method events of
+/// their process: `Namespace::Method`.
+fn name_jit_frames(
+    t: &mut Trace,
+    methods: &[records::ClrMethodRec],
+    pidx: &lifetimes::InstanceIndex,
+) {
+    use crate::funcs::JitRanges;
+    let mut by_process: rustc_hash::FxHashMap<u32, JitRanges> = Default::default();
+    for m in methods {
+        if m.size == 0 {
+            continue;
+        }
+        let time = t.clock.to_ns(m.ts);
+        let p = lifetimes::owner(&t.processes, pidx, m.pid, time);
+        let label = if m.namespace.is_empty() {
+            m.name.clone()
+        } else {
+            format!("{}::{}", m.namespace, m.name)
+        };
+        let name = t.strings.intern(&label);
+        let func = t.funcs.intern(NONE, name);
+        by_process
+            .entry(p)
+            .or_default()
+            .ranges
+            .push((m.start, m.start + m.size as u64, func));
+    }
+    for r in by_process.values_mut() {
+        r.ranges.sort_unstable();
+    }
+    for f in 0..t.frames.len() {
+        if t.frames.module[f] != NONE || t.frames.func[f] != NONE {
+            continue;
+        }
+        if let Some(func) = by_process
+            .get(&t.frames.process[f])
+            .and_then(|r| r.lookup(t.frames.address[f]))
+        {
+            t.frames.func[f] = func;
+        }
+    }
 }

@@ -37,6 +37,27 @@ pub struct ThreadRec {
     pub name: Option<String>,
 }
 
+/// A thread's name (ThreadSetName), from `ts` on.
+#[derive(Debug, Clone)]
+pub struct ThreadNameRec {
+    pub ts: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub name: String,
+}
+
+/// A JIT-compiled method's code range (CLR method load / rundown).
+#[derive(Debug, Clone)]
+pub struct ClrMethodRec {
+    pub ts: i64,
+    pub pid: u32,
+    pub start: u64,
+    pub size: u32,
+    pub namespace: String,
+    pub name: String,
+    pub signature: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct ImageRec {
     pub ts: i64,
@@ -162,6 +183,7 @@ pub struct IntervalRec {
 pub struct Batch {
     pub processes: Vec<ProcessRec>,
     pub threads: Vec<ThreadRec>,
+    pub thread_names: Vec<ThreadNameRec>,
     pub images: Vec<ImageRec>,
     pub image_info: Vec<ImageInfoRec>,
     pub samples: Vec<SampleRec>,
@@ -169,6 +191,7 @@ pub struct Batch {
     pub key_refs: Vec<StackKeyRefRec>,
     pub key_defs: Vec<StackKeyDefRec>,
     pub intervals: Vec<IntervalRec>,
+    pub clr_methods: Vec<ClrMethodRec>,
     pub fragments: FragmentSet,
     pub events: u64,
     pub max_ts: Option<i64>,
@@ -182,6 +205,8 @@ impl Batch {
     pub fn extend(&mut self, other: Batch) {
         self.processes.extend(other.processes);
         self.threads.extend(other.threads);
+        self.thread_names.extend(other.thread_names);
+        self.clr_methods.extend(other.clr_methods);
         self.images.extend(other.images);
         self.image_info.extend(other.image_info);
         self.samples.extend(other.samples);
@@ -215,6 +240,8 @@ impl Batch {
     pub fn sort_by_time(&mut self) {
         self.processes.sort_by_key(|r| r.ts);
         self.threads.sort_by_key(|r| r.ts);
+        self.thread_names.sort_by_key(|r| r.ts);
+        self.clr_methods.sort_by_key(|r| r.ts);
         self.images.sort_by_key(|r| r.ts);
         self.samples.sort_by_key(|r| r.ts);
         self.key_refs.sort_by_key(|r| r.ts);
