@@ -1,0 +1,113 @@
+//! Function identity for grouping ("func keys"): a dense `u32` space with
+//! the symbolized functions first, then one "module!?" key per module for
+//! frames not symbolized yet, then one "?!?" key for raw addresses.
+
+use model::{Trace, NONE};
+use rustc_hash::FxHashMap;
+
+#[derive(Debug, Clone, Default)]
+pub struct FuncKeys {
+    /// Func key of each frame row.
+    pub of_frame: Vec<u32>,
+    /// Module row of each func key (`NONE` for "?!?").
+    pub module: Vec<u32>,
+    /// The model's function row behind a symbolized key, `NONE` otherwise.
+    pub model_func: Vec<u32>,
+    /// Number of symbolized keys; module keys follow them.
+    pub symbolized: u32,
+}
+
+impl FuncKeys {
+    /// O(#frames); rebuild when symbolization fills `frames.func`.
+    pub fn build(trace: &Trace) -> FuncKeys {
+        let frames = &trace.frames;
+        let mut dense: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut module = Vec::new();
+        let mut model_func = Vec::new();
+        // Symbolized functions first, numbered by first appearance.
+        for (i, &f) in frames.func.iter().enumerate() {
+            if f != NONE && !dense.contains_key(&f) {
+                dense.insert(f, module.len() as u32);
+                module.push(frames.module.get(i).copied().unwrap_or(NONE));
+                model_func.push(f);
+            }
+        }
+        let symbolized = module.len() as u32;
+        let modules = trace.modules.len() as u32;
+        module.extend(0..modules);
+        model_func.extend((0..modules).map(|_| NONE));
+        let unknown = symbolized + modules;
+        module.push(NONE);
+        model_func.push(NONE);
+        let of_frame = (0..frames.len())
+            .map(|i| {
+                let f = frames.func.get(i).copied().unwrap_or(NONE);
+                let m = frames.module.get(i).copied().unwrap_or(NONE);
+                match dense.get(&f) {
+                    Some(&k) => k,
+                    None if m != NONE && m < modules => symbolized + m,
+                    None => unknown,
+                }
+            })
+            .collect();
+        FuncKeys {
+            of_frame,
+            module,
+            model_func,
+            symbolized,
+        }
+    }
+
+    /// Number of keys (the key space is `0..len()`).
+    pub fn len(&self) -> usize {
+        self.module.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.module.is_empty()
+    }
+
+    /// The "?!?" key of frames outside every module.
+    pub fn unknown(&self) -> u32 {
+        self.module.len().saturating_sub(1) as u32
+    }
+
+    /// The "module!?" key of module row `m`.
+    pub fn of_module(&self, m: u32) -> u32 {
+        self.symbolized.saturating_add(m)
+    }
+
+    /// Func key of a frame row (`unknown()` for an invalid row).
+    #[inline]
+    pub fn of_frame(&self, frame: u32) -> u32 {
+        self.of_frame
+            .get(frame as usize)
+            .copied()
+            .unwrap_or_else(|| self.unknown())
+    }
+
+    /// Module row of a key, `NONE` for "?!?" or an invalid key.
+    #[inline]
+    pub fn module_of(&self, key: u32) -> u32 {
+        self.module.get(key as usize).copied().unwrap_or(NONE)
+    }
+
+    /// `module!function` as WPA shows it; `module!?` before symbolization.
+    pub fn label(&self, trace: &Trace, key: u32) -> String {
+        let m = self.module_of(key);
+        let module = if m == NONE {
+            "?"
+        } else {
+            trace
+                .modules
+                .name
+                .get(m as usize)
+                .map_or("?", |&s| trace.strings.get(s))
+        };
+        match self.model_func.get(key as usize) {
+            // The model has no function table yet: name the row.
+            Some(&f) if f != NONE => format!("{module}!func#{f}"),
+            _ => format!("{module}!?"),
+        }
+    }
+}

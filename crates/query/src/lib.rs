@@ -1,0 +1,138 @@
+//! Query engine over the trace model: WPA-style tables whose rows form a
+//! tree by an ordered list of key columns, call trees, butterfly
+//! (callers/callees), flame graphs and timelines.
+//!
+//! An [`Engine`] is built once per trace (O(#frames + #stacks + #threads));
+//! each query is then one parallel scan over the samples of its time range
+//! with three array lookups per sample (see `plan` and `scan`).
+
+pub mod butterfly;
+pub mod call_tree;
+pub mod columns;
+pub mod filter;
+pub mod flame;
+pub mod funcs;
+mod plan;
+pub mod row_tables;
+mod scan;
+pub mod synthetic;
+pub mod table_query;
+pub mod timeline;
+
+pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
+pub use call_tree::{CallTree, ROOT};
+pub use columns::Column;
+pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
+pub use flame::{FlameGraph, FlameOrder, FlameRequest};
+pub use funcs::FuncKeys;
+pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest};
+pub use scan::Cell;
+pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
+pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
+
+use columns::ColumnKeys;
+use model::{Trace, NONE};
+use std::fmt;
+use std::sync::Arc;
+
+/// A query the engine cannot answer as asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryError {
+    /// A tree path that does not exist in the tree of the given columns.
+    BadPath(String),
+    /// A column or value the table does not have.
+    BadRequest(String),
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryError::BadPath(s) => write!(f, "bad tree path: {s}"),
+            QueryError::BadRequest(s) => write!(f, "bad request: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+/// The precomputed index of one trace. Immutable: share it between
+/// requests; rebuild it (cheaply) when symbolization changes `frames.func`.
+#[derive(Debug)]
+pub struct Engine {
+    pub(crate) trace: Arc<Trace>,
+    pub(crate) funcs: FuncKeys,
+    pub(crate) tree: CallTree,
+    pub(crate) keys: ColumnKeys,
+}
+
+impl Engine {
+    pub fn new(trace: Arc<Trace>) -> Engine {
+        let funcs = FuncKeys::build(&trace);
+        let tree = CallTree::build(&trace.stacks, &funcs);
+        let keys = ColumnKeys::build(&trace, &funcs, &tree);
+        Engine {
+            trace,
+            funcs,
+            tree,
+            keys,
+        }
+    }
+
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    pub fn funcs(&self) -> &FuncKeys {
+        &self.funcs
+    }
+
+    pub fn call_tree(&self) -> &CallTree {
+        &self.tree
+    }
+
+    /// Display text of `key` in `column`, as WPA shows it.
+    pub fn label(&self, column: Column, key: u32) -> String {
+        let t = &*self.trace;
+        let s = |k: u32| t.strings.get(model::strings::StrId(k)).to_string();
+        match column {
+            Column::Process => t.process_label(key),
+            Column::ProcessName
+            | Column::ThreadName
+            | Column::ImagePath
+            | Column::FileVersion
+            | Column::CompanyName => s(key),
+            Column::ThreadId | Column::Cpu => key.to_string(),
+            Column::Module => {
+                if key == self.keys.unknown_module {
+                    "?".into()
+                } else if key == self.keys.no_stack_module {
+                    "n/a".into()
+                } else {
+                    t.modules
+                        .name
+                        .get(key as usize)
+                        .map_or_else(|| "?".into(), |&n| t.strings.get(n).to_string())
+                }
+            }
+            Column::Function => self.func_label(key),
+            Column::Stack => match key {
+                STACK_SELF => "[self]".into(),
+                ROOT => "[root]".into(),
+                n => self.func_label(self.tree.func.get(n as usize).copied().unwrap_or(NONE)),
+            },
+            Column::StackInverted => match key {
+                STACK_SELF => "[self]".into(),
+                f => self.func_label(f),
+            },
+        }
+    }
+
+    /// `module!function` of a func key ("n/a" for samples without a stack).
+    pub fn func_label(&self, key: u32) -> String {
+        if key == NONE || key == self.keys.no_stack_func {
+            "n/a".into()
+        } else {
+            self.funcs.label(&self.trace, key)
+        }
+    }
+}

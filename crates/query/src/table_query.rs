@@ -1,0 +1,335 @@
+//! CPU Usage (Sampled) as a WPA table: the children of one tree path,
+//! grouped by the next key column, sorted, limited.
+
+use crate::columns::{Column, Source, CPUS};
+use crate::filter::{Filters, Next, STACK_SELF};
+use crate::plan::SlotOf;
+use crate::scan::Cell;
+use crate::{Engine, QueryError};
+use model::NONE;
+use rustc_hash::FxHashMap;
+
+/// Value columns (right of the gold bar) a table can sort by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum ValueColumn {
+    Count,
+    #[default]
+    Weight,
+    PercentWeight,
+    FirstTime,
+    LastTime,
+    /// The key's display text.
+    Label,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SortBy {
+    pub column: ValueColumn,
+    pub descending: bool,
+}
+
+impl Default for SortBy {
+    fn default() -> Self {
+        SortBy {
+            column: ValueColumn::Weight,
+            descending: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TableRequest {
+    /// Key columns left of the gold bar, outermost first.
+    pub columns: Vec<Column>,
+    pub filters: Filters,
+    /// Keys from the root to the expanded row; empty for the top level. A
+    /// stack column takes one call node per level (`STACK_SELF` ends it).
+    pub path: Vec<u32>,
+    pub sort: SortBy,
+    /// At most this many rows; 0 means no limit.
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Totals {
+    pub count: u64,
+    pub weight_ns: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Row {
+    /// The key to append to the path to expand this row.
+    pub key: u32,
+    pub label: String,
+    pub count: u64,
+    pub weight_ns: i64,
+    /// Weight as a percentage of every sample the filters keep in the range.
+    pub percent_weight: f64,
+    pub first_ns: i64,
+    pub last_ns: i64,
+    /// Whether expanding the row can show children.
+    pub expandable: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TableResponse {
+    /// Column of the returned rows (`None` below the last key column).
+    pub column: Option<Column>,
+    /// Every sample the filters keep in the range (the 100 % of % Weight).
+    pub total: Totals,
+    /// The samples under the path: the rows' parent.
+    pub parent: Totals,
+    pub rows: Vec<Row>,
+    /// Rows left out by `limit`.
+    pub omitted: usize,
+}
+
+/// Slot layout of the level below a path.
+struct Level {
+    slot_of: SlotOf,
+    /// Key of each slot.
+    keys: Vec<u32>,
+    /// Per slot: whether the row may have children.
+    deeper: Vec<bool>,
+}
+
+impl Engine {
+    /// The rows under `req.path`: one parallel scan of the range.
+    pub fn table(&self, req: &TableRequest) -> Result<TableResponse, QueryError> {
+        let (preds, next) = self.path_preds(&req.columns, &req.path)?;
+        let level = self.level(&next);
+        let plan = self.plan(&req.filters, &preds, level.slot_of, level.keys.len())?;
+        let acc = self.scan(&plan);
+        let parent = acc.path_total();
+        let (column, cells) = match &next {
+            Next::Leaf => (None, Vec::new()),
+            Next::Flat { column, more } => {
+                let rows = keyed(&acc.cells, &level.keys, |_| *more);
+                (Some(*column), rows)
+            }
+            Next::Inverted { more, .. } => {
+                let rows = keyed(&acc.cells, &level.keys, |s| {
+                    level.keys[s] == STACK_SELF && *more || level.deeper[s]
+                });
+                (Some(Column::StackInverted), rows)
+            }
+            Next::Stack { node, more } => (
+                Some(Column::Stack),
+                self.stack_rows(*node, *more, &acc.cells),
+            ),
+        };
+        let total = Totals {
+            count: acc.total.count,
+            weight_ns: acc.total.weight_ns,
+        };
+        let column_or_stack = column.unwrap_or(Column::Stack);
+        let mut rows: Vec<Row> = cells
+            .into_iter()
+            .map(|(key, c, expandable)| Row {
+                key,
+                label: String::new(),
+                count: c.count,
+                weight_ns: c.weight_ns,
+                percent_weight: percent(c.weight_ns, total.weight_ns),
+                first_ns: c.first_ns,
+                last_ns: c.last_ns,
+                expandable,
+            })
+            .collect();
+        if req.sort.column == ValueColumn::Label {
+            for r in &mut rows {
+                r.label = self.label(column_or_stack, r.key);
+            }
+        }
+        sort_rows(&mut rows, req.sort);
+        let omitted = if req.limit > 0 && rows.len() > req.limit {
+            let o = rows.len() - req.limit;
+            rows.truncate(req.limit);
+            o
+        } else {
+            0
+        };
+        if req.sort.column != ValueColumn::Label {
+            for r in &mut rows {
+                r.label = self.label(column_or_stack, r.key);
+            }
+        }
+        Ok(TableResponse {
+            column,
+            total,
+            parent: Totals {
+                count: parent.count,
+                weight_ns: parent.weight_ns,
+            },
+            rows,
+            omitted,
+        })
+    }
+
+    fn level(&self, next: &Next) -> Level {
+        let tree = &self.tree;
+        match next {
+            Next::Leaf => Level {
+                slot_of: SlotOf::One,
+                keys: vec![NONE],
+                deeper: vec![false],
+            },
+            Next::Flat { column, .. } => match column.source() {
+                Source::Thread(i) => dense_level(&self.keys.thread[i], SlotOf::Thread),
+                Source::Node(i) => dense_level(&self.keys.node[i], SlotOf::Node),
+                _ => {
+                    let keys: Vec<u32> = (0..CPUS as u32).collect();
+                    Level {
+                        slot_of: SlotOf::Cpu(keys.clone()),
+                        deeper: vec![false; keys.len()],
+                        keys,
+                    }
+                }
+            },
+            Next::Stack { node, .. } => {
+                let lo = *node;
+                let hi = tree.end.get(lo as usize).copied().unwrap_or(lo);
+                let slot = (0..tree.len() as u32)
+                    .map(|n| if n >= lo && n < hi { n - lo } else { NONE })
+                    .collect();
+                Level {
+                    slot_of: SlotOf::Node(slot),
+                    keys: (lo..hi).collect(),
+                    deeper: Vec::new(),
+                }
+            }
+            Next::Inverted { funcs, .. } => {
+                let m = funcs.len();
+                let mut dense = Dense::default();
+                let mut deeper = Vec::new();
+                let slot = (0..tree.len())
+                    .map(|n| {
+                        let d = tree.depth[n] as usize;
+                        if d < m {
+                            return NONE;
+                        }
+                        let mut a = n as u32;
+                        for _ in 0..m {
+                            a = tree.parent[a as usize];
+                        }
+                        let key = if d == m {
+                            STACK_SELF
+                        } else {
+                            tree.func[a as usize]
+                        };
+                        let s = dense.slot(key);
+                        if deeper.len() <= s as usize {
+                            deeper.resize(s as usize + 1, false);
+                        }
+                        deeper[s as usize] |= d > m + 1;
+                        s
+                    })
+                    .collect();
+                Level {
+                    slot_of: SlotOf::Node(slot),
+                    keys: dense.keys,
+                    deeper,
+                }
+            }
+        }
+    }
+
+    /// Children of call node `node` from per-node self cells (slot = node -
+    /// `node`): subtree sums by reverse preorder, then the child nodes, and
+    /// a `[self]` row for the samples ending at `node`.
+    fn stack_rows(&self, node: u32, more: bool, cells: &[Cell]) -> Vec<(u32, Cell, bool)> {
+        let tree = &self.tree;
+        let own = cells.first().copied().unwrap_or_default();
+        let mut inc = cells.to_vec();
+        for i in (1..inc.len()).rev() {
+            let p = tree.parent[node as usize + i].wrapping_sub(node) as usize;
+            let c = inc[i];
+            if let Some(pc) = inc.get_mut(p) {
+                pc.merge(&c);
+            }
+        }
+        let mut rows: Vec<(u32, Cell, bool)> = tree
+            .children(node)
+            .filter_map(|c| {
+                let i = (c - node) as usize;
+                let cell = inc[i];
+                let has_kids = cell.count > cells[i].count;
+                (cell.count > 0).then_some((c, cell, has_kids || (more && cells[i].count > 0)))
+            })
+            .collect();
+        if own.count > 0 && (more || !rows.is_empty()) {
+            rows.push((STACK_SELF, own, more));
+        }
+        rows
+    }
+}
+
+/// One slot per distinct key of a per-thread or per-node key array.
+fn dense_level(keys: &[u32], make: fn(Vec<u32>) -> SlotOf) -> Level {
+    let mut dense = Dense::default();
+    let slot = keys.iter().map(|&k| dense.slot(k)).collect();
+    Level {
+        slot_of: make(slot),
+        deeper: vec![false; dense.keys.len()],
+        keys: dense.keys,
+    }
+}
+
+/// Dense slots for arbitrary keys.
+#[derive(Default)]
+struct Dense {
+    map: FxHashMap<u32, u32>,
+    keys: Vec<u32>,
+}
+
+impl Dense {
+    fn slot(&mut self, key: u32) -> u32 {
+        let next = self.keys.len() as u32;
+        let s = *self.map.entry(key).or_insert(next);
+        if s == next {
+            self.keys.push(key);
+        }
+        s
+    }
+}
+
+fn keyed(
+    cells: &[Cell],
+    keys: &[u32],
+    expandable: impl Fn(usize) -> bool,
+) -> Vec<(u32, Cell, bool)> {
+    cells
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.count > 0)
+        .map(|(s, c)| (keys[s], *c, expandable(s)))
+        .collect()
+}
+
+pub(crate) fn percent(w: i64, total: i64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        w as f64 * 100.0 / total as f64
+    }
+}
+
+fn sort_rows(rows: &mut [Row], by: SortBy) {
+    rows.sort_by(|a, b| {
+        let o = match by.column {
+            ValueColumn::Count => a.count.cmp(&b.count),
+            ValueColumn::Weight | ValueColumn::PercentWeight => a.weight_ns.cmp(&b.weight_ns),
+            ValueColumn::FirstTime => a.first_ns.cmp(&b.first_ns),
+            ValueColumn::LastTime => a.last_ns.cmp(&b.last_ns),
+            ValueColumn::Label => a.label.cmp(&b.label),
+        };
+        let o = if by.descending { o.reverse() } else { o };
+        o.then(a.key.cmp(&b.key))
+    });
+}

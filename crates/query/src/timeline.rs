@@ -1,0 +1,161 @@
+//! Timeline: CPU weight per process (or thread) over N equal bins of a
+//! time range; the heaviest K series and one "other".
+
+use crate::filter::{Filters, TimeRange};
+use crate::plan::SlotOf;
+use crate::scan::Hit;
+use crate::{Engine, QueryError};
+use model::NONE;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum SeriesBy {
+    #[default]
+    Process,
+    Thread,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TimelineRequest {
+    /// The binned range (the filters' own range, if any, also applies).
+    pub range: TimeRange,
+    pub bins: usize,
+    pub by: SeriesBy,
+    /// Series kept by total weight; the rest sum into `other`.
+    pub top: usize,
+    pub filters: Filters,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Series {
+    /// Process or thread row, `NONE` for "other".
+    pub key: u32,
+    pub label: String,
+    pub total_ns: i64,
+    /// Weight (ns of CPU) per bin; divide by `bin_ns` for cores busy.
+    pub weight_ns: Vec<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Timeline {
+    pub start_ns: i64,
+    pub bin_ns: f64,
+    pub series: Vec<Series>,
+    pub other: Option<Series>,
+}
+
+/// More bins than this is not a chart; refuse rather than allocate.
+pub const MAX_BINS: usize = 100_000;
+
+impl Engine {
+    pub fn timeline(&self, req: &TimelineRequest) -> Result<Timeline, QueryError> {
+        let bins = req.bins;
+        if bins == 0 || bins > MAX_BINS || req.range.end_ns <= req.range.start_ns {
+            return Err(QueryError::BadRequest(format!(
+                "a timeline needs 1..={MAX_BINS} bins over a non-empty range"
+            )));
+        }
+        let mut filters = req.filters.clone();
+        let r = req.range;
+        filters.range = Some(match filters.range {
+            Some(f) => TimeRange {
+                start_ns: f.start_ns.max(r.start_ns),
+                end_ns: f.end_ns.min(r.end_ns),
+            },
+            None => r,
+        });
+        // Series slot per thread: its process row or its own row.
+        let nthreads = self.trace.threads.len();
+        let (series_of, keys): (Vec<u32>, Vec<u32>) = match req.by {
+            SeriesBy::Thread => (
+                (0..nthreads as u32).collect(),
+                (0..nthreads as u32).collect(),
+            ),
+            SeriesBy::Process => {
+                let mut keys: Vec<u32> = self.keys.thread[0].clone();
+                keys.sort_unstable();
+                keys.dedup();
+                let series = self.keys.thread[0]
+                    .iter()
+                    .map(|p| keys.binary_search(p).map_or(NONE, |i| i as u32))
+                    .collect();
+                (series, keys)
+            }
+        };
+        let nseries = keys.len();
+        let plan = self.plan(&filters, &[], SlotOf::Thread(series_of), nseries.max(1))?;
+        let span = (r.end_ns - r.start_ns) as f64;
+        let scale = bins as f64 / span;
+        let cells = self.scan_with(
+            &plan,
+            || vec![0i64; nseries * bins],
+            |v: &mut Vec<i64>, h: Hit| {
+                let b = (((h.time - r.start_ns) as f64 * scale) as usize).min(bins - 1);
+                if let Some(x) = v.get_mut(h.slot as usize * bins + b) {
+                    *x += h.weight;
+                }
+            },
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(&b) {
+                    *x += y;
+                }
+                a
+            },
+        );
+        let mut series: Vec<Series> = keys
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &key)| {
+                let w = cells.get(i * bins..(i + 1) * bins)?.to_vec();
+                let total_ns: i64 = w.iter().sum();
+                (total_ns > 0).then(|| Series {
+                    key,
+                    label: self.series_label(req.by, key),
+                    total_ns,
+                    weight_ns: w,
+                })
+            })
+            .collect();
+        series.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.key.cmp(&b.key)));
+        let other = (series.len() > req.top).then(|| {
+            let rest = series.split_off(req.top);
+            let mut w = vec![0; bins];
+            for s in &rest {
+                for (x, y) in w.iter_mut().zip(&s.weight_ns) {
+                    *x += y;
+                }
+            }
+            Series {
+                key: NONE,
+                label: format!("Other ({} series)", rest.len()),
+                total_ns: w.iter().sum(),
+                weight_ns: w,
+            }
+        });
+        Ok(Timeline {
+            start_ns: r.start_ns,
+            bin_ns: span / bins as f64,
+            series,
+            other,
+        })
+    }
+
+    fn series_label(&self, by: SeriesBy, key: u32) -> String {
+        let t = &self.trace;
+        match by {
+            SeriesBy::Process => t.process_label(key),
+            SeriesBy::Thread => {
+                let i = key as usize;
+                let p = t.threads.process.get(i).copied().unwrap_or(NONE);
+                format!(
+                    "{} thread {}",
+                    t.process_label(p),
+                    t.threads.tid.get(i).copied().unwrap_or(0)
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The engine on a real trace: `perfview-net452-x64.etl` (recorded by
+//! PerfView on Windows). Expected values come from outside the engine: a
+//! plain loop over the model's samples, and totals measured by the lead
+//! with `etlscope export` (79,528 samples; Test.x64.exe (3676) 5,129;
+//! Idle (0) 73,313).
+
+use query::{Column, Engine, Filters, SortBy, TableRequest, ValueColumn, STACK_SELF};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The real-trace folder, or `None` (after a loud notice) when it is
+/// missing; under `CI=true` a missing folder fails the test.
+fn real_traces() -> Option<PathBuf> {
+    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES").map_or_else(
+        || {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../../shared/traces"
+            ))
+        },
+        PathBuf::from,
+    );
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "real traces not found at {} (set ETLSCOPE_REAL_TRACES)",
+        dir.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{msg}");
+    }
+    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
+    None
+}
+
+fn engine() -> Option<Engine> {
+    let path = real_traces()?.join("perfview-net452-x64.etl");
+    let file = etl::EtlFile::open(&path).unwrap();
+    Some(Engine::new(Arc::new(model::build(&file))))
+}
+
+fn req(columns: &[Column], path: &[u32]) -> TableRequest {
+    TableRequest {
+        columns: columns.to_vec(),
+        filters: Filters::default(),
+        path: path.to_vec(),
+        sort: SortBy {
+            column: ValueColumn::Count,
+            descending: true,
+        },
+        limit: 0,
+    }
+}
+
+#[test]
+fn per_process_counts_match_the_model_and_export() {
+    let Some(e) = engine() else { return };
+    let t = e.trace();
+    let resp = e.table(&req(&[Column::Process], &[])).unwrap();
+    let got: BTreeMap<String, u64> = resp
+        .rows
+        .iter()
+        .map(|r| (r.label.clone(), r.count))
+        .collect();
+
+    // Independent count: one plain loop over the model's samples.
+    let mut expect: BTreeMap<String, u64> = BTreeMap::new();
+    for i in 0..t.samples.len() {
+        let p = t.threads.process[t.samples.thread(i) as usize];
+        *expect.entry(t.process_label(p)).or_default() += 1;
+    }
+    assert_eq!(got, expect);
+
+    // Measured with `etlscope export` by the lead.
+    assert_eq!(resp.parent.count, 79_528);
+    assert_eq!(got.get("Test.x64.exe (3676)"), Some(&5_129));
+    assert_eq!(got.get("Idle (0)"), Some(&73_313));
+    eprintln!(
+        "{} processes, top: {:?}",
+        got.len(),
+        &resp.rows[..3.min(resp.rows.len())]
+    );
+}
+
+#[test]
+fn busiest_stack_path_adds_up_to_a_leaf() {
+    let Some(e) = engine() else { return };
+    let cols = [Column::Process, Column::Stack];
+    let mut path = Vec::new();
+    let mut resp = e.table(&req(&cols, &path)).unwrap();
+    let mut depth = 0;
+    loop {
+        let sum: u64 = resp.rows.iter().map(|r| r.count).sum();
+        let wsum: i64 = resp.rows.iter().map(|r| r.weight_ns).sum();
+        if resp.rows.is_empty() {
+            break;
+        }
+        assert_eq!(sum, resp.parent.count, "children add up at depth {depth}");
+        assert_eq!(wsum, resp.parent.weight_ns);
+        // Follow the busiest row that goes deeper.
+        let Some(next) = resp
+            .rows
+            .iter()
+            .find(|r| r.expandable && r.key != STACK_SELF)
+        else {
+            break;
+        };
+        eprintln!("{:>6} {}{}", next.count, "  ".repeat(depth), next.label);
+        path.push(next.key);
+        let child = e.table(&req(&cols, &path)).unwrap();
+        assert_eq!(
+            child.parent.count, next.count,
+            "a row's count is its children's parent"
+        );
+        resp = child;
+        depth += 1;
+    }
+    assert!(
+        depth >= 5,
+        "the busiest path reaches a leaf {depth} levels down"
+    );
+    // At the leaf, the samples ending there are the whole node.
+    let leaf_total = resp.parent.count;
+    assert!(leaf_total > 0);
+}
