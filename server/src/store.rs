@@ -15,10 +15,41 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 pub struct LoadedTrace {
     pub id: String,
-    pub trace: model::Trace,
+    pub engine: query::Engine,
+    row_tables: [std::sync::OnceLock<query::RowTable>; 3],
     pub heap_bytes: u64,
     pub load_seconds: f64,
     last_used: AtomicU64,
+}
+
+impl LoadedTrace {
+    pub fn new(id: String, trace: model::Trace, load_seconds: f64, last_used: u64) -> LoadedTrace {
+        let heap_bytes = trace.heap_bytes() as u64;
+        let engine = query::Engine::new(Arc::new(trace));
+        LoadedTrace {
+            id,
+            engine,
+            row_tables: Default::default(),
+            // The query index roughly doubles what the model holds.
+            heap_bytes: heap_bytes * 2,
+            load_seconds,
+            last_used: AtomicU64::new(last_used),
+        }
+    }
+
+    pub fn trace(&self) -> &model::Trace {
+        self.engine.trace()
+    }
+
+    /// Processes, Threads and Images tables, built on first use.
+    pub fn row_table(&self, kind: query::RowTableKind) -> &query::RowTable {
+        let i = match kind {
+            query::RowTableKind::Processes => 0,
+            query::RowTableKind::Threads => 1,
+            query::RowTableKind::Images => 2,
+        };
+        self.row_tables[i].get_or_init(|| query::RowTable::build(self.trace(), kind))
+    }
 }
 
 enum Slot {
@@ -132,13 +163,12 @@ impl Store {
         match result {
             Ok(trace) => {
                 tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
-                let loaded = Arc::new(LoadedTrace {
-                    id: entry.id.clone(),
-                    heap_bytes: trace.heap_bytes() as u64,
+                let loaded = Arc::new(LoadedTrace::new(
+                    entry.id.clone(),
                     trace,
-                    load_seconds: started.elapsed().as_secs_f64(),
-                    last_used: AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed)),
-                });
+                    started.elapsed().as_secs_f64(),
+                    self.clock.fetch_add(1, Ordering::Relaxed),
+                ));
                 slots.insert(entry.id.clone(), Slot::Ready(loaded));
                 let _ = self.catalog.set_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);

@@ -105,8 +105,19 @@ impl FuncKeys {
                 .map_or("?", |&s| trace.strings.get(s))
         };
         match self.model_func.get(key as usize) {
-            // The model has no function table yet: name the row.
-            Some(&f) if f != NONE => format!("{module}!func#{f}"),
+            Some(&f) if f != NONE => {
+                let name = trace
+                    .funcs
+                    .name
+                    .get(f as usize)
+                    .map_or("?", |&s| trace.strings.get(s));
+                // JIT-compiled code has no module: show the method alone.
+                if m == NONE {
+                    name.to_string()
+                } else {
+                    format!("{module}!{name}")
+                }
+            }
             _ => format!("{module}!?"),
         }
     }

@@ -1,12 +1,13 @@
 //! The HTTP API and the embedded UI.
 
 pub mod error;
+pub mod query;
 pub mod state;
 pub mod traces;
 pub mod ui;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use error::ApiError;
 use state::AppState;
@@ -22,6 +23,11 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}", get(traces::get).delete(traces::delete))
         .route("/traces/{id}/summary", get(traces::summary))
         .route("/traces/{id}/progress", get(traces::progress))
+        .route("/traces/{id}/columns", get(query::columns))
+        .route("/traces/{id}/table", post(query::table))
+        .route("/traces/{id}/flame", post(query::flame))
+        .route("/traces/{id}/butterfly", post(query::butterfly))
+        .route("/traces/{id}/timeline", post(query::timeline))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()
         .nest("/api", api)

@@ -248,7 +248,7 @@ pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
 }
 
 pub fn summary_json(t: &LoadedTrace) -> Value {
-    let tr = &t.trace;
+    let tr = t.trace();
     let i = &tr.info;
     json!({
         "id": t.id,

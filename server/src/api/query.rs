@@ -1,0 +1,629 @@
+//! Query endpoints: WPA tables (tree rows under a path), flame graphs,
+//! butterflies and timelines, as JSON. Columns are named as WPA names them;
+//! times are seconds from trace start. Path elements and filter values may
+//! be keys (numbers) or labels (strings, e.g. `explorer.exe (4321)` or
+//! `windows.storage.dll!CFSFolder::_GetOverlayInfo`), so links stay readable
+//! and survive re-ingest.
+
+use super::error::{ApiError, ApiResult};
+use super::state::AppState;
+use super::traces::{loaded, read_auth};
+use crate::store::LoadedTrace;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::Json;
+use query::{
+    ButterflyRequest, ButterflyTarget, Column, ColumnFilter, Filters, FlameOrder, FlameRequest,
+    NeighborBy, RowFilter, RowTableKind, RowTableRequest, SeriesBy, SortBy, TableRequest,
+    TableResponse, TimeRange, TimelineRequest, ValueColumn,
+};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// A key (number) or a label (string).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum KeyOrLabel {
+    Key(u32),
+    Label(String),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    pub start_s: f64,
+    pub end_s: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilterSpec {
+    pub column: String,
+    pub values: Vec<KeyOrLabel>,
+    #[serde(default)]
+    pub exclude: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SortSpec {
+    /// count, weight, percent, first, last or label.
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default = "yes")]
+    pub descending: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for SortSpec {
+    /// Heaviest first, as WPA opens a table.
+    fn default() -> Self {
+        SortSpec {
+            by: None,
+            descending: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// cpu-sampled (default), processes, threads or images.
+    #[serde(default = "default_table")]
+    pub table: String,
+    pub columns: Vec<String>,
+    #[serde(default)]
+    pub range: Option<Range>,
+    #[serde(default)]
+    pub filters: Vec<FilterSpec>,
+    #[serde(default)]
+    pub path: Vec<KeyOrLabel>,
+    #[serde(default)]
+    pub sort: SortSpec,
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+}
+
+fn default_table() -> String {
+    "cpu-sampled".into()
+}
+
+fn default_limit() -> usize {
+    500
+}
+
+fn bad(e: impl std::fmt::Display) -> ApiError {
+    ApiError::bad_request(e.to_string())
+}
+
+fn column(name: &str) -> ApiResult<Column> {
+    Column::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+        bad(format!(
+            "unknown column {name:?}; columns are: {}",
+            names.join(", ")
+        ))
+    })
+}
+
+fn range(r: &Option<Range>) -> ApiResult<Option<TimeRange>> {
+    match r {
+        None => Ok(None),
+        Some(r) if r.start_s.is_finite() && r.end_s.is_finite() && r.start_s <= r.end_s => {
+            Ok(Some(TimeRange {
+                start_ns: model::time::s_to_ns(r.start_s),
+                end_ns: model::time::s_to_ns(r.end_s),
+            }))
+        }
+        Some(r) => Err(bad(format!(
+            "bad range {}..{}: start must not be after end",
+            r.start_s, r.end_s
+        ))),
+    }
+}
+
+fn sort(s: &SortSpec) -> ApiResult<SortBy> {
+    let column = match s.by.as_deref().unwrap_or("weight") {
+        "count" => ValueColumn::Count,
+        "weight" => ValueColumn::Weight,
+        "percent" => ValueColumn::PercentWeight,
+        "first" => ValueColumn::FirstTime,
+        "last" => ValueColumn::LastTime,
+        "label" => ValueColumn::Label,
+        other => return Err(bad(format!("unknown sort column {other:?}"))),
+    };
+    Ok(SortBy {
+        column,
+        descending: s.descending,
+    })
+}
+
+fn totals(t: &query::Totals) -> Value {
+    json!({"count": t.count, "weight_ms": t.weight_ns as f64 / 1e6})
+}
+
+fn response_json(r: &TableResponse, column: Option<&str>) -> Value {
+    json!({
+        "column": column,
+        "total": totals(&r.total),
+        "parent": totals(&r.parent),
+        "omitted": r.omitted,
+        "rows": r.rows.iter().map(|row| json!({
+            "key": row.key,
+            "label": row.label,
+            "count": row.count,
+            "weight_ms": row.weight_ns as f64 / 1e6,
+            "percent": row.percent_weight,
+            "first_s": row.first_ns as f64 / 1e9,
+            "last_s": row.last_ns as f64 / 1e9,
+            "expandable": row.expandable,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Resolve a label among the rows a query returns.
+fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
+    r.rows
+        .iter()
+        .find(|row| row.label == label)
+        .map(|row| row.key)
+}
+
+pub async fn table(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let spec: TableSpec =
+        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
+    let t = loaded(&app, &id).await?;
+    tokio::task::spawn_blocking(move || run_table(&t, &spec))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map(Json)
+}
+
+fn row_table_kind(name: &str) -> Option<RowTableKind> {
+    match name {
+        "processes" => Some(RowTableKind::Processes),
+        "threads" => Some(RowTableKind::Threads),
+        "images" => Some(RowTableKind::Images),
+        _ => None,
+    }
+}
+
+pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
+    if let Some(kind) = row_table_kind(&spec.table) {
+        return run_row_table(t, kind, spec);
+    }
+    if spec.table != "cpu-sampled" {
+        return Err(bad(format!(
+            "unknown table {:?}; tables are cpu-sampled, processes, threads, images",
+            spec.table
+        )));
+    }
+    let engine = &t.engine;
+    let columns: Vec<Column> = spec
+        .columns
+        .iter()
+        .map(|c| column(c))
+        .collect::<ApiResult<_>>()?;
+    let filters = sample_filters(t, &spec.range, &spec.filters)?;
+    let mut path = Vec::new();
+    for p in &spec.path {
+        let key = match p {
+            KeyOrLabel::Key(k) => *k,
+            KeyOrLabel::Label(l) => {
+                let level = engine
+                    .table(&TableRequest {
+                        columns: columns.clone(),
+                        filters: filters.clone(),
+                        path: path.clone(),
+                        sort: SortBy::default(),
+                        limit: 0,
+                    })
+                    .map_err(bad)?;
+                find_label(&level, l).ok_or_else(|| {
+                    let mut e = ApiError::new(
+                        axum::http::StatusCode::BAD_REQUEST,
+                        "bad_path",
+                        format!("no row {l:?} at depth {} of the tree", path.len()),
+                    );
+                    e.detail = Some(json!({"resolved_depth": path.len()}));
+                    e
+                })?
+            }
+        };
+        path.push(key);
+    }
+    let req = TableRequest {
+        columns,
+        filters,
+        path,
+        sort: sort(&spec.sort)?,
+        limit: spec.limit,
+    };
+    let r = engine.table(&req).map_err(bad)?;
+    let col = r.column.map(|c| c.name());
+    let mut v = response_json(&r, col);
+    v["path"] = json!(req.path);
+    Ok(v)
+}
+
+fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiResult<Value> {
+    let table = t.row_table(kind);
+    let col = |name: &str| -> ApiResult<usize> {
+        table
+            .columns
+            .iter()
+            .position(|c| *c == name)
+            .ok_or_else(|| {
+                bad(format!(
+                    "unknown column {name:?}; columns are: {}",
+                    table.columns.join(", ")
+                ))
+            })
+    };
+    let columns: Vec<usize> = spec
+        .columns
+        .iter()
+        .map(|c| col(c))
+        .collect::<ApiResult<_>>()?;
+    let by_label = |c: usize,
+                    filters: &[RowFilter],
+                    path: &[u32],
+                    cols: &[usize],
+                    l: &str|
+     -> ApiResult<u32> {
+        let r = table
+            .query(&RowTableRequest {
+                columns: cols.to_vec(),
+                filters: filters.to_vec(),
+                range: None,
+                path: path.to_vec(),
+                sort: SortBy::default(),
+                limit: 0,
+            })
+            .map_err(bad)?;
+        find_label(&r, l).ok_or_else(|| bad(format!("no {} called {l:?}", table.columns[c])))
+    };
+    let mut filters = Vec::new();
+    for f in &spec.filters {
+        let c = col(&f.column)?;
+        let mut values = Vec::new();
+        for v in &f.values {
+            values.push(match v {
+                KeyOrLabel::Key(k) => *k,
+                KeyOrLabel::Label(l) => by_label(c, &[], &[], &[c], l)?,
+            });
+        }
+        filters.push(RowFilter {
+            column: c,
+            values,
+            exclude: f.exclude,
+        });
+    }
+    let mut path = Vec::new();
+    for (i, p) in spec.path.iter().enumerate() {
+        let key = match p {
+            KeyOrLabel::Key(k) => *k,
+            KeyOrLabel::Label(l) => {
+                let c = *columns
+                    .get(i)
+                    .ok_or_else(|| bad("path is longer than the columns"))?;
+                by_label(c, &filters, &path, &columns, l)?
+            }
+        };
+        path.push(key);
+    }
+    let req = RowTableRequest {
+        columns: columns.clone(),
+        filters,
+        range: range(&spec.range)?,
+        path,
+        sort: sort(&spec.sort)?,
+        limit: spec.limit,
+    };
+    let r = table.query(&req).map_err(bad)?;
+    let name = columns.get(req.path.len()).map(|&c| table.columns[c]);
+    let mut v = response_json(&r, name);
+    v["path"] = json!(req.path);
+    Ok(v)
+}
+
+pub async fn columns(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let t = loaded(&app, &id).await?;
+    let mut tables = serde_json::Map::new();
+    tables.insert(
+        "cpu-sampled".into(),
+        json!({
+            "key_columns": Column::ALL.iter().map(|c| c.name()).collect::<Vec<_>>(),
+            "value_columns": ["Count", "Weight (ms)", "% Weight", "First (s)", "Last (s)"],
+        }),
+    );
+    for (name, kind) in [
+        ("processes", RowTableKind::Processes),
+        ("threads", RowTableKind::Threads),
+        ("images", RowTableKind::Images),
+    ] {
+        tables.insert(
+            name.into(),
+            json!({"key_columns": t.row_table(kind).columns, "value_columns": ["Count"]}),
+        );
+    }
+    Ok(Json(json!({ "tables": tables })))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlameSpec {
+    #[serde(default)]
+    pub range: Option<Range>,
+    #[serde(default)]
+    pub filters: Vec<FilterSpec>,
+    #[serde(default = "default_fraction")]
+    pub min_fraction: f64,
+    /// name (default) or weight.
+    #[serde(default)]
+    pub order: Option<String>,
+    #[serde(default)]
+    pub per_process: bool,
+}
+
+fn default_fraction() -> f64 {
+    0.0005
+}
+
+fn sample_filters(
+    t: &LoadedTrace,
+    range_spec: &Option<Range>,
+    specs: &[FilterSpec],
+) -> ApiResult<Filters> {
+    let engine = &t.engine;
+    let mut filters = Filters {
+        range: range(range_spec)?,
+        ..Filters::default()
+    };
+    for f in specs {
+        let c = column(&f.column)?;
+        let mut values = Vec::new();
+        for v in &f.values {
+            values.push(match v {
+                KeyOrLabel::Key(k) => *k,
+                KeyOrLabel::Label(l) => {
+                    let all = engine
+                        .table(&TableRequest {
+                            columns: vec![c],
+                            limit: 0,
+                            ..TableRequest::default()
+                        })
+                        .map_err(bad)?;
+                    find_label(&all, l)
+                        .ok_or_else(|| bad(format!("no {} called {l:?}", c.name())))?
+                }
+            });
+        }
+        filters.columns.push(ColumnFilter {
+            column: c,
+            values,
+            exclude: f.exclude,
+        });
+    }
+    Ok(filters)
+}
+
+pub async fn flame(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let spec: FlameSpec =
+        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
+    let t = loaded(&app, &id).await?;
+    tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+        if !(0.0..1.0).contains(&spec.min_fraction) {
+            return Err(bad("min_fraction must be in [0, 1)"));
+        }
+        let req = FlameRequest {
+            filters: sample_filters(&t, &spec.range, &spec.filters)?,
+            min_fraction: spec.min_fraction,
+            order: match spec.order.as_deref() {
+                None | Some("name") => FlameOrder::Name,
+                Some("weight") => FlameOrder::Weight,
+                Some(o) => return Err(bad(format!("unknown order {o:?}: name or weight"))),
+            },
+            per_process: spec.per_process,
+        };
+        let g = t.engine.flame(&req).map_err(bad)?;
+        let ms = |v: &[i64]| v.iter().map(|&x| x as f64 / 1e6).collect::<Vec<_>>();
+        Ok(json!({
+            "total": totals(&g.total),
+            "depth": g.depth,
+            "start_ms": ms(&g.start),
+            "width_ms": ms(&g.width),
+            "self_ms": ms(&g.self_ns),
+            "func": g.func,
+            "label": g.label,
+        }))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map(Json)
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ButterflySpec {
+    /// "function" or "module".
+    pub kind: String,
+    pub target: KeyOrLabel,
+    /// Callers/callees listed per "function" (default) or "module".
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default)]
+    pub range: Option<Range>,
+    #[serde(default)]
+    pub filters: Vec<FilterSpec>,
+}
+
+pub async fn butterfly(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let spec: ButterflySpec =
+        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
+    let t = loaded(&app, &id).await?;
+    tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+        let col = match spec.kind.as_str() {
+            "function" => Column::Function,
+            "module" => Column::Module,
+            k => return Err(bad(format!("unknown butterfly kind {k:?}: function or module"))),
+        };
+        let key = match &spec.target {
+            KeyOrLabel::Key(k) => *k,
+            KeyOrLabel::Label(l) => {
+                let all = t
+                    .engine
+                    .table(&TableRequest {
+                        columns: vec![col],
+                        limit: 0,
+                        ..TableRequest::default()
+                    })
+                    .map_err(bad)?;
+                match find_label(&all, l) {
+                    Some(k) => k,
+                    // A function may never be a leaf: look it up by label among funcs.
+                    None => find_func_or_module(&t, col, l)
+                        .ok_or_else(|| bad(format!("no {} called {l:?}", col.name())))?,
+                }
+            }
+        };
+        let req = ButterflyRequest {
+            target: if col == Column::Module {
+                ButterflyTarget::Module(key)
+            } else {
+                ButterflyTarget::Function(key)
+            },
+            by: match spec.by.as_deref() {
+                None | Some("function") => NeighborBy::Function,
+                Some("module") => NeighborBy::Module,
+                Some(b) => return Err(bad(format!("unknown 'by' {b:?}: function or module"))),
+            },
+            filters: sample_filters(&t, &spec.range, &spec.filters)?,
+        };
+        let b = t.engine.butterfly(&req).map_err(bad)?;
+        let list = |v: &[query::Neighbor]| {
+            v.iter()
+                .map(|n| json!({"key": n.key, "label": n.label, "count": n.count, "weight_ms": n.weight_ns as f64 / 1e6}))
+                .collect::<Vec<_>>()
+        };
+        Ok(json!({
+            "target": {"key": key, "label": t.engine.label(col, key)},
+            "total": totals(&b.total),
+            "inclusive": totals(&b.inclusive),
+            "self": totals(&b.self_),
+            "callers": list(&b.callers),
+            "callees": list(&b.callees),
+        }))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map(Json)
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelineSpec {
+    #[serde(default)]
+    pub range: Option<Range>,
+    #[serde(default = "default_bins")]
+    pub bins: usize,
+    /// process (default) or thread.
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default = "default_top")]
+    pub top: usize,
+    #[serde(default)]
+    pub filters: Vec<FilterSpec>,
+}
+
+fn default_bins() -> usize {
+    400
+}
+
+fn default_top() -> usize {
+    8
+}
+
+pub async fn timeline(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let spec: TimelineSpec =
+        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
+    let t = loaded(&app, &id).await?;
+    tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+        if spec.bins == 0 || spec.bins > 10_000 {
+            return Err(bad("bins must be between 1 and 10000"));
+        }
+        let whole = TimeRange {
+            start_ns: 0,
+            end_ns: t.trace().info.duration_ns.max(1),
+        };
+        let req = TimelineRequest {
+            range: range(&spec.range)?.unwrap_or(whole),
+            bins: spec.bins,
+            by: match spec.by.as_deref() {
+                None | Some("process") => SeriesBy::Process,
+                Some("thread") => SeriesBy::Thread,
+                Some(b) => return Err(bad(format!("unknown 'by' {b:?}: process or thread"))),
+            },
+            top: spec.top.min(100),
+            filters: sample_filters(&t, &None, &spec.filters)?,
+        };
+        let tl = t.engine.timeline(&req).map_err(bad)?;
+        let series = |s: &query::Series| {
+            json!({"key": s.key, "label": s.label, "total_ms": s.total_ns as f64 / 1e6,
+                   "weight_ms": s.weight_ns.iter().map(|&w| w as f64 / 1e6).collect::<Vec<_>>()})
+        };
+        Ok(json!({
+            "start_s": tl.start_ns as f64 / 1e9,
+            "bin_s": tl.bin_ns / 1e9,
+            "series": tl.series.iter().map(series).collect::<Vec<_>>(),
+            "other": tl.other.as_ref().map(series),
+        }))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map(Json)
+}
+
+/// A function or module key by its label, including functions that are
+/// never a leaf (so no Function row shows them).
+fn find_func_or_module(t: &LoadedTrace, col: Column, label: &str) -> Option<u32> {
+    let e = &t.engine;
+    if col == Column::Module {
+        let tr = t.trace();
+        return (0..tr.modules.len() as u32)
+            .find(|&m| tr.strings.get(tr.modules.name[m as usize]) == label);
+    }
+    (0..e.funcs().len() as u32).find(|&k| e.func_label(k) == label)
+}
