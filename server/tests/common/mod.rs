@@ -1,0 +1,186 @@
+//! Shared by the server's integration tests: the real-traces folder, a
+//! running `etlscope serve` child process, and a tiny HTTP/1.1 client
+//! (std only, one connection per request).
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `$ETLSCOPE_REAL_TRACES`, else `../shared/traces` next to the repository;
+/// missing: skip loudly, or fail when `CI=true`.
+pub fn real_traces_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
+        });
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "real traces folder {} is missing (set ETLSCOPE_REAL_TRACES)",
+        dir.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{msg}");
+    }
+    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
+    None
+}
+
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "etlscope-test-{tag}-{}-{}",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A running server, stopped (SIGKILL) on drop.
+pub struct Server {
+    pub child: Child,
+    pub addr: String,
+}
+
+impl Server {
+    pub fn start(data_dir: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start etlscope");
+        let out = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(out).lines();
+        let first = lines.next().expect("server printed nothing").unwrap();
+        let addr = first
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_string();
+        // Keep draining stdout so the child never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, addr }
+    }
+
+    pub fn get(&self, path: &str) -> (u16, String) {
+        request(&self.addr, "GET", path, &[], &[])
+    }
+
+    pub fn post(&self, path: &str, body: &[u8]) -> (u16, String) {
+        request(&self.addr, "POST", path, body, &[])
+    }
+
+    pub fn json(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
+        let (s, b) = request(&self.addr, method, path, body.as_bytes(), &[]);
+        let v = serde_json::from_str(&b).unwrap_or_else(|e| panic!("{method} {path}: {e}: {b}"));
+        (s, v)
+    }
+
+    /// Wait until a trace is ready (or fail after `secs`).
+    pub fn wait_ready(&self, id: &str, secs: u64) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let (s, v) = self.json("GET", &format!("/api/traces/{id}"), "");
+            assert_eq!(s, 200, "{v}");
+            match v["status"].as_str() {
+                Some("ready") if v.get("summary").is_some() => return v,
+                Some("failed") => panic!("ingest failed: {v}"),
+                _ => {}
+            }
+            assert!(
+                Instant::now() < deadline,
+                "trace {id} not ready after {secs} s: {v}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request; returns (status, body).
+pub fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    headers: &[(&str, &str)],
+) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    // The server may answer (e.g. 413) before reading the whole body.
+    let _ = s.write_all(body);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP status in {:?}", &text[..text.len().min(200)]));
+    let body = match text.split_once("\r\n\r\n") {
+        Some((h, b))
+            if h.to_ascii_lowercase()
+                .contains("transfer-encoding: chunked") =>
+        {
+            dechunk(b)
+        }
+        Some((_, b)) => b.to_string(),
+        None => String::new(),
+    };
+    (status, body)
+}
+
+fn dechunk(mut b: &str) -> String {
+    let mut out = String::new();
+    while let Some((len, rest)) = b.split_once("\r\n") {
+        let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        b = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// `etlscope export ... --format json`, parsed.
+pub fn export_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        .arg("export")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
