@@ -72,8 +72,10 @@ pub fn build_images(
             }
             _ => {}
         }
-        let name = file_name(&r.path).to_ascii_lowercase();
-        let key = (name, r.size, r.timestamp, r.checksum);
+        // Key by the whole path: identical binaries at two paths (same name,
+        // size, timestamp, checksum) are still two files, and each image must
+        // show its own path.
+        let key = (r.path.to_ascii_lowercase(), r.size, r.timestamp, r.checksum);
         let module = match module_of.get(&key) {
             Some(&m) => m,
             None => {
@@ -205,5 +207,46 @@ impl AddressMap {
             Some(r) => Some(r),
             None => search(&self.kernel),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::lifetimes::build_processes;
+
+    fn rundown(pid: u32, base: u64, path: &str) -> ImageRec {
+        ImageRec {
+            ts: 10,
+            kind: Lifetime::DcStart,
+            pid,
+            base,
+            size: 0x67000,
+            checksum: 437_754,
+            timestamp: 0,
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn same_name_size_and_checksum_at_two_paths_are_two_modules() {
+        // As in shutdown-perfdiag-kernel.etl: VMware ships one pcre.dll in two folders.
+        let clock = Clock {
+            ts0: 0,
+            ticks_per_second: 10_000_000,
+            start_filetime: 0,
+        };
+        let mut strings = StringTable::default();
+        let (processes, pidx) = build_processes(&[], &clock, &mut strings);
+        let a = r"\Device\HarddiskVolume3\Program Files\VMware\VMware Tools\VMware VGAuth\pcre.dll";
+        let b = r"\Device\HarddiskVolume3\Program Files\VMware\VMware Tools\pcre.dll";
+        let recs = [
+            rundown(2244, 0x7ff9_8360_0000, a),
+            rundown(2292, 0x7ff9_82b9_0000, b),
+        ];
+        let ib = build_images(&recs, &[], &clock, 8, &processes, &pidx, &mut strings);
+        assert_eq!(ib.modules.len(), 2);
+        let path_of = |i: usize| strings.get(ib.modules.path[ib.images.module[i] as usize]);
+        assert_eq!((path_of(0), path_of(1)), (a, b));
     }
 }
