@@ -212,39 +212,76 @@ def process_of(procs, pid, ts):
 
 
 def stack_targets(events, P):
-    """Set of (event_ts, tid) that received a stack, plus join statistics."""
-    defs = defaultdict(list)  # (kernel?, key) -> [ts] in time order
-    inline, refs = [], []
+    """Stacks by target (event_ts, tid): the CPUs of their stack events and the
+    kernel and user halves (leaf-first addresses), plus join statistics.
+
+    C.5 rule 4: the user half of a thread cannot change while it is in the
+    kernel, and is logged once when it leaves, under the EventTimeStamp of the
+    excursion's first event; that user-only fragment therefore also completes
+    every kernel-only stack the thread logged since its previous exit. (Seen
+    in the bytes: tid 3680 logs a kernel key for (T-583), a kernel key for its
+    sample at T, then one user key for (T-583) only.)
+    """
+    defs = defaultdict(list)  # (kernel?, key) -> [(ts, frames)] in time order
+    fragments = []  # (arrival ts, seq, event ts, tid, cpu, half, frames, pure user)
+    unresolved = 0
+    nrefs = ninline = 0
+    for e in events:
+        if not is_kernel(e):
+            continue
+        b = e.payload
+        if e.hook in (0x1823, 0x1824):
+            key = ptr(b, 0, P)
+            n = len(b) // P - 1
+            frames = [ptr(b, P * (i + 1), P) for i in range(n)]
+            last = frames[-1] if frames else 0
+            defs[(kernel_address(last, P), key)].append((e.ts, frames))
+    for v in defs.values():
+        v.sort(key=lambda d: d[0])
+    def_times = {k: [d[0] for d in v] for k, v in defs.items()}
     for e in events:
         if not is_kernel(e):
             continue
         b = e.payload
         if e.hook == 0x1820:
-            ets, spid, stid = struct.unpack_from("<qII", b, 0)
+            ninline += 1
+            ets, _spid, stid = struct.unpack_from("<qII", b, 0)
             n = (len(b) - 16) // P
             frames = [ptr(b, 16 + i * P, P) for i in range(n)]
-            inline.append((ets, stid, e.cpu, frames))
-        elif e.hook in (0x1823, 0x1824):
-            key = ptr(b, 0, P)
-            n = len(b) // P - 1
-            last = ptr(b, P * n, P) if n else 0
-            defs[(kernel_address(last, P), key)].append(e.ts)
+            kern = bool(frames) and kernel_address(frames[-1], P)
+            pure_user = bool(frames) and not any(kernel_address(a, P) for a in frames)
+            fragments.append((e.ts, e.seq, ets, stid, e.cpu, "kernel" if kern else "user",
+                              frames, pure_user))
         elif e.hook in (0x1825, 0x1826):
-            ets, spid, stid = struct.unpack_from("<qII", b, 0)
-            refs.append((e.ts, ets, stid, e.cpu, e.hook == 0x1825, ptr(b, 16, P)))
-    for v in defs.values():
-        v.sort()
-    unresolved = 0
-    targets = defaultdict(set)  # (ets, tid) -> cpus of the stack events
-    for ets, tid, cpu, _frames in inline:
-        targets[(ets, tid)].add(cpu)
-    for ts, ets, tid, cpu, kernel, key in refs:
-        lst = defs.get((kernel, key), [])
-        if bisect.bisect_left(lst, ts) == len(lst):
-            unresolved += 1
-            continue
-        targets[(ets, tid)].add(cpu)
-    return targets, {"inline": len(inline), "key_refs": len(refs),
+            nrefs += 1
+            ets, _spid, stid = struct.unpack_from("<qII", b, 0)
+            kern = e.hook == 0x1825
+            key = ptr(b, 16, P)
+            lst = defs.get((kern, key), [])
+            i = bisect.bisect_left(def_times.get((kern, key), []), e.ts)
+            if i == len(lst):
+                unresolved += 1
+                continue
+            fragments.append((e.ts, e.seq, ets, stid, e.cpu, "kernel" if kern else "user",
+                              lst[i][1], not kern))
+    fragments.sort(key=lambda f: (f[0], f[1]))
+    targets = defaultdict(lambda: {"cpus": set(), "kernel": None, "user": None,
+                                   "user_from_exit": None})
+    open_in_kernel = defaultdict(list)  # tid -> targets waiting for a user half
+    for _ts, _seq, ets, tid, cpu, half, frames, pure_user in fragments:
+        t = targets[(ets, tid)]
+        t["cpus"].add(cpu)
+        t[half] = frames
+        if half == "kernel":
+            open_in_kernel[tid].append((ets, tid))
+        elif pure_user:
+            for key in open_in_kernel.pop(tid, []):
+                if targets[key]["user_from_exit"] is None:
+                    targets[key]["user_from_exit"] = frames
+    for t in targets.values():
+        if t["user"] is None:
+            t["user"] = t["user_from_exit"]
+    return targets, {"inline": ninline, "key_refs": nrefs,
                      "key_defs": sum(len(v) for v in defs.values()),
                      "unresolved_key_refs": unresolved}
 
@@ -397,11 +434,24 @@ def samples_report(path):
     pair_count = Counter((s.ts, u32(s.payload, s.psize)) for s in samples)
     with_stack = 0
     with_stack_ambiguous = 0
+    # Frames over all samples: kernel + user halves, or the IP alone.
+    frames_total = 0
+    kernel_only = user_only = both = 0
     for s in samples:
         tid = u32(s.payload, s.psize)
-        cpus = targets.get((s.ts, tid))
+        tgt = targets.get((s.ts, tid))
+        cpus = tgt["cpus"] if tgt else None
         if not cpus:
+            frames_total += 1
             continue
+        k, u = tgt["kernel"] or [], tgt["user"] or []
+        frames_total += len(k) + len(u)
+        if k and u:
+            both += 1
+        elif k:
+            kernel_only += 1
+        else:
+            user_only += 1
         if pair_count[(s.ts, tid)] > 1:
             with_stack_ambiguous += 1
             if s.cpu not in cpus:
@@ -452,6 +502,9 @@ def samples_report(path):
         "samples_with_unknown_tid": dict(unknown),
         "samples_kept_by_perfview_rule": perfview_kept,
         "samples_with_stack": with_stack,
+        "samples_with_stack_halves": {"kernel_and_user": both, "kernel_only": kernel_only,
+                                      "user_only": user_only},
+        "frames_over_all_samples": frames_total,
         "samples_sharing_ts_tid_with_a_stack": with_stack_ambiguous,
         "stack_join": stack_stats,
         "top_process": top,
