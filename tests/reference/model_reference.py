@@ -492,8 +492,11 @@ def samples_report(path):
         top_samples += 1
         if in_ranges(ranges, ptr(s.payload, 0, s.psize)):
             jit_leaf += 1
+    plist = [{"pid": pid, "name": inst.get("name"), "start": inst["start"], "end": inst["end"]}
+             for pid in sorted(procs.by_id) for inst in procs.by_id[pid]]
     return {
         "file": os.path.basename(path),
+        "processes": plist,
         "samples": len(samples),
         "samples_per_process": dict(sorted(by_process.items())),
         "samples_per_thread": dict(sorted(by_thread.items())),

@@ -48,6 +48,48 @@ const TOP_SAMPLES_IN_CLR_METHODS: u64 = 4_456;
 /// (and base, or size for FileVersion): ImageID 32, DbgID_RSDS 32, FileVersion 2.
 const KTC_UNMATCHED: u32 = 66;
 
+/// Process instances: (pid, name, raw start or None = alive at trace start,
+/// raw end or None = alive at trace end). PerfView's baseline has the same 35
+/// (32 DCStart, 1 Start, 2 Defunct) but calls the defunct 616 and 988
+/// "Process(616)" / "Process(988)"; their Defunct payloads name them.
+const PROCESSES: &[(u32, &str, Option<i64>, Option<i64>)] = &[
+    (0, "Idle", None, None),
+    (4, "System", None, None),
+    (144, "svchost.exe", None, None),
+    (456, "smss.exe", None, None),
+    (576, "csrss.exe", None, None),
+    (616, "smss.exe", None, Some(2042367919)),
+    (624, "csrss.exe", None, None),
+    (632, "wininit.exe", None, None),
+    (664, "winlogon.exe", None, None),
+    (712, "svchost.exe", None, None),
+    (716, "services.exe", None, None),
+    (724, "lsass.exe", None, None),
+    (840, "svchost.exe", None, None),
+    (880, "svchost.exe", None, None),
+    (944, "svchost.exe", None, None),
+    (980, "dwm.exe", None, None),
+    (988, "LogonUI.exe", None, Some(2042382289)),
+    (1104, "svchost.exe", None, None),
+    (1188, "svchost.exe", None, None),
+    (1360, "spoolsv.exe", None, None),
+    (1408, "svchost.exe", None, None),
+    (1632, "MsMpEng.exe", None, None),
+    (1924, "dllhost.exe", None, None),
+    (1956, "svchost.exe", None, None),
+    (2108, "svchost.exe", None, None),
+    (2296, "svchost.exe", None, None),
+    (2868, "taskhostex.exe", None, None),
+    (2876, "explorer.exe", None, None),
+    (3020, "SearchIndexer.exe", None, None),
+    (3504, "wmpnetwk.exe", None, None),
+    (3508, "cmd.exe", None, None),
+    (3516, "conhost.exe", None, None),
+    (3552, "WmiPrvSE.exe", None, None),
+    (3676, "Test.x64.exe", Some(1969940633), Some(2024631721)),
+    (3988, "PerfView.exe", None, None),
+];
+
 const PER_PROCESS: &[(&str, u64)] = &[
     ("Idle (0)", 73313),
     ("MsMpEng.exe (1632)", 283),
@@ -199,6 +241,25 @@ const TOP_IMAGES: &[(u64, u64, &str, Option<&str>, Option<&str>, &str, u32, &str
     (0x7f9d0090000, 0x39000, "\\Windows\\System32\\imm32.dll", None, None, "8053508e-0358-481d-8947-94025b850b15", 2, "imm32.pdb"),
     (0x7f9d02f0000, 0x1be000, "\\SystemRoot\\System32\\ntdll.dll", None, None, "6048fdb6-2dcd-41c1-8835-594844ce7143", 2, "ntdll.pdb"),
 ];
+
+#[test]
+fn process_instances() {
+    let Some(t) = trace() else { return };
+    let mut got: Vec<(u32, &str, i64, i64)> = (0..t.processes.len())
+        .map(|i| {
+            let p = &t.processes;
+            (p.pid[i], t.strings.get(p.name[i]), p.start[i], p.end[i])
+        })
+        .collect();
+    got.sort();
+    let ns = |raw: Option<i64>| raw.map_or(OPEN, |ts| t.clock.to_ns(ts));
+    let mut want: Vec<(u32, &str, i64, i64)> = PROCESSES
+        .iter()
+        .map(|&(pid, name, s, e)| (pid, name, ns(s), ns(e)))
+        .collect();
+    want.sort();
+    assert_eq!(got, want);
+}
 
 #[test]
 fn samples_per_process_and_thread() {
