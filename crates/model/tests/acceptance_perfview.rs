@@ -421,3 +421,13 @@ fn managed_leaf_frames_carry_method_names() {
     assert_eq!(total, 5_129);
     assert_eq!(named, TOP_SAMPLES_IN_CLR_METHODS);
 }
+
+/// PerfInfo CollectionStart/End (0x0F49/0x0F4A) carry NewInterval 10,000
+/// (100 ns units) for source 0, the timer: 1 ms per sample (PerfView's
+/// baseline shows the same CollectionStart: SampleSource=0; NewInterval=10,000).
+#[test]
+fn sample_weight_is_the_profile_interval() {
+    let Some(t) = trace() else { return };
+    assert_eq!(t.samples.interval_source, "SampledProfile interval events");
+    assert!((0..t.samples.len()).all(|i| t.samples.weight_ns(i) == 1_000_000));
+}
