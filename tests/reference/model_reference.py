@@ -320,6 +320,7 @@ def image_instances(events, procs):
         inst["kinds"].append(kind)
         by_ts[e.ts].append(inst)
     unmatched = Counter()
+    by_time_only = []
     for e in events:
         if e.guid != KTC or e.family not in ("full", "instance"):
             continue
@@ -347,6 +348,11 @@ def image_instances(events, procs):
                 s, off = utf16_z(b, off)
                 strs.append(s)
             hit = [i for i in cands if i["size"] == size]
+            if not hit and len(cands) == 1:
+                # ImageSize here is not always the loaded size (vmbushid.sys:
+                # 22,144 vs 0x6000); the timestamp alone pairs them (section D).
+                hit = cands
+                by_time_only.append((cands[0]["path"], strs[2]))
             for i in hit:
                 i["file_version"] = {
                     "original_file_name": strs[0], "file_description": strs[1],
@@ -356,7 +362,7 @@ def image_instances(events, procs):
             continue
         if not hit:
             unmatched[e.opcode] += 1
-    return order, dict(unmatched)
+    return order, dict(unmatched), by_time_only
 
 
 # --------------------------------------------------------------------------
@@ -462,7 +468,7 @@ def samples_report(path):
     # "PerfInfo/Sample" count of PerfView's own baseline for this trace.
     perfview_kept = sum(1 for s in samples if u32(s.payload, s.psize) != 0
                         or struct.unpack_from("<H", s.payload, s.psize + 6)[0] & 3)
-    images, unmatched = image_instances(events, procs)
+    images, unmatched, by_time_only = image_instances(events, procs)
     # FileVersion describes a file on disk: share it between the loads of one
     # file (same name, size, link timestamp, checksum), e.g. Test.x64.exe is
     # described when cmd.exe maps it, not when Test.x64.exe loads it.
@@ -513,6 +519,7 @@ def samples_report(path):
         "top_process": top,
         "top_process_images": top_images,
         "ktc_unmatched_by_opcode": unmatched,
+        "file_versions_matched_by_time_only": by_time_only,
         "top_process_samples": top_samples,
         "top_process_samples_ip_in_clr_method": jit_leaf,
     }
@@ -521,7 +528,7 @@ def samples_report(path):
 def rundown_report(path):
     events = read_events(path)
     procs, threads = build_lifetimes(events)
-    images, _ = image_instances(events, procs)
+    images, _, _ = image_instances(events, procs)
     plist = []
     for pid in sorted(procs.by_id):
         for inst in procs.by_id[pid]:

@@ -189,6 +189,17 @@ fn image_list_of_the_busiest_process() {
 }
 
 #[test]
+fn file_versions_paired_by_timestamp_alone() {
+    let Some(t) = trace() else { return };
+    for &(path, version) in FILE_VERSIONS_BY_TIME_ONLY {
+        let m = (0..t.modules.len())
+            .find(|&m| t.strings.get(t.modules.path[m]) == path)
+            .unwrap_or_else(|| panic!("no module {path}"));
+        assert_eq!(t.strings.get(t.modules.file_version[m]), version, "{path}");
+    }
+}
+
+#[test]
 fn managed_leaf_frames_carry_method_names() {
     let Some(t) = trace() else { return };
     let p = (0..t.processes.len())

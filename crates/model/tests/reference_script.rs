@@ -67,6 +67,14 @@ fn perfview_figures_are_the_script_output() {
         .map(|n| n.as_u64().unwrap())
         .sum();
     assert_eq!(unmatched, pv::KTC_UNMATCHED as u64);
+    let by_time: Vec<Value> = pv::FILE_VERSIONS_BY_TIME_ONLY
+        .iter()
+        .map(|&(p, v)| json!([p, v]))
+        .collect();
+    assert_eq!(
+        v["file_versions_matched_by_time_only"],
+        Value::Array(by_time)
+    );
     let processes: Vec<Value> = pv::PROCESSES
         .iter()
         .map(|&(pid, name, s, e)| json!({"pid": pid, "name": name, "start": s, "end": e}))

@@ -125,16 +125,18 @@ pub fn build_images(
             }),
             ImageInfoRec::FileVersion {
                 ts, size, fields, ..
-            } => find(&by_ts, *ts, |r| images.size[r] == *size).map(|r| {
-                let m = images.module[r] as usize;
-                modules.has_version_info[m] = true;
-                modules.file_version[m] = strings.intern(&fields.file_version);
-                modules.product_name[m] = strings.intern(&fields.product_name);
-                modules.product_version[m] = strings.intern(&fields.product_version);
-                modules.company_name[m] = strings.intern(&fields.company_name);
-                modules.file_description[m] = strings.intern(&fields.file_description);
-                modules.original_file_name[m] = strings.intern(&fields.original_file_name);
-            }),
+            } => find(&by_ts, *ts, |r| images.size[r] == *size)
+                .or_else(|| only(&by_ts, *ts))
+                .map(|r| {
+                    let m = images.module[r] as usize;
+                    modules.has_version_info[m] = true;
+                    modules.file_version[m] = strings.intern(&fields.file_version);
+                    modules.product_name[m] = strings.intern(&fields.product_name);
+                    modules.product_version[m] = strings.intern(&fields.product_version);
+                    modules.company_name[m] = strings.intern(&fields.company_name);
+                    modules.file_description[m] = strings.intern(&fields.file_description);
+                    modules.original_file_name[m] = strings.intern(&fields.original_file_name);
+                }),
         };
         if matched.is_none() {
             unmatched += 1;
@@ -154,6 +156,17 @@ fn find(by_ts: &FxHashMap<i64, Vec<u32>>, ts: i64, pred: impl Fn(usize) -> bool)
         .rev()
         .map(|&r| r as usize)
         .find(|&r| pred(r))
+}
+
+/// The one image described at `ts`, if exactly one. FileVersion's ImageSize
+/// is not always the loaded size: in perfview-net452-x64.etl vmbushid.sys and
+/// swenum.sys say 22,144 and 5,248 while their only image event at the same
+/// timestamp says 0x6000 and 0x2000.
+fn only(by_ts: &FxHashMap<i64, Vec<u32>>, ts: i64) -> Option<usize> {
+    match by_ts.get(&ts)?.as_slice() {
+        [r] => Some(*r as usize),
+        _ => None,
+    }
 }
 
 /// Address -> image lookup for one process (plus the kernel's images).

@@ -19,9 +19,22 @@ pub const FRAMES_OVER_ALL_SAMPLES: u64 = 201_978;
 /// Test.x64.exe samples whose instruction pointer lies in a CLR method's code
 /// range (MethodLoadVerbose / rundown MethodDC*Verbose of pid 3676).
 pub const TOP_SAMPLES_IN_CLR_METHODS: u64 = 4_456;
-/// KernelTraceControl events with no image event of the same timestamp
-/// (and base, or size for FileVersion): ImageID 32, DbgID_RSDS 32, FileVersion 2.
-pub const KTC_UNMATCHED: u32 = 66;
+/// KernelTraceControl events with no load or rundown image event of the same
+/// timestamp and base: the ImageID (32) and DbgID_RSDS (32) logged at the 32
+/// image unloads, which describe images already described at their load.
+pub const KTC_UNMATCHED: u32 = 64;
+/// FileVersion events whose ImageSize differs from the only image event of
+/// their timestamp, paired by the timestamp: (image path, file version).
+pub const FILE_VERSIONS_BY_TIME_ONLY: &[(&str, &str)] = &[
+    (
+        r"\SystemRoot\System32\drivers\VMBusHID.sys",
+        "6.2.9200.16384 (win8_rtm.120725-1247)",
+    ),
+    (
+        r"\SystemRoot\System32\drivers\swenum.sys",
+        "6.2.9200.16384 (win8_rtm.120725-1247)",
+    ),
+];
 
 /// Process instances: (pid, name, raw start or None = alive at trace start,
 /// raw end or None = alive at trace end). PerfView's baseline has the same 35
