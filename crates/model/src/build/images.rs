@@ -202,19 +202,16 @@ impl AddressMap {
         let search = |list: &[(u64, u32)]| -> Option<u32> {
             let end = list.partition_point(|&(b, _)| b <= addr);
             // Images can overlap in time at one base; scan back over candidates.
+            // One unloaded before (or loaded after) `t` does not count: its
+            // range may hold other code by then (in perfview-net452-x64.etl
+            // a Test.x64.exe frame at 0x1aef8f80, 2 ms after the two brief
+            // mscorlib.dll mappings at 0x1ae10000 were unloaded).
             list[..end]
                 .iter()
                 .rev()
                 .take_while(|&&(b, _)| addr - b < self.max_size.max(1))
                 .map(|&(_, r)| r)
                 .find(|&r| images.contains(r as usize, addr, t))
-                .or_else(|| {
-                    // Outside every lifetime: accept a covering image anyway.
-                    list[..end].iter().rev().map(|&(_, r)| r).find(|&r| {
-                        let r = r as usize;
-                        addr - images.base[r] < images.size[r]
-                    })
-                })
         };
         match self.user.get(&process).and_then(|l| search(l)) {
             Some(r) => Some(r),
@@ -239,6 +236,17 @@ mod tests {
             timestamp: 0,
             path: path.into(),
         }
+    }
+
+    #[test]
+    fn an_unloaded_image_does_not_cover_later_addresses() {
+        let mut images = ImageTable::default();
+        let row = images.push(1, 0, 0x1ae1_0000, 0x4f_a000, 100, false);
+        images.unload[row as usize] = 200;
+        let map = AddressMap::new(&images);
+        assert_eq!(map.lookup(&images, 1, 0x1aef_8f80, 150), Some(row));
+        assert_eq!(map.lookup(&images, 1, 0x1aef_8f80, 300), None);
+        assert_eq!(map.lookup(&images, 1, 0x1aef_8f80, 50), None);
     }
 
     #[test]
