@@ -211,7 +211,7 @@ def process_of(procs, pid, ts):
 # Stacks (section C.5)
 
 
-def stack_targets(events, P):
+def stack_targets(events, P, inline_at_own_time=True):
     """Stacks by target (event_ts, tid): the CPUs of their stack events and the
     kernel and user halves (leaf-first addresses), plus join statistics.
 
@@ -250,7 +250,8 @@ def stack_targets(events, P):
             frames = [ptr(b, 16 + i * P, P) for i in range(n)]
             kern = bool(frames) and kernel_address(frames[-1], P)
             pure_user = bool(frames) and not any(kernel_address(a, P) for a in frames)
-            fragments.append((e.ts, e.seq, ets, stid, e.cpu, "kernel" if kern else "user",
+            arrival = e.ts if inline_at_own_time else ets
+            fragments.append((arrival, e.seq, ets, stid, e.cpu, "kernel" if kern else "user",
                               frames, pure_user))
         elif e.hook in (0x1825, 0x1826):
             nrefs += 1
@@ -400,6 +401,58 @@ def in_ranges(lst, a):
 # Reports
 
 
+def fnv1a64(text):
+    h = 0xCBF29CE484222325
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x100000001B3) & ec.MASK64
+    return h
+
+
+def frame_census(samples, threads, procs, targets, images, P):
+    """Every sample's frames (stack, else the IP) named `file!0xRVA` after the
+    image of its process (else a kernel image) alive at the sample's time and
+    covering the address, or `0xADDRESS` when none does (E.3). Returns frames
+    per module (lower-case file name, "" for raw addresses) and a digest: the
+    sum mod 2^64 of FNV-1a-64 of each sample's leaf-first labels joined by ';'.
+    """
+    by_owner = defaultdict(list)
+    for i in images:
+        by_owner[i["owner"]].append(i)
+
+    def alive(i, t):
+        return (i["load"] is None or i["load"] <= t) and (i["unload"] is None or t <= i["unload"])
+
+    def name(a, owner, t):
+        for key in (owner, ("kernel",)):
+            for i in by_owner.get(key, ()):
+                if i["base"] <= a < i["base"] + i["size"] and alive(i, t):
+                    f = i["path"].replace("/", "\\").rsplit("\\", 1)[-1].lower()
+                    return f, "%s!%#x" % (f, a - i["base"])
+        return "", "%#x" % a
+
+    per_module = Counter()
+    digest = 0
+    for s in samples:
+        tid = u32(s.payload, s.psize)
+        inst, exact = threads.find(tid, s.ts)
+        if inst is None:
+            continue
+        pinst = process_of(procs, inst["pid"], s.ts if exact else (inst["start"] or s.ts))
+        owner = ("kernel",) if pinst is None else (pinst["id"], pinst["start"])
+        tgt = targets.get((s.ts, tid))
+        if tgt and tgt["cpus"]:
+            frames = (tgt["kernel"] or []) + (tgt["user"] or [])
+        else:
+            frames = [ptr(s.payload, 0, s.psize)]
+        labels = []
+        for a in frames:
+            m, lab = name(a, owner, s.ts)
+            per_module[m] += 1
+            labels.append(lab)
+        digest = (digest + fnv1a64(";".join(labels))) & ec.MASK64
+    return dict(sorted(per_module.items())), digest
+
+
 def module_key(i):
     name = i["path"].replace("/", "\\").rsplit("\\", 1)[-1].lower()
     return (name, i["size"], i["stamp"], i["checksum"])
@@ -487,6 +540,19 @@ def samples_report(path):
           "pdb_name": (i["pdb"] or {}).get("name"), "kinds": i["kinds"]}
          for i in images if not i["kernel"] and i["pid"] == top_pid),
         key=lambda x: int(x["base"], 16))
+    # Samples whose stack changes when inline walks are ordered by their
+    # event's timestamp instead of their own (the model keeps only the
+    # former): left out of the frame census, listed instead.
+    proxy, _ = stack_targets(events, P, inline_at_own_time=False)
+    order_sensitive = sorted(
+        (s.ts, u32(s.payload, s.psize)) for s in samples
+        if (lambda a, b: (a and (a["kernel"], a["user"])) != (b and (b["kernel"], b["user"])))(
+            targets.get((s.ts, u32(s.payload, s.psize))),
+            proxy.get((s.ts, u32(s.payload, s.psize)))))
+    left_out = set(order_sensitive)
+    census_samples = [s for s in samples if (s.ts, u32(s.payload, s.psize)) not in left_out]
+    frames_per_module, stack_digest = frame_census(census_samples, threads, procs, targets,
+                                                   images, P)
     # Leaf of the top process' samples in JIT code (CLR method ranges).
     ranges = clr_ranges(events).get(top_pid, [])
     top_samples = jit_leaf = 0
@@ -514,6 +580,9 @@ def samples_report(path):
         "samples_with_stack_halves": {"kernel_and_user": both, "kernel_only": kernel_only,
                                       "user_only": user_only},
         "frames_over_all_samples": frames_total,
+        "samples_sensitive_to_inline_walk_order": order_sensitive,
+        "frames_per_module": frames_per_module,
+        "stack_digest": "%#018x" % stack_digest,
         "samples_sharing_ts_tid_with_a_stack": with_stack_ambiguous,
         "stack_join": stack_stats,
         "top_process": top,

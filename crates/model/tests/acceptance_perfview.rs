@@ -234,3 +234,51 @@ fn sample_weight_is_the_profile_interval() {
     assert_eq!(t.samples.interval_source, "SampledProfile interval events");
     assert!((0..t.samples.len()).all(|i| t.samples.weight_ns(i) == 1_000_000));
 }
+
+fn fnv1a64(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Every frame of every sample: its image and RVA (or raw address) and its
+/// place in the stack, against the reference's census of the same frames.
+#[test]
+fn frames_of_every_sample() {
+    let Some(t) = trace() else { return };
+    let left_out: std::collections::HashSet<(i64, u32)> = SAMPLES_SENSITIVE_TO_INLINE_WALK_ORDER
+        .iter()
+        .map(|&(ts, tid)| (t.clock.to_ns(ts), tid))
+        .collect();
+    let mut per_module: BTreeMap<String, u64> = BTreeMap::new();
+    let mut digest = 0u64;
+    let mut labels = Vec::new();
+    for i in 0..t.samples.len() {
+        let tid = t.threads.tid[t.samples.thread(i) as usize];
+        if left_out.contains(&(t.samples.time[i], tid)) {
+            continue;
+        }
+        labels.clear();
+        for f in t.stacks.frames_leaf_first(t.samples.stack[i]) {
+            let f = f as usize;
+            let m = t.frames.module[f];
+            let a = t.frames.address[f];
+            let (module, label) = if m == model::NONE {
+                (String::new(), format!("{a:#x}"))
+            } else {
+                let name = t.strings.get(t.modules.name[m as usize]).to_lowercase();
+                let label = format!("{name}!{a:#x}");
+                (name, label)
+            };
+            *per_module.entry(module).or_default() += 1;
+            labels.push(label);
+        }
+        digest = digest.wrapping_add(fnv1a64(&labels.join(";")));
+    }
+    let want: BTreeMap<String, u64> = FRAMES_PER_MODULE
+        .iter()
+        .map(|&(m, n)| (m.to_string(), n))
+        .collect();
+    assert_eq!(per_module, want);
+    assert_eq!(digest, STACK_DIGEST);
+}

@@ -56,6 +56,19 @@ fn perfview_figures_are_the_script_output() {
         pv::SAMPLES_WITH_KERNEL_AND_USER_HALVES
     );
     assert_eq!(v["frames_over_all_samples"], pv::FRAMES_OVER_ALL_SAMPLES);
+    let sensitive: Vec<(i64, u32)> = v["samples_sensitive_to_inline_walk_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_i64().unwrap(), p[1].as_u64().unwrap() as u32))
+        .collect();
+    assert_eq!(sensitive, pv::SAMPLES_SENSITIVE_TO_INLINE_WALK_ORDER);
+    let per_module: BTreeMap<String, Value> = pv::FRAMES_PER_MODULE
+        .iter()
+        .map(|&(m, n)| (m.to_string(), json!(n)))
+        .collect();
+    assert_eq!(v["frames_per_module"], json!(per_module));
+    assert_eq!(v["stack_digest"], format!("{:#018x}", pv::STACK_DIGEST));
     assert_eq!(
         v["top_process_samples_ip_in_clr_method"],
         pv::TOP_SAMPLES_IN_CLR_METHODS
