@@ -72,8 +72,10 @@ pub fn build_images(
             }
             _ => {}
         }
-        let name = file_name(&r.path).to_ascii_lowercase();
-        let key = (name, r.size, r.timestamp, r.checksum);
+        // Key by the whole path: identical binaries at two paths (same name,
+        // size, timestamp, checksum) are still two files, and each image must
+        // show its own path.
+        let key = (r.path.to_ascii_lowercase(), r.size, r.timestamp, r.checksum);
         let module = match module_of.get(&key) {
             Some(&m) => m,
             None => {
@@ -123,16 +125,18 @@ pub fn build_images(
             }),
             ImageInfoRec::FileVersion {
                 ts, size, fields, ..
-            } => find(&by_ts, *ts, |r| images.size[r] == *size).map(|r| {
-                let m = images.module[r] as usize;
-                modules.has_version_info[m] = true;
-                modules.file_version[m] = strings.intern(&fields.file_version);
-                modules.product_name[m] = strings.intern(&fields.product_name);
-                modules.product_version[m] = strings.intern(&fields.product_version);
-                modules.company_name[m] = strings.intern(&fields.company_name);
-                modules.file_description[m] = strings.intern(&fields.file_description);
-                modules.original_file_name[m] = strings.intern(&fields.original_file_name);
-            }),
+            } => find(&by_ts, *ts, |r| images.size[r] == *size)
+                .or_else(|| only(&by_ts, *ts))
+                .map(|r| {
+                    let m = images.module[r] as usize;
+                    modules.has_version_info[m] = true;
+                    modules.file_version[m] = strings.intern(&fields.file_version);
+                    modules.product_name[m] = strings.intern(&fields.product_name);
+                    modules.product_version[m] = strings.intern(&fields.product_version);
+                    modules.company_name[m] = strings.intern(&fields.company_name);
+                    modules.file_description[m] = strings.intern(&fields.file_description);
+                    modules.original_file_name[m] = strings.intern(&fields.original_file_name);
+                }),
         };
         if matched.is_none() {
             unmatched += 1;
@@ -152,6 +156,17 @@ fn find(by_ts: &FxHashMap<i64, Vec<u32>>, ts: i64, pred: impl Fn(usize) -> bool)
         .rev()
         .map(|&r| r as usize)
         .find(|&r| pred(r))
+}
+
+/// The one image described at `ts`, if exactly one. FileVersion's ImageSize
+/// is not always the loaded size: in perfview-net452-x64.etl vmbushid.sys and
+/// swenum.sys say 22,144 and 5,248 while their only image event at the same
+/// timestamp says 0x6000 and 0x2000.
+fn only(by_ts: &FxHashMap<i64, Vec<u32>>, ts: i64) -> Option<usize> {
+    match by_ts.get(&ts)?.as_slice() {
+        [r] => Some(*r as usize),
+        _ => None,
+    }
 }
 
 /// Address -> image lookup for one process (plus the kernel's images).
@@ -187,23 +202,72 @@ impl AddressMap {
         let search = |list: &[(u64, u32)]| -> Option<u32> {
             let end = list.partition_point(|&(b, _)| b <= addr);
             // Images can overlap in time at one base; scan back over candidates.
+            // One unloaded before (or loaded after) `t` does not count: its
+            // range may hold other code by then (in perfview-net452-x64.etl
+            // a Test.x64.exe frame at 0x1aef8f80, 2 ms after the two brief
+            // mscorlib.dll mappings at 0x1ae10000 were unloaded).
             list[..end]
                 .iter()
                 .rev()
                 .take_while(|&&(b, _)| addr - b < self.max_size.max(1))
                 .map(|&(_, r)| r)
                 .find(|&r| images.contains(r as usize, addr, t))
-                .or_else(|| {
-                    // Outside every lifetime: accept a covering image anyway.
-                    list[..end].iter().rev().map(|&(_, r)| r).find(|&r| {
-                        let r = r as usize;
-                        addr - images.base[r] < images.size[r]
-                    })
-                })
         };
         match self.user.get(&process).and_then(|l| search(l)) {
             Some(r) => Some(r),
             None => search(&self.kernel),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::lifetimes::build_processes;
+
+    fn rundown(pid: u32, base: u64, path: &str) -> ImageRec {
+        ImageRec {
+            ts: 10,
+            kind: Lifetime::DcStart,
+            pid,
+            base,
+            size: 0x67000,
+            checksum: 437_754,
+            timestamp: 0,
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn an_unloaded_image_does_not_cover_later_addresses() {
+        let mut images = ImageTable::default();
+        let row = images.push(1, 0, 0x1ae1_0000, 0x4f_a000, 100, false);
+        images.unload[row as usize] = 200;
+        let map = AddressMap::new(&images);
+        assert_eq!(map.lookup(&images, 1, 0x1aef_8f80, 150), Some(row));
+        assert_eq!(map.lookup(&images, 1, 0x1aef_8f80, 300), None);
+        assert_eq!(map.lookup(&images, 1, 0x1aef_8f80, 50), None);
+    }
+
+    #[test]
+    fn same_name_size_and_checksum_at_two_paths_are_two_modules() {
+        // As in shutdown-perfdiag-kernel.etl: VMware ships one pcre.dll in two folders.
+        let clock = Clock {
+            ts0: 0,
+            ticks_per_second: 10_000_000,
+            start_filetime: 0,
+        };
+        let mut strings = StringTable::default();
+        let (processes, pidx) = build_processes(&[], &clock, &mut strings);
+        let a = r"\Device\HarddiskVolume3\Program Files\VMware\VMware Tools\VMware VGAuth\pcre.dll";
+        let b = r"\Device\HarddiskVolume3\Program Files\VMware\VMware Tools\pcre.dll";
+        let recs = [
+            rundown(2244, 0x7ff9_8360_0000, a),
+            rundown(2292, 0x7ff9_82b9_0000, b),
+        ];
+        let ib = build_images(&recs, &[], &clock, 8, &processes, &pidx, &mut strings);
+        assert_eq!(ib.modules.len(), 2);
+        let path_of = |i: usize| strings.get(ib.modules.path[ib.images.module[i] as usize]);
+        assert_eq!((path_of(0), path_of(1)), (a, b));
     }
 }

@@ -6,6 +6,14 @@
 //! StackKeyUser), each resolved to the next definition of that key at or
 //! after the reference (KeyDelete / KeyRundown). The kernel half (leaf side)
 //! and the user half are concatenated.
+//!
+//! While a thread stays in kernel mode its user half cannot change, and the
+//! kernel logs it once, on the way out, under the EventTimeStamp of the
+//! first event of that kernel excursion. So a user-only fragment completes
+//! every kernel-only stack of its thread still waiting for one (as PerfView's
+//! TraceLog does in `EmitStackOnExitFromKernel`). In perfview-net452-x64.etl
+//! a sample at ts T of tid 3680 gets a kernel key ref for (T, 3680) and then
+//! a user key ref for (T - 583, 3680), the thread's earlier kernel event.
 
 use super::images::{is_kernel_address, AddressMap};
 use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec};
@@ -20,6 +28,21 @@ struct Part {
     tid: u32,
     fragment: u32,
     kernel: bool,
+    /// A user half taken from the thread's exit from kernel mode rather
+    /// than logged for this event itself.
+    inherited: bool,
+}
+
+/// A stack fragment in the order the trace delivered it.
+#[derive(Debug, Clone, Copy)]
+struct Arrival {
+    ts: i64,
+    event_ts: i64,
+    tid: u32,
+    fragment: u32,
+    kernel: bool,
+    /// Every frame in user mode: the thread is leaving the kernel.
+    pure_user: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -28,6 +51,39 @@ pub struct StackStats {
     pub key_refs: u64,
     pub unresolved_key_refs: u64,
     pub joined_events: u64,
+}
+
+/// Turn fragments, in arrival order, into parts keyed by their event; a
+/// user-only fragment also becomes the user half of every kernel-only stack
+/// its thread logged since it last left the kernel.
+fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
+    arrivals.sort_by_key(|a| a.ts);
+    let mut parts = Vec::with_capacity(arrivals.len());
+    // Per thread: events with a kernel half and, so far, no user half.
+    let mut waiting: FxHashMap<u32, Vec<i64>> = FxHashMap::default();
+    for a in &arrivals {
+        let part = |event_ts, inherited| Part {
+            event_ts,
+            tid: a.tid,
+            fragment: a.fragment,
+            kernel: a.kernel,
+            inherited,
+        };
+        if a.kernel {
+            waiting.entry(a.tid).or_default().push(a.event_ts);
+        } else if a.pure_user {
+            if let Some(list) = waiting.remove(&a.tid) {
+                for event_ts in list.into_iter().filter(|&e| e != a.event_ts) {
+                    parts.push(part(event_ts, true));
+                }
+            }
+        } else if let Some(list) = waiting.get_mut(&a.tid) {
+            // A whole stack walked inline: its event is complete.
+            list.retain(|&e| e != a.event_ts);
+        }
+        parts.push(part(a.event_ts, false));
+    }
+    parts
 }
 
 pub struct StackResolver<'a> {
@@ -52,15 +108,22 @@ impl<'a> StackResolver<'a> {
             f.last()
                 .is_some_and(|&a| is_kernel_address(a, pointer_size))
         };
-        let mut parts = Vec::with_capacity(inline.len() + refs.len());
+        let mut arrivals = Vec::with_capacity(inline.len() + refs.len());
         let mut stats = StackStats::default();
         for r in inline {
             let f = fragments.get(r.fragment);
-            parts.push(Part {
+            let kernel = is_kernel_fragment(f);
+            arrivals.push(Arrival {
+                // An inline walk follows its event at once; its own time is
+                // not kept, so the event's stands in for it.
+                ts: r.event_ts,
                 event_ts: r.event_ts,
                 tid: r.tid,
                 fragment: r.fragment,
-                kernel: is_kernel_fragment(f),
+                kernel,
+                pure_user: !kernel
+                    && f.first()
+                        .is_some_and(|&a| !is_kernel_address(a, pointer_size)),
             });
             stats.inline_fragments += 1;
         }
@@ -81,15 +144,18 @@ impl<'a> StackResolver<'a> {
                 list.get(i).map(|&(_, f)| f)
             });
             match found {
-                Some(fragment) => parts.push(Part {
+                Some(fragment) => arrivals.push(Arrival {
+                    ts: r.ts,
                     event_ts: r.event_ts,
                     tid: r.tid,
                     fragment,
                     kernel,
+                    pure_user: !kernel,
                 }),
                 None => stats.unresolved_key_refs += 1,
             }
         }
+        let mut parts = join_exits_from_kernel(arrivals);
         parts.sort_by_key(|p| (p.event_ts, p.tid));
         StackResolver {
             parts,
@@ -109,17 +175,21 @@ impl<'a> StackResolver<'a> {
             .partition_point(|p| (p.event_ts, p.tid) < (ts, tid));
         let mut kernel = None;
         let mut user = None;
+        let mut inherited_user = None;
         for p in self.parts[i..]
             .iter()
             .take_while(|p| p.event_ts == ts && p.tid == tid)
         {
             if p.kernel {
                 kernel = Some(p.fragment);
+            } else if p.inherited {
+                inherited_user = inherited_user.or(Some(p.fragment));
             } else {
                 user = Some(p.fragment);
             }
         }
-        (kernel, user)
+        // The event's own user half wins over one inherited from the exit.
+        (kernel, user.or(inherited_user))
     }
 
     /// Stack row of the event at (ts, tid) in `process`, if a stack was recorded.
@@ -220,5 +290,47 @@ impl<'a> StackResolver<'a> {
         };
         self.frame_cache.insert((key_process, addr), f);
         f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrival(ts: i64, event_ts: i64, fragment: u32, kernel: bool) -> Arrival {
+        Arrival {
+            ts,
+            event_ts,
+            tid: 7,
+            fragment,
+            kernel,
+            pure_user: !kernel,
+        }
+    }
+
+    #[test]
+    fn user_half_on_exit_completes_every_waiting_kernel_stack() {
+        // Kernel halves for events at 100 and 120, then one user half logged
+        // on exit under the first event's timestamp; then a later excursion.
+        let parts = join_exits_from_kernel(vec![
+            arrival(101, 100, 1, true),
+            arrival(121, 120, 2, true),
+            arrival(130, 100, 3, false),
+            arrival(201, 200, 4, true),
+        ]);
+        let got: Vec<_> = parts
+            .iter()
+            .map(|p| (p.event_ts, p.fragment, p.kernel, p.inherited))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (100, 1, true, false),
+                (120, 2, true, false),
+                (120, 3, false, true),
+                (100, 3, false, false),
+                (200, 4, true, false),
+            ]
+        );
     }
 }
