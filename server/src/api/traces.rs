@@ -265,6 +265,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "samples": tr.samples.len(),
         "samples_with_stack": i.samples_with_stack,
         "unattributed_samples": i.unattributed_samples,
+        "uncertain_samples": i.uncertain_samples,
         "sample_interval_source": tr.samples.interval_source,
         "processes": tr.processes.len(),
         "threads": tr.threads.len(),
