@@ -35,33 +35,13 @@ trap 'rm -rf "$work"' EXIT
 cargo build -q -p etl --features writer --example write_sample --example peer_count
 bin=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples
 
-cat >"$work/count.py" <<'PY'
-import sys
-from etl.etl import IEtlFileObserver, build_from_stream
-
-class Counter(IEtlFileObserver):
-    def __init__(self):
-        self.n = 0
-    def on_event_record(self, event): self.n += 1
-    def on_trace_record(self, event): self.n += 1
-    def on_perfinfo_trace(self, obj): self.n += 1
-    def on_system_trace(self, obj): self.n += 1
-    def on_win_trace(self, obj): self.n += 1
-
-with open(sys.argv[1], "rb") as f:
-    etl_file = build_from_stream(f.read())
-c = Counter()
-etl_file.parse(c)
-# etl-parser keeps the header buffer aside; add it back to count buffers.
-print(len(etl_file.chunks) + 1, c.n)
-PY
 
 passed=0
 failed=0
 check() {
     local name=$1 file=$2 ours theirs
     ours=$("$bin/peer_count" "$file") || { echo "FAIL $name: our reader failed"; failed=$((failed + 1)); return; }
-    theirs=$(python3 "$work/count.py" "$file" 2>"$work/err") || {
+    theirs=$(python3 scripts/etl_parser_count.py "$file" 2>"$work/err") || {
         echo "FAIL $name: etl-parser raised: $(tail -1 "$work/err")"; failed=$((failed + 1)); return; }
     if [[ "$ours" == "$theirs" ]]; then
         echo "ok   $name: buffers, events = $ours"
