@@ -119,21 +119,61 @@ fn decompress_all(file: &EtlFile, parallel: bool) -> u64 {
     }
 }
 
-/// Run `f` `n` times; returns (first run's seconds, best seconds, last result).
-fn timed<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
-    let t = Instant::now();
-    let mut last = f();
-    let first = t.elapsed().as_secs_f64();
-    let mut best = first;
-    for _ in 1..n.max(1) {
+/// Wall and CPU seconds of the first run and the best (least wall) run.
+#[derive(Clone, Copy)]
+struct Timing {
+    first_wall: f64,
+    first_cpu: f64,
+    wall: f64,
+    cpu: f64,
+}
+
+/// Run `f` `n` times; returns the timing and the last result.
+fn timed<T>(n: usize, mut f: impl FnMut() -> T) -> (Timing, T) {
+    let run = |f: &mut dyn FnMut() -> T| {
         let t = Instant::now();
-        last = f();
-        best = best.min(t.elapsed().as_secs_f64());
+        let (r, cpu) = with_cpu(f);
+        (t.elapsed().as_secs_f64(), cpu, r)
+    };
+    let (wall, cpu, mut last) = run(&mut f);
+    let mut tm = Timing {
+        first_wall: wall,
+        first_cpu: cpu,
+        wall,
+        cpu,
+    };
+    for _ in 1..n.max(1) {
+        let (wall, cpu, r) = run(&mut f);
+        if wall < tm.wall {
+            tm.wall = wall;
+            tm.cpu = cpu;
+        }
+        last = r;
     }
-    (first, best, last)
+    (tm, last)
 }
 
 const MB: f64 = 1e6;
+
+/// CPU time of this process so far, all threads, in seconds: the sum of the
+/// per-thread run times in /proc/self/task/*/schedstat (Linux; ns precision).
+/// Threads that have exited are not counted, so call it while rayon's pool lives.
+fn cpu_s() -> Option<f64> {
+    let mut ns = 0u64;
+    for t in std::fs::read_dir("/proc/self/task").ok()? {
+        let path = t.ok()?.path().join("schedstat");
+        let s = std::fs::read_to_string(path).ok()?;
+        ns += s.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(ns as f64 / 1e9)
+}
+
+/// Run `f`, returning its result and the CPU seconds it used.
+fn with_cpu<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let before = cpu_s().unwrap_or(0.0);
+    let r = f();
+    (r, cpu_s().unwrap_or(0.0) - before)
+}
 
 fn main() -> ExitCode {
     let mut path = None;
@@ -154,7 +194,8 @@ fn main() -> ExitCode {
     let base_heap = LIVE.load(Ordering::Relaxed);
     PEAK.store(base_heap, Ordering::Relaxed);
     let t = Instant::now();
-    let file = match EtlFile::open(Path::new(&path)) {
+    let (opened, open_cpu) = with_cpu(|| EtlFile::open(Path::new(&path)));
+    let file = match opened {
         Ok(f) => f,
         Err(e) => {
             eprintln!("{path}: {e}");
@@ -170,7 +211,8 @@ fn main() -> ExitCode {
         .count();
     let threads = rayon::current_num_threads();
 
-    let (first_s, read_s, totals) = timed(iterations, || read_all(&file));
+    let (tm, totals) = timed(iterations, || read_all(&file));
+    let (first_s, read_s) = (tm.first_wall, tm.wall);
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base_heap);
     let ev_mbps = totals.event_bytes as f64 / MB / read_s;
     println!("file: {path}");
@@ -182,15 +224,20 @@ fn main() -> ExitCode {
         totals.events,
         totals.event_bytes
     );
-    println!("  open (index buffers): {:.3} s", open_s);
     println!(
-        "  (a) first pass (maps pages in): {:.3} s; open + first pass = {:.0} MB/s of file",
+        "  open (index buffers): {:.3} s wall, {:.3} s CPU",
+        open_s, open_cpu
+    );
+    println!(
+        "  (a) first pass (maps pages in): {:.3} s wall, {:.3} s CPU; open + first pass = {:.0} MB/s of file",
         first_s,
+        tm.first_cpu,
         file_bytes as f64 / MB / (open_s + first_s)
     );
     println!(
-        "  (a) all events, parallel, best of {iterations}: {:.3} s = {:.0} MB/s of event bytes, {:.0} MB/s of file, {:.2} M events/s (errors {}, touch {})",
+        "  (a) all events, parallel, best of {iterations}: {:.3} s wall ({:.3} s CPU) = {:.0} MB/s of event bytes, {:.0} MB/s of file, {:.2} M events/s (errors {}, touch {})",
         read_s,
+        tm.cpu,
         ev_mbps,
         file_bytes as f64 / MB / read_s,
         totals.events as f64 / 1e6 / read_s,
@@ -203,26 +250,32 @@ fn main() -> ExitCode {
         100.0 * peak as f64 / file_bytes.max(1) as f64
     );
     let mut result = format!(
-        "RESULT file_bytes={file_bytes} events={} event_bytes={} open_s={open_s:.4} first_s={first_s:.4} read_s={read_s:.4} read_event_mbps={ev_mbps:.1} events_per_s={:.0} peak_heap={peak}",
+        "RESULT file_bytes={file_bytes} events={} event_bytes={} open_s={open_s:.4} open_cpu_s={open_cpu:.4} first_s={first_s:.4} first_cpu_s={:.4} read_s={read_s:.4} read_cpu_s={:.4} read_event_mbps={ev_mbps:.1} events_per_s={:.0} peak_heap={peak}",
         totals.events,
         totals.event_bytes,
+        tm.first_cpu,
+        tm.cpu,
         totals.events as f64 / read_s
     );
     if compressed > 0 {
-        let (_, par_s, out) = timed(iterations, || decompress_all(&file, true));
-        let (_, one_s, _) = timed(iterations, || decompress_all(&file, false));
+        let (par, out) = timed(iterations, || decompress_all(&file, true));
+        let (one, _) = timed(iterations, || decompress_all(&file, false));
+        let (par_s, one_s) = (par.wall, one.wall);
         println!(
-            "  (b) decompression alone: parallel {:.3} s = {:.0} MB/s out; single thread {:.3} s = {:.0} MB/s out ({} bytes)",
+            "  (b) decompression alone: parallel {:.3} s wall ({:.3} s CPU) = {:.0} MB/s out; single thread {:.3} s wall ({:.3} s CPU) = {:.0} MB/s out ({} bytes)",
             par_s,
+            par.cpu,
             out as f64 / MB / par_s,
             one_s,
+            one.cpu,
             out as f64 / MB / one_s,
             out
         );
         result += &format!(
-            " decompress_par_mbps={:.1} decompress_1t_mbps={:.1}",
+            " decompress_par_mbps={:.1} decompress_1t_mbps={:.1} decompress_1t_cpu_s={:.4}",
             out as f64 / MB / par_s,
-            out as f64 / MB / one_s
+            out as f64 / MB / one_s,
+            one.cpu
         );
     }
     if ordered {
