@@ -204,12 +204,9 @@ impl<'m> BenchGenerator<'m> {
             (t.pid, t.tid, t.kernel_only)
         };
         let stack = if kernel_only {
-            self.rng.skewed(m.first_user_stack as u64) as usize
+            self.rng.hot(m.first_user_stack as u64) as usize
         } else {
-            m.first_user_stack
-                + self
-                    .rng
-                    .skewed((m.stacks.len() - m.first_user_stack) as u64) as usize
+            m.first_user_stack + self.rng.hot((m.stacks.len() - m.first_user_stack) as u64) as usize
         };
         let frames = &m.stacks[stack].frames;
         let ip = frames.first().copied().unwrap_or(0);
