@@ -148,18 +148,20 @@ fn copy_match(out: &mut [u8], op: usize, offset: usize, len: usize) {
             tail[..16].copy_from_slice(&head[src + i..src + i + 16]);
             i += 16;
         }
-    } else if offset >= len {
-        out.copy_within(src..src + len, op);
-    } else if offset == 1 {
-        let b = out[src];
-        out[op..op + len].fill(b);
     } else if offset >= 8 && len + 8 <= room {
+        // Same with 8-byte chunks (offsets 8..15 are common in ETW data:
+        // repeated fields of fixed-size records).
         let mut i = 0;
         while i < len {
             let (head, tail) = out.split_at_mut(op + i);
             tail[..8].copy_from_slice(&head[src + i..src + i + 8]);
             i += 8;
         }
+    } else if offset >= len {
+        out.copy_within(src..src + len, op);
+    } else if offset == 1 {
+        let b = out[src];
+        out[op..op + len].fill(b);
     } else {
         // Overlapping copy repeats the last `offset` bytes.
         for i in 0..len {
