@@ -22,6 +22,8 @@ pub mod ordered;
 mod source;
 pub mod trace;
 pub mod walk;
+#[cfg(feature = "writer")]
+pub mod writer;
 pub mod xca;
 
 pub use error::{Diagnostic, Error};

@@ -193,7 +193,9 @@ impl EtlFile {
             return Ok(raw);
         }
         let want = info.header.payload_len();
-        scratch.clear();
+        // Only growth is zeroed: decompression overwrites every byte it
+        // reports, and a short result is rejected below.
+        scratch.truncate(want);
         scratch.resize(want, 0);
         match xca::decompress(raw, scratch) {
             Ok(n) if n == want => Ok(&scratch[..]),

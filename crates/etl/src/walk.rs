@@ -122,18 +122,23 @@ impl<'a> Iterator for BufferEvents<'a> {
     }
 }
 
+#[inline(always)]
 fn short(ev: &[u8], need: usize, what: &str) -> Result<(), String> {
     if ev.len() < need {
-        Err(format!(
-            "{what} event of {} bytes is shorter than its {need}-byte header",
-            ev.len()
-        ))
+        Err(short_message(ev.len(), need, what))
     } else {
         Ok(())
     }
 }
 
+#[cold]
+#[inline(never)]
+fn short_message(len: usize, need: usize, what: &str) -> String {
+    format!("{what} event of {len} bytes is shorter than its {need}-byte header")
+}
+
 /// Decode one event's header. `ev` is exactly the event's bytes.
+#[inline(always)]
 pub fn parse_event(
     ev: &[u8],
     header_type: HeaderType,

@@ -1,0 +1,17 @@
+//! Synthetic ETL traces for benchmarks and tests, written with
+//! `etl::writer`. Everything is deterministic from a seed.
+//!
+//! - [`kernel`]: payload encoders for the kernel events a sampled-CPU trace
+//!   holds (process, thread and image rundown, SampledProfile, StackWalk),
+//!   with the layouts of the format notes, section C;
+//! - [`model`]: a machine to trace (processes, threads, images, stacks);
+//! - [`bench`]: the `bench` scenario: rundown, then samples with stacks,
+//!   either a fixed number or until the file reaches a size.
+
+pub mod bench;
+pub mod kernel;
+pub mod model;
+pub mod prng;
+
+pub use bench::{write_bench, write_bench_bytes, BenchParams};
+pub use model::Model;
