@@ -14,6 +14,7 @@
 //! - [`report`]: what `etlscope symbols FILE` prints.
 
 mod cab_file;
+mod demangle;
 mod error;
 mod identity;
 pub mod locate;

@@ -7,6 +7,7 @@
 //! input the crates did not foresee) is caught and turned into an error; the
 //! PDB then answers nothing more.
 
+use crate::demangle::display_name;
 use crate::error::PdbError;
 use etl::Guid;
 use pdb_addr2line::pdb::{FallibleIterator as _, PDB};
@@ -198,8 +199,8 @@ fn to_function_info(f: pdb_addr2line::FunctionFrames<'_>) -> Option<FunctionInfo
     Some(FunctionInfo {
         name: outer
             .function
-            .clone()
-            .unwrap_or_else(|| format!("sub_{:x}", f.start_rva)),
+            .as_deref()
+            .map_or_else(|| format!("sub_{:x}", f.start_rva), display_name),
         start_rva: f.start_rva,
         file: outer.file.as_deref().map(str::to_string),
         line: outer.line,
