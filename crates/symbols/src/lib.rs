@@ -16,6 +16,7 @@
 mod cab_file;
 mod demangle;
 mod error;
+mod func_rows;
 mod identity;
 pub mod locate;
 mod pdb;
@@ -30,6 +31,7 @@ pub use status::{ModuleStatus, SymbolStatus};
 pub use symbolizer::{Progress, SharedPdb, Symbolization, Symbolizer, SymbolizerConfig};
 
 pub use error::PdbError;
+pub use func_rows::FuncRows;
 pub use identity::PdbIdentity;
 pub use pdb::{FunctionInfo, Pdb, SourceFrame};
 

@@ -266,3 +266,83 @@ fn pdb_reads_its_own_identity() {
     let (guid, age) = symbols::Pdb::read_identity(&fixtures().join("fixture.pdb")).unwrap();
     assert_eq!((guid, age), (id.guid, id.age));
 }
+
+#[test]
+fn func_rows_group_frames_by_function() {
+    let expected = expected_functions("fixture.functions.txt");
+    let probes = probes(&expected);
+    let rvas: Vec<u32> = probes.iter().map(|p| p.0).collect();
+    let (modules, frames, strings, rows) = model_with(&fixture_identity(), &rvas);
+    let s = symbolizer(fixtures().to_str().unwrap(), TempDir::new("c").path());
+    let out = s.symbolize(&modules, &frames, &strings, &Progress::default());
+    let funcs = out.func_rows(&frames);
+    assert_eq!(funcs.len(), expected.len());
+    for e in &expected {
+        let f = funcs.start_rva.iter().position(|&r| r == e.rva).unwrap();
+        assert_eq!(funcs.name[f], e.name);
+        assert_eq!(funcs.module[f], 0);
+    }
+    assert_eq!(funcs.frame_func.len(), rows.len());
+    for ((_, name), row) in probes.iter().zip(&rows) {
+        let (_, f) = funcs.frame_func.iter().find(|(r, _)| r == row).unwrap();
+        assert_eq!(&funcs.name[*f as usize], name);
+    }
+}
+
+#[test]
+fn report_lists_identity_and_status() {
+    let id = fixture_identity();
+    let (modules, frames, strings, _) = model_with(&id, &[0x1000, 0x1020, 0x5000]);
+    let trace = model::Trace {
+        modules,
+        frames,
+        strings,
+        ..Default::default()
+    };
+    let s = symbolizer(fixtures().to_str().unwrap(), TempDir::new("c").path());
+    let (reports, _) = symbols::report::module_report(&trace, &s);
+    assert_eq!(reports.len(), 1);
+    assert_eq!((reports[0].frames, reports[0].resolved_frames), (3, 2));
+    let text = symbols::report::format_report(&reports);
+    assert!(
+        text.contains(&format!("fixture.pdb {}", id.key())),
+        "{text}"
+    );
+    assert!(text.contains("2/3  loaded: "), "{text}");
+    assert!(
+        text.ends_with("1 modules, 1 PDBs loaded, 2 of 3 module frames named\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn two_builds_of_one_pdb_name_download_concurrently() {
+    // fixture.pdb and variant/fixture.pdb share a name; the symstore keeps
+    // them apart by GUID, and each module gets its own build's names.
+    let store = TempDir::new("served");
+    let cache = TempDir::new("cache");
+    let a = fixture_identity();
+    let b = expected_identity("fixture.identity.txt", "variant/fixture.pdb");
+    put_in_symstore(store.path(), &a, &fixtures().join("fixture.pdb"));
+    put_in_symstore(store.path(), &b, &fixtures().join("variant/fixture.pdb"));
+    let server = LocalServer::start(store.path().to_path_buf());
+    let s = symbolizer(
+        &format!("srv*{}*{}", cache.path().display(), server.url),
+        cache.path(),
+    );
+    let (mut modules, mut frames, mut strings, _) = model_with(&a, &[0x1020]);
+    let name = strings.intern("variant.dll");
+    let m = modules.push(name, name, 0x3000, 0, 0);
+    modules.pdb_guid[m as usize] = Some(b.guid);
+    modules.pdb_age[m as usize] = b.age;
+    modules.pdb_name[m as usize] = strings.intern(&b.name);
+    let row_b = frames.intern_module_frame(m, 0x1020);
+    let out = s.symbolize(&modules, &frames, &strings, &Progress::default());
+    assert!(out.modules.iter().all(|st| st.status.is_loaded()));
+    assert_eq!(out.frames.len(), 2);
+    assert_eq!(
+        out.frames.iter().find(|(r, _)| *r == row_b).unwrap().1.name,
+        "fixture_add"
+    );
+    assert_eq!(server.count(), 2);
+}
