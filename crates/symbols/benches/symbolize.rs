@@ -80,7 +80,7 @@ fn bench(c: &mut Criterion) {
                 .join("../../fixtures/symbols/cppcon.functions.txt"),
         );
         let addrs = hundred_k(&text);
-        g.bench_function("CppCon.pdb: load + 100k lookups (4093 distinct)", |b| {
+        g.bench_function("CppCon.pdb: 100k lookups after load (4093 distinct)", |b| {
             b.iter_batched(
                 || Pdb::open(&p).unwrap(),
                 |mut pdb| addrs.iter().filter(|&&a| pdb.lookup(a).is_some()).count(),

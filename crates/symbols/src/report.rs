@@ -3,8 +3,9 @@
 
 use crate::identity::PdbIdentity;
 use crate::status::SymbolStatus;
-use crate::symbolizer::{Progress, Symbolization, Symbolizer};
+use crate::symbolizer::{Progress, Symbolization, Symbolizer, SymbolizerConfig};
 use std::fmt::Write as _;
+use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModuleReport {
@@ -46,6 +47,15 @@ pub fn module_report(
         })
         .collect();
     (reports, s)
+}
+
+/// All of `etlscope symbols FILE`: read the trace, symbolize it along
+/// `config`'s symbol path, and return the text table.
+pub fn symbols_command(file: &Path, config: SymbolizerConfig) -> Result<String, etl::Error> {
+    let etl = etl::EtlFile::open(file)?;
+    let trace = model::build(&etl);
+    let (reports, _) = module_report(&trace, &Symbolizer::new(config));
+    Ok(format_report(&reports))
 }
 
 /// A plain-text table: module, PDB identity, frames named / in module, status.

@@ -74,3 +74,22 @@ fn report_on_perfview_trace() {
     eprintln!("{last}");
     assert_eq!(s.http_requests(), 0);
 }
+
+#[test]
+fn symbols_command_prints_the_table() {
+    let Some(dir) = traces() else { return };
+    let cache = common::TempDir::new("cache");
+    let mut config = SymbolizerConfig::new(SymbolPath::parse(""));
+    config.default_cache = cache.path().to_path_buf();
+    let text =
+        symbols::report::symbols_command(&dir.join("perfview-net452-x64.etl"), config).unwrap();
+    assert!(text.starts_with("module "), "{text}");
+    // ntoskrnl.exe's kernel PDB is named ntkrnlmp.pdb in the trace's DbgID_RSDS.
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("ntoskrnl.exe") && l.contains("ntkrnlmp.pdb")));
+    let missing = std::path::Path::new("/nonexistent/x.etl");
+    let err =
+        symbols::report::symbols_command(missing, SymbolizerConfig::new(SymbolPath::default()));
+    assert!(err.is_err());
+}
