@@ -48,7 +48,7 @@ pub struct TraceInfo {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Trace {
     pub clock: time::Clock,
     pub info: TraceInfo,
@@ -132,5 +132,23 @@ impl Trace {
                 * 128
             + (self.cswitches.len() + self.ready_threads.len()) * 48
             + (self.file_io.len() + self.disk_io.len() + self.generic.len()) * 64
+    }
+}
+
+impl Trace {
+    /// Name frames (from PDBs): `names` holds (frame row, function name).
+    /// Frames of one module with one name share a function row.
+    pub fn apply_names<'a>(&mut self, names: impl IntoIterator<Item = (u32, &'a str)>) -> usize {
+        let mut n = 0;
+        for (row, name) in names {
+            let r = row as usize;
+            let Some(&m) = self.frames.module.get(r) else {
+                continue;
+            };
+            let s = self.strings.intern(name);
+            self.frames.func[r] = self.funcs.intern(m, s);
+            n += 1;
+        }
+        n
     }
 }
