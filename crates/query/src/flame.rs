@@ -55,7 +55,34 @@ impl Engine {
     /// Self cells per call node of the samples the filters keep.
     pub(crate) fn node_self(&self, filters: &Filters) -> Result<Vec<Cell>, QueryError> {
         let plan = self.plan(filters, &[], self.slot_per_node(), self.tree.len())?;
-        Ok(self.scan(&plan).cells)
+        let jobs = self.jobs(&plan, false);
+        // Count and weight only: half the memory of full cells per worker.
+        let light = self.scan_with(
+            &plan,
+            &jobs,
+            || vec![(0u64, 0i64); plan.slots],
+            |v: &mut Vec<(u64, i64)>, h: Hit| {
+                if let Some(x) = v.get_mut(h.slot as usize) {
+                    x.0 += 1;
+                    x.1 += h.weight;
+                }
+            },
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(&b) {
+                    x.0 += y.0;
+                    x.1 += y.1;
+                }
+                a
+            },
+        );
+        Ok(light
+            .into_iter()
+            .map(|(count, weight_ns)| Cell {
+                count,
+                weight_ns,
+                ..Cell::default()
+            })
+            .collect())
     }
 
     pub fn flame(&self, req: &FlameRequest) -> Result<FlameGraph, QueryError> {
@@ -191,8 +218,10 @@ impl Engine {
     ) -> Result<(Vec<(u32, Vec<i64>)>, u64), QueryError> {
         let plan = self.plan(filters, &[], self.slot_per_node(), self.tree.len())?;
         let proc_of = &self.keys.thread[0];
+        let jobs = self.jobs(&plan, false);
         let map = self.scan_with(
             &plan,
+            &jobs,
             FxHashMap::<u64, (u64, i64)>::default,
             |m, h: Hit| {
                 let p = proc_of.get(h.thread as usize).copied().unwrap_or(NONE);

@@ -18,6 +18,7 @@ mod scan;
 pub mod synthetic;
 pub mod table_query;
 pub mod timeline;
+mod views;
 
 pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
 pub use call_tree::{CallTree, ROOT};
@@ -33,7 +34,7 @@ pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
 use columns::ColumnKeys;
 use model::{Trace, NONE};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A query the engine cannot answer as asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,18 +64,48 @@ pub struct Engine {
     pub(crate) funcs: FuncKeys,
     pub(crate) tree: CallTree,
     pub(crate) keys: ColumnKeys,
+    pub(crate) by_thread: views::View,
+    pub(crate) by_node: views::View,
+    /// Filters' totals (the 100 % of % Weight) of recent queries, so that
+    /// expanding a row can skip the samples outside it.
+    totals: Mutex<Vec<(Filters, Cell)>>,
 }
+
+/// How many filters' totals the engine remembers.
+const TOTALS_CACHE: usize = 32;
 
 impl Engine {
     pub fn new(trace: Arc<Trace>) -> Engine {
         let funcs = FuncKeys::build(&trace);
         let tree = CallTree::build(&trace.stacks, &funcs);
         let keys = ColumnKeys::build(&trace, &funcs, &tree);
+        let s = &trace.samples;
+        let (by_thread, by_node) = rayon::join(
+            || views::View::build(s, trace.threads.len(), |i| s.thread(i) as usize),
+            || views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize),
+        );
         Engine {
-            trace,
             funcs,
-            tree,
             keys,
+            by_thread,
+            by_node,
+            tree,
+            trace,
+            totals: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn cached_total(&self, filters: &Filters) -> Option<Cell> {
+        let cache = self.totals.lock().ok()?;
+        cache.iter().find(|(f, _)| f == filters).map(|(_, c)| *c)
+    }
+
+    pub(crate) fn remember_total(&self, filters: &Filters, total: Cell) {
+        if let Ok(mut cache) = self.totals.lock() {
+            if cache.len() >= TOTALS_CACHE {
+                cache.remove(0);
+            }
+            cache.push((filters.clone(), total));
         }
     }
 

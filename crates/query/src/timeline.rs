@@ -87,24 +87,40 @@ impl Engine {
         };
         let nseries = keys.len();
         let plan = self.plan(&filters, &[], SlotOf::Thread(series_of), nseries.max(1))?;
-        let span = (r.end_ns - r.start_ns) as f64;
-        let scale = bins as f64 / span;
-        let cells = self.scan_with(
-            &plan,
-            || vec![0i64; nseries * bins],
-            |v: &mut Vec<i64>, h: Hit| {
-                let b = (((h.time - r.start_ns) as f64 * scale) as usize).min(bins - 1);
-                if let Some(x) = v.get_mut(h.slot as usize * bins + b) {
-                    *x += h.weight;
-                }
-            },
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(&b) {
-                    *x += y;
-                }
-                a
-            },
-        );
+        let jobs = self.jobs(&plan, false);
+        // Exact integer bins: t is in bin b iff edge(b) <= t < edge(b + 1).
+        let span = (r.end_ns - r.start_ns) as i128;
+        let bin_of =
+            |t: i64| ((((t - r.start_ns) as i128) * bins as i128 / span) as usize).min(bins - 1);
+        let edge =
+            |b: usize| r.start_ns + ((b as i128 * span + bins as i128 - 1) / bins as i128) as i64;
+        let cells = self
+            .scan_with(
+                &plan,
+                &jobs,
+                || (vec![0i64; nseries * bins], (i64::MAX, i64::MIN, 0usize)),
+                |(v, cache): &mut (Vec<i64>, (i64, i64, usize)), h: Hit| {
+                    let b = if h.time >= cache.0 && h.time < cache.1 {
+                        cache.2
+                    } else {
+                        // Samples come in time order within a run: the
+                        // next one most likely falls in the same bin.
+                        let b = bin_of(h.time);
+                        *cache = (edge(b), edge(b + 1), b);
+                        b
+                    };
+                    if let Some(x) = v.get_mut(h.slot as usize * bins + b) {
+                        *x += h.weight;
+                    }
+                },
+                |(mut a, c), (b, _)| {
+                    for (x, y) in a.iter_mut().zip(&b) {
+                        *x += y;
+                    }
+                    (a, c)
+                },
+            )
+            .0;
         let mut series: Vec<Series> = keys
             .iter()
             .enumerate()
@@ -137,7 +153,7 @@ impl Engine {
         });
         Ok(Timeline {
             start_ns: r.start_ns,
-            bin_ns: span / bins as f64,
+            bin_ns: (r.end_ns - r.start_ns) as f64 / bins as f64,
             series,
             other,
         })

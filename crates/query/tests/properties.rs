@@ -271,6 +271,7 @@ fn check_tree(
     let t = e.trace();
     let mut todo: Vec<(Vec<u32>, Vec<String>)> = vec![(vec![], vec![])];
     let mut visited = 0;
+    let (all, _) = naive_children(t, columns, nf, &[]);
     while let Some((path, labels)) = todo.pop() {
         visited += 1;
         if visited > 60 {
@@ -283,6 +284,11 @@ fn check_tree(
             "parent count at {labels:?} of {columns:?}"
         );
         assert_eq!(resp.parent.weight_ns, parent.weight);
+        // The 100 % of % Weight, even when the scan skipped other rows.
+        assert_eq!(
+            (resp.total.count, resp.total.weight_ns),
+            (all.count, all.weight)
+        );
         let got: BTreeMap<String, Agg> = resp
             .rows
             .iter()
