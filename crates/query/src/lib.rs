@@ -66,6 +66,9 @@ pub struct Engine {
     pub(crate) keys: ColumnKeys,
     pub(crate) by_thread: views::View,
     pub(crate) by_node: views::View,
+    /// Totals of all samples per stack row (last: no stack) and per thread.
+    pub(crate) totals_by_stack: Vec<Cell>,
+    pub(crate) totals_by_thread: Vec<Cell>,
     /// Filters' totals (the 100 % of % Weight) of recent queries, so that
     /// expanding a row can skip the samples outside it.
     totals: Mutex<Vec<(Filters, Cell)>>,
@@ -80,15 +83,26 @@ impl Engine {
         let tree = CallTree::build(&trace.stacks, &funcs);
         let keys = ColumnKeys::build(&trace, &funcs, &tree);
         let s = &trace.samples;
-        let (by_thread, by_node) = rayon::join(
-            || views::View::build(s, trace.threads.len(), |i| s.thread(i) as usize),
-            || views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize),
+        let ((by_thread, by_node), (totals_by_stack, totals_by_thread)) = rayon::join(
+            || {
+                rayon::join(
+                    || views::View::build(s, trace.threads.len(), |i| s.thread(i) as usize),
+                    || {
+                        views::View::build(s, tree.len(), |i| {
+                            tree.node_of_stack(s.stack[i]) as usize
+                        })
+                    },
+                )
+            },
+            || scan::sample_totals(s, trace.stacks.len(), trace.threads.len()),
         );
         Engine {
             funcs,
             keys,
             by_thread,
             by_node,
+            totals_by_stack,
+            totals_by_thread,
             tree,
             trace,
             totals: Mutex::new(Vec::new()),

@@ -152,9 +152,4 @@ impl Engine {
         }
         Ok(m)
     }
-
-    /// Slots by call node for a scan that keeps per-node totals.
-    pub(crate) fn slot_per_node(&self) -> SlotOf {
-        SlotOf::Node((0..self.tree.len() as u32).collect())
-    }
 }

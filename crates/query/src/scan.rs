@@ -230,16 +230,20 @@ impl Engine {
     /// Per-slot cells and the filters' total. With `known_total`, samples
     /// failing the path may be skipped and `total` is that value.
     pub(crate) fn scan(&self, plan: &Plan, known_total: Option<Cell>) -> Acc {
-        let jobs = self.jobs(plan, known_total.is_some());
+        let mode = Mode {
+            skip_path_fail: known_total.is_some(),
+            by_stack_ok: true,
+            by_thread_ok: true,
+        };
         let mut acc = self.scan_with(
             plan,
-            &jobs,
+            mode,
             || Acc::new(plan.slots),
             |a: &mut Acc, h: Hit| {
-                a.total.add(h.time, h.weight);
+                a.total.merge(&h.cell);
                 if h.path_ok {
                     if let Some(c) = a.cells.get_mut(h.slot as usize) {
-                        c.add(h.time, h.weight);
+                        c.merge(&h.cell);
                     }
                 }
             },
@@ -251,22 +255,62 @@ impl Engine {
         acc
     }
 
-    /// Calls `add` for every sample of `jobs` that passes the plan's
-    /// filters, in parallel over chunks, and merges the accumulators.
+    /// Over the whole trace, a plan that reads only the stack (or only the
+    /// thread) of a sample gets the same answer from the per-stack (or
+    /// per-thread) totals precomputed once: O(#stacks) instead of O(#samples).
+    fn scan_totals<A>(
+        &self,
+        plan: &Plan,
+        mode: Mode,
+        make: impl Fn() -> A,
+        add: impl Fn(&mut A, Hit),
+    ) -> Option<A> {
+        let whole = plan.rows.start == 0 && plan.rows.end == self.trace.samples.len();
+        if !whole || plan.selection.is_some() || plan.uses.1 {
+            return None;
+        }
+        let (by, bits, per_thread) = match plan.uses {
+            (false, _, _) if mode.by_stack_ok => (&self.totals_by_stack, &plan.stack, false),
+            (_, _, false) if mode.by_thread_ok => (&self.totals_by_thread, &plan.thread, true),
+            _ => return None,
+        };
+        let mut a = make();
+        for (i, (c, &v)) in by.iter().zip(bits).enumerate() {
+            if c.count == 0 || v & FILTER_FAIL != 0 {
+                continue;
+            }
+            let hit = Hit {
+                thread: if per_thread { i as u32 } else { model::NONE },
+                stack: if per_thread { model::NONE } else { i as u32 },
+                slot: v & SLOT_MASK,
+                path_ok: v & PATH_FAIL == 0,
+                cell: *c,
+            };
+            add(&mut a, hit);
+        }
+        Some(a)
+    }
+
+    /// Calls `add` for every sample of the plan that passes its filters, in
+    /// parallel over chunks, and merges the accumulators.
     pub(crate) fn scan_with<A: Send>(
         &self,
         plan: &Plan,
-        jobs: &[Job<'_>],
+        mode: Mode,
         make: impl Fn() -> A + Sync + Send,
         add: impl Fn(&mut A, Hit) + Sync + Send,
         merge: impl Fn(A, A) -> A + Sync + Send,
     ) -> A {
+        if let Some(a) = self.scan_totals(plan, mode, &make, &add) {
+            return a;
+        }
+        let jobs = self.jobs(plan, mode.skip_path_fail);
         let rows: usize = jobs.iter().map(Job::len).sum();
         let threads = rayon::current_num_threads().max(1);
         let per_core = if plan.slots > BIG_ACC_SLOTS { 1 } else { 4 };
         let chunk = (rows / (threads * per_core)).max(MIN_CHUNK);
         let mut pieces = Vec::new();
-        for &j in jobs {
+        for &j in &jobs {
             let mut rest = j;
             while rest.len() > chunk {
                 let (a, b) = rest.split_at(chunk);
@@ -359,14 +403,58 @@ impl Engine {
                 a,
                 Hit {
                     thread: th as u32,
+                    stack: st as u32,
                     slot: v & SLOT_MASK,
                     path_ok: v & PATH_FAIL == 0,
-                    time: t,
-                    weight,
+                    cell: Cell {
+                        count: 1,
+                        weight_ns: weight,
+                        first_ns: t,
+                        last_ns: t,
+                    },
                 },
             );
         }
     }
+}
+
+/// Per-stack (last entry: no stack) and per-thread totals of all samples.
+pub(crate) fn sample_totals(
+    s: &model::samples::SampleTable,
+    stacks: usize,
+    threads: usize,
+) -> (Vec<Cell>, Vec<Cell>) {
+    let n = s.len();
+    let chunk = (n / (rayon::current_num_threads().max(1) * 2)).max(MIN_CHUNK);
+    let starts: Vec<usize> = (0..n).step_by(chunk).collect();
+    let make = || {
+        (
+            vec![Cell::default(); stacks + 1],
+            vec![Cell::default(); threads],
+        )
+    };
+    starts
+        .into_par_iter()
+        .fold(make, |(mut by_stack, mut by_thread), lo| {
+            for i in lo..(lo + chunk).min(n) {
+                let (t, w) = (s.time[i], s.weight_ns(i));
+                let st = (s.stack[i] as usize).min(stacks);
+                by_stack[st].add(t, w);
+                if let Some(c) = by_thread.get_mut(s.thread(i) as usize) {
+                    c.add(t, w);
+                }
+            }
+            (by_stack, by_thread)
+        })
+        .reduce(make, |(mut a, mut b), (c, d)| {
+            for (x, y) in a.iter_mut().zip(&c) {
+                x.merge(y);
+            }
+            for (x, y) in b.iter_mut().zip(&d) {
+                x.merge(y);
+            }
+            (a, b)
+        })
 }
 
 fn view_job(v: &View, r: Range<usize>, weight: Option<i64>, check_time: bool) -> Job<'_> {
@@ -379,12 +467,29 @@ fn view_job(v: &View, r: Range<usize>, weight: Option<i64>, check_time: bool) ->
     }
 }
 
-/// A sample that passed the filters.
+/// A sample (or, from the precomputed totals, a group of samples) that
+/// passed the filters.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Hit {
+    /// Thread row, `NONE` for a group of samples of many threads.
     pub thread: u32,
+    /// Stack row (the stack count for "no stack"), `NONE` for a group of
+    /// samples of many stacks.
+    pub stack: u32,
     pub slot: u32,
     pub path_ok: bool,
-    pub time: i64,
-    pub weight: i64,
+    pub cell: Cell,
+}
+
+/// What a scan may skip or fold.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mode {
+    /// Samples failing the path need not be seen (the caller knows the total).
+    pub skip_path_fail: bool,
+    /// The caller takes hits that group the samples of one stack row (no
+    /// single time or thread).
+    pub by_stack_ok: bool,
+    /// The caller takes hits that group the samples of one thread (no
+    /// single time or stack).
+    pub by_thread_ok: bool,
 }

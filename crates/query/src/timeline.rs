@@ -3,7 +3,7 @@
 
 use crate::filter::{Filters, TimeRange};
 use crate::plan::SlotOf;
-use crate::scan::Hit;
+use crate::scan::{Hit, Mode};
 use crate::{Engine, QueryError};
 use model::NONE;
 
@@ -87,7 +87,11 @@ impl Engine {
         };
         let nseries = keys.len();
         let plan = self.plan(&filters, &[], SlotOf::Thread(series_of), nseries.max(1))?;
-        let jobs = self.jobs(&plan, false);
+        let mode = Mode {
+            skip_path_fail: false,
+            by_stack_ok: false,
+            by_thread_ok: false,
+        };
         // Exact integer bins: t is in bin b iff edge(b) <= t < edge(b + 1).
         let span = (r.end_ns - r.start_ns) as i128;
         let bin_of =
@@ -97,20 +101,20 @@ impl Engine {
         let cells = self
             .scan_with(
                 &plan,
-                &jobs,
+                mode,
                 || (vec![0i64; nseries * bins], (i64::MAX, i64::MIN, 0usize)),
                 |(v, cache): &mut (Vec<i64>, (i64, i64, usize)), h: Hit| {
-                    let b = if h.time >= cache.0 && h.time < cache.1 {
+                    let b = if h.cell.first_ns >= cache.0 && h.cell.first_ns < cache.1 {
                         cache.2
                     } else {
                         // Samples come in time order within a run: the
                         // next one most likely falls in the same bin.
-                        let b = bin_of(h.time);
+                        let b = bin_of(h.cell.first_ns);
                         *cache = (edge(b), edge(b + 1), b);
                         b
                     };
                     if let Some(x) = v.get_mut(h.slot as usize * bins + b) {
-                        *x += h.weight;
+                        *x += h.cell.weight_ns;
                     }
                 },
                 |(mut a, c), (b, _)| {
