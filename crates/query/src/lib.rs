@@ -18,6 +18,7 @@ mod scan;
 pub mod synthetic;
 pub mod table_query;
 pub mod timeline;
+mod totals;
 mod views;
 
 pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
@@ -26,6 +27,7 @@ pub use columns::Column;
 pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
 pub use funcs::FuncKeys;
+
 pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest};
 pub use scan::Cell;
 pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
@@ -66,24 +68,35 @@ pub struct Engine {
     pub(crate) keys: ColumnKeys,
     pub(crate) by_thread: views::View,
     pub(crate) by_node: views::View,
-    /// Totals of all samples per stack row (last: no stack) and per thread.
-    pub(crate) totals_by_stack: Vec<Cell>,
-    pub(crate) totals_by_thread: Vec<Cell>,
+    /// Per-stack and per-thread totals of buckets of samples.
+    pub(crate) totals: totals::SampleTotals,
     /// Filters' totals (the 100 % of % Weight) of recent queries, so that
     /// expanding a row can skip the samples outside it.
-    totals: Mutex<Vec<(Filters, Cell)>>,
+    filter_totals: Mutex<Vec<(Filters, Cell)>>,
 }
 
 /// How many filters' totals the engine remembers.
 const TOTALS_CACHE: usize = 32;
 
+/// How to build an engine; `Default` suits every trace.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EngineOptions {
+    /// Buckets of precomputed per-stack/per-thread totals; `None` picks as
+    /// many as a memory budget allows (one below 2M samples).
+    pub totals_buckets: Option<usize>,
+}
+
 impl Engine {
     pub fn new(trace: Arc<Trace>) -> Engine {
+        Engine::with_options(trace, EngineOptions::default())
+    }
+
+    pub fn with_options(trace: Arc<Trace>, options: EngineOptions) -> Engine {
         let funcs = FuncKeys::build(&trace);
         let tree = CallTree::build(&trace.stacks, &funcs);
         let keys = ColumnKeys::build(&trace, &funcs, &tree);
         let s = &trace.samples;
-        let ((by_thread, by_node), (totals_by_stack, totals_by_thread)) = rayon::join(
+        let ((by_thread, by_node), totals) = rayon::join(
             || {
                 rayon::join(
                     || views::View::build(s, trace.threads.len(), |i| s.thread(i) as usize),
@@ -94,28 +107,34 @@ impl Engine {
                     },
                 )
             },
-            || scan::sample_totals(s, trace.stacks.len(), trace.threads.len()),
+            || {
+                totals::SampleTotals::build(
+                    s,
+                    trace.stacks.len(),
+                    trace.threads.len(),
+                    options.totals_buckets,
+                )
+            },
         );
         Engine {
             funcs,
             keys,
             by_thread,
             by_node,
-            totals_by_stack,
-            totals_by_thread,
+            totals,
             tree,
             trace,
-            totals: Mutex::new(Vec::new()),
+            filter_totals: Mutex::new(Vec::new()),
         }
     }
 
     pub(crate) fn cached_total(&self, filters: &Filters) -> Option<Cell> {
-        let cache = self.totals.lock().ok()?;
+        let cache = self.filter_totals.lock().ok()?;
         cache.iter().find(|(f, _)| f == filters).map(|(_, c)| *c)
     }
 
     pub(crate) fn remember_total(&self, filters: &Filters, total: Cell) {
-        if let Ok(mut cache) = self.totals.lock() {
+        if let Ok(mut cache) = self.filter_totals.lock() {
             if cache.len() >= TOTALS_CACHE {
                 cache.remove(0);
             }

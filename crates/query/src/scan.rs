@@ -19,7 +19,7 @@ pub struct Cell {
 
 impl Cell {
     #[inline]
-    fn add(&mut self, t: i64, w: i64) {
+    pub(crate) fn add(&mut self, t: i64, w: i64) {
         // Views are time-sorted per run only: take min and max.
         if self.count == 0 {
             self.first_ns = t;
@@ -255,27 +255,35 @@ impl Engine {
         acc
     }
 
-    /// Over the whole trace, a plan that reads only the stack (or only the
-    /// thread) of a sample gets the same answer from the per-stack (or
-    /// per-thread) totals precomputed once: O(#stacks) instead of O(#samples).
+    /// A plan that reads only the stack (or only the thread) of a sample
+    /// gets the same answer from per-stack (or per-thread) totals: those
+    /// precomputed for the sample buckets inside the range, plus a scan of
+    /// the rows at its edges. Returns the accumulator of the covered buckets
+    /// and the edge rows still to scan.
     fn scan_totals<A>(
         &self,
         plan: &Plan,
         mode: Mode,
         make: impl Fn() -> A,
         add: impl Fn(&mut A, Hit),
-    ) -> Option<A> {
-        let whole = plan.rows.start == 0 && plan.rows.end == self.trace.samples.len();
-        if !whole || plan.selection.is_some() || plan.uses.1 {
+    ) -> Option<(A, Vec<Range<usize>>)> {
+        if plan.selection.is_some() || plan.uses.1 {
             return None;
         }
-        let (by, bits, per_thread) = match plan.uses {
-            (false, _, _) if mode.by_stack_ok => (&self.totals_by_stack, &plan.stack, false),
-            (_, _, false) if mode.by_thread_ok => (&self.totals_by_thread, &plan.thread, true),
+        let per_thread = match plan.uses {
+            (false, _, _) if mode.by_stack_ok => false,
+            (_, _, false) if mode.by_thread_ok => true,
             _ => return None,
         };
+        let totals = &self.totals;
+        let (cells, edges) = totals.cover(plan.rows.clone(), per_thread)?;
+        let bits = if per_thread {
+            &plan.thread
+        } else {
+            &plan.stack
+        };
         let mut a = make();
-        for (i, (c, &v)) in by.iter().zip(bits).enumerate() {
+        for (i, (c, &v)) in cells.iter().zip(bits).enumerate() {
             if c.count == 0 || v & FILTER_FAIL != 0 {
                 continue;
             }
@@ -288,7 +296,23 @@ impl Engine {
             };
             add(&mut a, hit);
         }
-        Some(a)
+        Some((a, edges))
+    }
+
+    /// Jobs over rows of the time-sorted sample table.
+    fn row_jobs(&self, ranges: Vec<Range<usize>>) -> Vec<Job<'_>> {
+        let s = &self.trace.samples;
+        ranges
+            .into_iter()
+            .flat_map(|r| self.weight_segments(r))
+            .map(|(r, w)| Job {
+                time: s.time.get(r.clone()).unwrap_or(&[]),
+                thread_cpu: s.thread_cpu.get(r.clone()).unwrap_or(&[]),
+                stack: s.stack.get(r).unwrap_or(&[]),
+                weight: Some(w),
+                check_time: false,
+            })
+            .collect()
     }
 
     /// Calls `add` for every sample of the plan that passes its filters, in
@@ -301,10 +325,10 @@ impl Engine {
         add: impl Fn(&mut A, Hit) + Sync + Send,
         merge: impl Fn(A, A) -> A + Sync + Send,
     ) -> A {
-        if let Some(a) = self.scan_totals(plan, mode, &make, &add) {
-            return a;
-        }
-        let jobs = self.jobs(plan, mode.skip_path_fail);
+        let (from_totals, jobs) = match self.scan_totals(plan, mode, &make, &add) {
+            Some((a, edges)) => (Some(a), self.row_jobs(edges)),
+            None => (None, self.jobs(plan, mode.skip_path_fail)),
+        };
         let rows: usize = jobs.iter().map(Job::len).sum();
         let threads = rayon::current_num_threads().max(1);
         let per_core = if plan.slots > BIG_ACC_SLOTS { 1 } else { 4 };
@@ -321,7 +345,7 @@ impl Engine {
                 pieces.push(rest);
             }
         }
-        pieces
+        let scanned = pieces
             .into_par_iter()
             .with_max_len(1)
             .fold(&make, |mut a, j| {
@@ -354,7 +378,11 @@ impl Engine {
                 }
                 a
             })
-            .reduce(&make, &merge)
+            .reduce(&make, &merge);
+        match from_totals {
+            Some(a) => merge(a, scanned),
+            None => scanned,
+        }
     }
 
     #[inline(always)]
@@ -416,45 +444,6 @@ impl Engine {
             );
         }
     }
-}
-
-/// Per-stack (last entry: no stack) and per-thread totals of all samples.
-pub(crate) fn sample_totals(
-    s: &model::samples::SampleTable,
-    stacks: usize,
-    threads: usize,
-) -> (Vec<Cell>, Vec<Cell>) {
-    let n = s.len();
-    let chunk = (n / (rayon::current_num_threads().max(1) * 2)).max(MIN_CHUNK);
-    let starts: Vec<usize> = (0..n).step_by(chunk).collect();
-    let make = || {
-        (
-            vec![Cell::default(); stacks + 1],
-            vec![Cell::default(); threads],
-        )
-    };
-    starts
-        .into_par_iter()
-        .fold(make, |(mut by_stack, mut by_thread), lo| {
-            for i in lo..(lo + chunk).min(n) {
-                let (t, w) = (s.time[i], s.weight_ns(i));
-                let st = (s.stack[i] as usize).min(stacks);
-                by_stack[st].add(t, w);
-                if let Some(c) = by_thread.get_mut(s.thread(i) as usize) {
-                    c.add(t, w);
-                }
-            }
-            (by_stack, by_thread)
-        })
-        .reduce(make, |(mut a, mut b), (c, d)| {
-            for (x, y) in a.iter_mut().zip(&c) {
-                x.merge(y);
-            }
-            for (x, y) in b.iter_mut().zip(&d) {
-                x.merge(y);
-            }
-            (a, b)
-        })
 }
 
 fn view_job(v: &View, r: Range<usize>, weight: Option<i64>, check_time: bool) -> Job<'_> {

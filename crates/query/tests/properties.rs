@@ -21,7 +21,7 @@ fn shape(seed: u64) -> Shape {
         frames_per_module: 12,
         cpus: 4,
         symbolized: 0.5,
-        two_intervals: seed % 2 == 1,
+        two_intervals: !seed.is_multiple_of(2),
         seed,
     }
 }
@@ -333,11 +333,24 @@ fn check_tree(
     visited
 }
 
+/// Engines alternate between one bucket of precomputed totals and several
+/// (as on large traces), so both ways of answering are compared.
+fn engine(seed: u64) -> Engine {
+    let options = EngineOptions {
+        totals_buckets: Some(if seed.is_multiple_of(3) {
+            1
+        } else {
+            2 + seed as usize % 6
+        }),
+    };
+    Engine::with_options(Arc::new(synthetic::trace(&shape(seed))), options)
+}
+
 #[test]
 fn tables_match_the_naive_reference() {
     let mut compared = 0;
     for seed in 0..24 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let mut r = Rng::new(seed ^ 0xA5A5);
         for _ in 0..4 {
             let columns = random_columns(&mut r);
@@ -352,7 +365,7 @@ fn tables_match_the_naive_reference() {
 #[test]
 fn every_column_order_gives_the_same_grand_total() {
     for seed in 0..8 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let mut r = Rng::new(seed);
         let (f, nf) = random_filter(&e, &mut r);
         let t = e.trace();
@@ -441,7 +454,7 @@ fn strip(m: &BTreeMap<String, Agg>) -> BTreeMap<String, (u64, i64)> {
 fn butterfly_matches_the_naive_reference_and_never_double_counts() {
     let mut checked = 0;
     for seed in 0..16 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let mut r = Rng::new(seed * 7 + 1);
         for _ in 0..6 {
@@ -497,7 +510,7 @@ fn butterfly_matches_the_naive_reference_and_never_double_counts() {
 #[test]
 fn flame_graph_boxes_match_the_naive_reference() {
     for seed in 0..8 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let mut r = Rng::new(seed + 99);
         let (f, nf) = random_filter(&e, &mut r);
@@ -505,7 +518,7 @@ fn flame_graph_boxes_match_the_naive_reference() {
             .flame(&FlameRequest {
                 filters: f.clone(),
                 min_fraction: 0.0,
-                order: if seed % 2 == 0 {
+                order: if seed.is_multiple_of(2) {
                     FlameOrder::Name
                 } else {
                     FlameOrder::Weight
@@ -566,7 +579,7 @@ fn flame_graph_boxes_match_the_naive_reference() {
 #[test]
 fn timeline_bins_match_the_naive_reference() {
     for seed in 0..6 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let end = t.samples.time.last().unwrap() + 1;
         let range = TimeRange {
@@ -578,7 +591,7 @@ fn timeline_bins_match_the_naive_reference() {
             .timeline(&TimelineRequest {
                 range,
                 bins,
-                by: if seed % 2 == 0 {
+                by: if seed.is_multiple_of(2) {
                     SeriesBy::Process
                 } else {
                     SeriesBy::Thread
@@ -595,7 +608,7 @@ fn timeline_bins_match_the_naive_reference() {
             }
             let th = t.samples.thread(i) as usize;
             let p = t.threads.process[th];
-            let key = if seed % 2 == 0 {
+            let key = if seed.is_multiple_of(2) {
                 t.process_label(p)
             } else {
                 format!("{} thread {}", t.process_label(p), t.threads.tid[th])
@@ -618,7 +631,7 @@ fn timeline_bins_match_the_naive_reference() {
 #[test]
 fn selection_keeps_the_union_of_its_paths() {
     for seed in 0..6 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let cols = [Column::Process, Column::Stack];
         let top = e
