@@ -731,3 +731,9 @@ fn row_tables_group_like_a_plain_count() {
     assert_eq!(got, expect);
     assert_eq!(resp.parent.count, t.threads.len() as u64);
 }
+
+#[test]
+fn engine_can_be_shared_between_request_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Engine>();
+}
