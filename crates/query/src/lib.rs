@@ -191,6 +191,12 @@ impl Engine {
         }
     }
 
+    /// Processes, Threads or Images as a grouped table (build once, query
+    /// many times).
+    pub fn row_table(&self, kind: RowTableKind) -> RowTable {
+        RowTable::build(&self.trace, kind)
+    }
+
     /// `module!function` of a func key ("n/a" for samples without a stack).
     pub fn func_label(&self, key: u32) -> String {
         if key == NONE || key == self.keys.no_stack_func {

@@ -710,7 +710,7 @@ fn bad_paths_are_errors_not_panics() {
 fn row_tables_group_like_a_plain_count() {
     let e = Engine::new(Arc::new(synthetic::trace(&shape(2))));
     let t = e.trace();
-    let rt = RowTable::build(t, RowTableKind::Threads);
+    let rt = e.row_table(RowTableKind::Threads);
     let resp = rt
         .query(&RowTableRequest {
             columns: vec![0, 2],
