@@ -405,6 +405,9 @@ impl Engine {
             let mut v = 0;
             if T {
                 v |= plan.thread.get(th).copied().unwrap_or(FILTER_FAIL);
+            } else if th >= plan.thread.len() {
+                // A thread row the model lacks never passes, whatever reads it.
+                continue;
             }
             if C {
                 v |= plan.cpu.get(cpu).copied().unwrap_or(FILTER_FAIL);

@@ -53,9 +53,10 @@ impl SampleTotals {
                 let mut th = vec![Cell::default(); threads];
                 for i in bounds[k]..bounds[k + 1] {
                     let (t, w) = (s.time[i], s.weight_ns(i));
-                    st[(s.stack[i] as usize).min(stacks)].add(t, w);
+                    // Samples of a thread row the model lacks never pass a scan.
                     if let Some(c) = th.get_mut(s.thread(i) as usize) {
                         c.add(t, w);
+                        st[(s.stack[i] as usize).min(stacks)].add(t, w);
                     }
                 }
                 (st, th)

@@ -737,3 +737,75 @@ fn engine_can_be_shared_between_request_threads() {
     fn shared<T: Send + Sync>() {}
     shared::<Engine>();
 }
+
+#[test]
+fn dangling_rows_in_the_model_do_not_panic_and_count_alike_everywhere() {
+    // Samples pointing past the thread and stack tables.
+    let broken = || {
+        let mut t = synthetic::trace(&shape(5));
+        let n = t.samples.len();
+        for i in (0..n).step_by(97) {
+            t.samples.thread_cpu[i] = t.threads.len() as u32 + 3;
+        }
+        for i in (0..n).step_by(89) {
+            t.samples.stack[i] = t.stacks.len() as u32 + 5;
+        }
+        t
+    };
+    let n = broken().samples.len();
+    let end = broken().samples.time[n - 1] + 1;
+    for buckets in [1, 4] {
+        let e = Engine::with_options(
+            Arc::new(broken()),
+            EngineOptions {
+                totals_buckets: Some(buckets),
+            },
+        );
+        let whole = Filters::default();
+        let ranged = Filters {
+            range: Some(TimeRange {
+                start_ns: -1,
+                end_ns: end,
+            }),
+            ..Filters::default()
+        };
+        let mut counts = Vec::new();
+        for f in [&whole, &ranged] {
+            for cols in [
+                [Column::Process, Column::Stack],
+                [Column::Function, Column::Cpu],
+            ] {
+                counts.push(e.table(&request(&cols, f, &[])).unwrap().parent.count);
+            }
+            let req = FlameRequest {
+                filters: f.clone(),
+                ..FlameRequest::default()
+            };
+            counts.push(e.flame(&req).unwrap().total.count);
+        }
+        assert!(counts.windows(2).all(|w| w[0] == w[1]), "{counts:?}");
+        // The dangling-thread samples are the ones left out.
+        let dangling = (0..n).step_by(97).count() as u64;
+        assert_eq!(counts[0], n as u64 - dangling);
+        let tl = e
+            .timeline(&TimelineRequest {
+                range: TimeRange {
+                    start_ns: 0,
+                    end_ns: end,
+                },
+                bins: 10,
+                by: SeriesBy::Thread,
+                top: 1000,
+                filters: Filters::default(),
+            })
+            .unwrap();
+        let w: i64 = tl.series.iter().map(|s| s.total_ns).sum();
+        assert!(w > 0);
+        let b = e.butterfly(&ButterflyRequest {
+            target: ButterflyTarget::Module(0),
+            by: NeighborBy::Module,
+            filters: Filters::default(),
+        });
+        assert!(b.is_ok());
+    }
+}
