@@ -123,6 +123,12 @@ fn keeps(t: &Trace, f: &NaiveFilter, i: usize) -> bool {
     if let Some((c, label, exclude)) = &f.column {
         let hit = match c {
             Column::StackInverted => frames(t, i).iter().any(|&fr| &frame_label(t, fr) == label),
+            // A call node: the stack starts with its labels (joined by '\n').
+            Column::Stack => {
+                let want: Vec<&str> = label.split('\n').collect();
+                let have: Vec<String> = frames(t, i).iter().map(|&f| frame_label(t, f)).collect();
+                have.len() >= want.len() && have.iter().zip(&want).all(|(a, b)| a == b)
+            }
             c => &flat_key(t, *c, i) == label,
         };
         if hit == *exclude {
@@ -224,7 +230,23 @@ fn random_filter(e: &Engine, r: &mut Rng) -> (Filters, NaiveFilter) {
         let c = flat[r.below(flat.len())];
         let exclude = r.chance(0.4);
         // Pick a value the trace has: a top-level row of that column.
-        let (key, label) = if c == Column::StackInverted {
+        let is_node_filter = r.chance(0.3);
+        let (key, label) = if is_node_filter {
+            // A call node one or two levels down.
+            let c = Column::Stack;
+            let none = Filters::default();
+            let rows = e.table(&request(&[c], &none, &[])).unwrap().rows;
+            let rows: Vec<_> = rows.into_iter().filter(|x| x.key != STACK_SELF).collect();
+            let a = &rows[r.below(rows.len())];
+            let deeper = e.table(&request(&[c], &none, &[a.key])).unwrap().rows;
+            let deeper: Vec<_> = deeper.into_iter().filter(|x| x.key != STACK_SELF).collect();
+            if !deeper.is_empty() && r.chance(0.5) {
+                let b = &deeper[r.below(deeper.len())];
+                (b.key, format!("{}\n{}", a.label, b.label))
+            } else {
+                (a.key, a.label.clone())
+            }
+        } else if c == Column::StackInverted {
             let k = r.below(e.funcs().len()) as u32;
             (k, e.func_label(k))
         } else {
@@ -234,6 +256,11 @@ fn random_filter(e: &Engine, r: &mut Rng) -> (Filters, NaiveFilter) {
                 .rows;
             let row = &rows[r.below(rows.len())];
             (row.key, row.label.clone())
+        };
+        let c = if label.contains('\n') || is_node_filter {
+            Column::Stack
+        } else {
+            c
         };
         f.columns.push(ColumnFilter {
             column: c,
