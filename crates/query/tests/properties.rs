@@ -257,11 +257,7 @@ fn random_filter(e: &Engine, r: &mut Rng) -> (Filters, NaiveFilter) {
             let row = &rows[r.below(rows.len())];
             (row.key, row.label.clone())
         };
-        let c = if label.contains('\n') || is_node_filter {
-            Column::Stack
-        } else {
-            c
-        };
+        let c = if is_node_filter { Column::Stack } else { c };
         f.columns.push(ColumnFilter {
             column: c,
             values: vec![key],
