@@ -128,6 +128,39 @@ impl Engine {
         }
     }
 
+    /// The engine for `trace` once symbolization has filled `frames.func`;
+    /// its samples, stacks and threads must be this engine's. Keeps what
+    /// does not depend on functions (the by-thread view, the per-stack and
+    /// per-thread totals) and rebuilds the rest: O(#frames + #stacks) plus
+    /// one pass to re-sort the samples by call node.
+    pub fn with_symbols(self, trace: Arc<Trace>) -> Result<Engine, QueryError> {
+        let old = &self.trace;
+        let same = old.samples.len() == trace.samples.len()
+            && old.stacks.len() == trace.stacks.len()
+            && old.threads.len() == trace.threads.len();
+        if !same {
+            return Err(QueryError::BadRequest(
+                "with_symbols needs the same samples, stacks and threads".into(),
+            ));
+        }
+        let funcs = FuncKeys::build(&trace);
+        let tree = CallTree::build(&trace.stacks, &funcs);
+        let keys = ColumnKeys::build(&trace, &funcs, &tree);
+        let s = &trace.samples;
+        let by_node =
+            views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize);
+        Ok(Engine {
+            funcs,
+            keys,
+            by_thread: self.by_thread,
+            by_node,
+            totals: self.totals,
+            tree,
+            trace,
+            filter_totals: Mutex::new(Vec::new()),
+        })
+    }
+
     pub(crate) fn cached_total(&self, filters: &Filters) -> Option<Cell> {
         let cache = self.filter_totals.lock().ok()?;
         cache.iter().find(|(f, _)| f == filters).map(|(_, c)| *c)

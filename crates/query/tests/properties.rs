@@ -832,3 +832,38 @@ fn dangling_rows_in_the_model_do_not_panic_and_count_alike_everywhere() {
         assert!(b.is_ok());
     }
 }
+
+#[test]
+fn new_symbols_give_the_same_answers_as_a_fresh_engine() {
+    let before = Engine::new(Arc::new(synthetic::trace(&shape(4))));
+    let symbolized = || {
+        let mut t = synthetic::trace(&shape(4));
+        // Symbolize every frame: RVAs 0x40 apart share a function.
+        for f in 0..t.frames.len() {
+            if t.frames.module[f] != NONE {
+                t.frames.func[f] =
+                    10_000 + t.frames.module[f] * 100 + (t.frames.address[f] / 0x40) as u32;
+            }
+        }
+        t
+    };
+    let after = before.with_symbols(Arc::new(symbolized())).unwrap();
+    let fresh = Engine::new(Arc::new(symbolized()));
+    assert_eq!(after.funcs().len(), fresh.funcs().len());
+    let mut r = Rng::new(4);
+    for _ in 0..10 {
+        let (f, _) = random_filter(&fresh, &mut r);
+        let cols = random_columns(&mut r);
+        let a = after.table(&request(&cols, &f, &[])).unwrap();
+        let b = fresh.table(&request(&cols, &f, &[])).unwrap();
+        assert_eq!(a, b, "{cols:?}");
+    }
+    let req = FlameRequest::default();
+    assert_eq!(after.flame(&req).unwrap(), fresh.flame(&req).unwrap());
+    let smaller = Shape {
+        samples: 100,
+        ..shape(4)
+    };
+    let other = Engine::new(Arc::new(synthetic::trace(&smaller)));
+    assert!(other.with_symbols(Arc::new(symbolized())).is_err());
+}
