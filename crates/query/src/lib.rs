@@ -7,6 +7,7 @@
 //! with three array lookups per sample (see `plan` and `scan`).
 
 pub mod butterfly;
+pub mod butterfly_tree;
 pub mod call_tree;
 pub mod columns;
 pub mod filter;
@@ -22,6 +23,7 @@ mod totals;
 mod views;
 
 pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
+pub use butterfly_tree::{ButterflyTreeRequest, Direction};
 pub use call_tree::{CallTree, ROOT};
 pub use columns::Column;
 pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};

@@ -867,3 +867,124 @@ fn new_symbols_give_the_same_answers_as_a_fresh_engine() {
     let other = Engine::new(Arc::new(synthetic::trace(&smaller)));
     assert!(other.with_symbols(Arc::new(symbolized())).is_err());
 }
+
+/// Naive caller/callee sequences (labels, from X outwards) of one sample.
+fn naive_sides(
+    t: &Trace,
+    i: usize,
+    is_x: &dyn Fn(u32) -> bool,
+    module: bool,
+) -> Option<(Vec<String>, Vec<String>)> {
+    let fr = frames(t, i);
+    let i0 = fr.iter().position(|&f| is_x(f))?;
+    let mut i1 = i0;
+    while module && i1 + 1 < fr.len() && is_x(fr[i1 + 1]) {
+        i1 += 1;
+    }
+    let callees = fr[i1 + 1..].iter().map(|&f| frame_label(t, f)).collect();
+    let callers = fr[..i0].iter().rev().map(|&f| frame_label(t, f)).collect();
+    Some((callers, callees))
+}
+
+#[test]
+fn butterfly_trees_match_the_naive_reference() {
+    let mut compared = 0;
+    for seed in 0..10 {
+        let e = engine(seed);
+        let t = e.trace();
+        let mut r = Rng::new(seed * 13 + 5);
+        for _ in 0..4 {
+            let (f, nf) = random_filter(&e, &mut r);
+            let i = r.below(t.samples.len());
+            let fr = frames(t, i);
+            if fr.is_empty() {
+                continue;
+            }
+            let pick = fr[r.below(fr.len())];
+            let module = r.chance(0.5) && t.frames.module[pick as usize] != NONE;
+            let (target, is_x): (ButterflyTarget, Box<dyn Fn(u32) -> bool>) = if module {
+                let m = t.frames.module[pick as usize];
+                (
+                    ButterflyTarget::Module(m),
+                    Box::new(move |f| t.frames.module[f as usize] == m),
+                )
+            } else {
+                let label = frame_label(t, pick);
+                let key = (0..e.funcs().len() as u32)
+                    .find(|&k| e.func_label(k) == label)
+                    .unwrap();
+                (
+                    ButterflyTarget::Function(key),
+                    Box::new(move |f| frame_label(t, f) == label),
+                )
+            };
+            for direction in [Direction::Callers, Direction::Callees] {
+                let end = if direction == Direction::Callers {
+                    "[root]"
+                } else {
+                    SELF
+                };
+                let mut todo: Vec<(Vec<u32>, Vec<String>)> = vec![(vec![], vec![])];
+                while let Some((path, labels)) = todo.pop() {
+                    compared += 1;
+                    let resp = e
+                        .butterfly_tree(&ButterflyTreeRequest {
+                            target,
+                            direction,
+                            filters: f.clone(),
+                            path: path.clone(),
+                            sort: SortBy::default(),
+                            limit: 0,
+                        })
+                        .unwrap();
+                    let mut parent = (0u64, 0i64);
+                    let mut kids: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+                    for s in 0..t.samples.len() {
+                        if !keeps(t, &nf, s) {
+                            continue;
+                        }
+                        let Some((up, down)) = naive_sides(t, s, &*is_x, module) else {
+                            continue;
+                        };
+                        let mut seq = if direction == Direction::Callers {
+                            up
+                        } else {
+                            down
+                        };
+                        seq.push(end.to_string());
+                        if seq.len() <= labels.len() || seq[..labels.len()] != labels[..] {
+                            continue;
+                        }
+                        let w = t.samples.weight_ns(s);
+                        parent.0 += 1;
+                        parent.1 += w;
+                        let k = kids.entry(seq[labels.len()].clone()).or_default();
+                        k.0 += 1;
+                        k.1 += w;
+                    }
+                    assert_eq!(
+                        (resp.parent.count, resp.parent.weight_ns),
+                        parent,
+                        "{direction:?} {labels:?}"
+                    );
+                    let got: BTreeMap<String, (u64, i64)> = resp
+                        .rows
+                        .iter()
+                        .map(|x| (x.label.clone(), (x.count, x.weight_ns)))
+                        .collect();
+                    assert_eq!(got, kids, "{direction:?} {labels:?}");
+                    for row in &resp.rows {
+                        if row.expandable && todo.len() < 8 && r.chance(0.4) {
+                            let mut p = path.clone();
+                            p.push(row.key);
+                            let mut l = labels.clone();
+                            l.push(row.label.clone());
+                            todo.push((p, l));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "{compared}");
+}
