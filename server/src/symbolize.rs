@@ -12,7 +12,11 @@ pub fn symbol_path(data_dir: Option<&Path>, trace: &Path, configured: Option<&st
     if let Some(d) = data_dir {
         entries.push(SymbolPathEntry::Folder(d.join("symbols")));
     }
-    if let Some(beside) = trace.parent().map(|p| p.join("symbols")).filter(|p| p.is_dir()) {
+    if let Some(beside) = trace
+        .parent()
+        .map(|p| p.join("symbols"))
+        .filter(|p| p.is_dir())
+    {
         entries.push(SymbolPathEntry::Folder(beside));
     }
     let local = SymbolPath { entries };
@@ -27,8 +31,13 @@ pub fn config(path: SymbolPath, cache: PathBuf) -> SymbolizerConfig {
 
 /// Run the symbolizer over a model and name its frames; returns the result
 /// (per-module status) for reporting.
-pub fn symbolize(trace: &mut model::Trace, config: SymbolizerConfig, progress: &Progress) -> Symbolization {
-    let s = Symbolizer::new(config).symbolize(&trace.modules, &trace.frames, &trace.strings, progress);
+pub fn symbolize(
+    trace: &mut model::Trace,
+    config: SymbolizerConfig,
+    progress: &Progress,
+) -> Symbolization {
+    let s =
+        Symbolizer::new(config).symbolize(&trace.modules, &trace.frames, &trace.strings, progress);
     trace.apply_names(s.frames.iter().map(|(row, f)| (*row, f.name.as_str())));
     s
 }
