@@ -27,14 +27,20 @@ impl PathMapper {
                 PathMapRec::Volume { nt, dos } => (nt.as_str(), dos.as_str()),
                 PathMapRec::WindowsDirectory(w) => ("\\SystemRoot", w.as_str()),
             };
-            if nt.is_empty() || dos.is_empty() {
+            if nt.is_empty() {
                 continue;
             }
             let nt = with_slash(nt).to_lowercase();
             if prefixes.iter().any(|(p, _)| *p == nt) {
                 continue;
             }
-            prefixes.push((nt, with_slash(dos)));
+            // `\??\` maps to nothing: `\??\C:\x` is `C:\x`.
+            let dos = if dos.is_empty() {
+                String::new()
+            } else {
+                with_slash(dos)
+            };
+            prefixes.push((nt, dos));
         }
         prefixes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
         PathMapper { prefixes }
@@ -67,7 +73,12 @@ mod tests {
                 dos: "C:".into(),
             },
             PathMapRec::WindowsDirectory("C:\\Windows\\".into()),
+            PathMapRec::Volume {
+                nt: "\\??\\".into(),
+                dos: String::new(),
+            },
         ]);
+        assert_eq!(m.map("\\??\\C:\\x"), "C:\\x");
         assert_eq!(
             m.map("\\Device\\HarddiskVolume2\\Users\\a.txt"),
             "C:\\Users\\a.txt"
@@ -81,6 +92,5 @@ mod tests {
             m.map("\\Device\\HarddiskVolume23\\x"),
             "\\Device\\HarddiskVolume23\\x"
         );
-        assert_eq!(m.map("\\??\\pipe\\x"), "\\??\\pipe\\x");
     }
 }
