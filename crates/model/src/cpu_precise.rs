@@ -12,8 +12,10 @@ pub struct ContextSwitchTable {
     pub old_state: Vec<u8>,
     pub new_priority: Vec<i8>,
     pub old_priority: Vec<i8>,
-    /// NewThreadWaitTime as the payload gives it (clock-interrupt ticks per
-    /// the MOF; not converted: `wait_ns` is derived from events instead).
+    /// NewThreadWaitTime as the payload gives it. The MOF says only "wait
+    /// time for the new thread" with no unit (the decoder's guess: clock
+    /// interrupt ticks; no real trace here to check), so it is kept raw and
+    /// `wait_ns` / `ready_ns` are derived from the events instead.
     pub new_wait_time_raw: Vec<u32>,
     /// New thread: from its previous switch-out to the ReadyThread that
     /// readied it (or to this switch-in when none did and it was waiting).

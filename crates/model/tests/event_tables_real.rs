@@ -250,7 +250,12 @@ fn x64_disk_io_and_hard_faults() {
         .sum();
     let want = 21_847_246.0 * 1e9 / tps;
     assert!((total as f64 - want).abs() < 1229.0, "{total} vs {want}");
-    assert_eq!(t.hard_faults.len(), 153);
+    // HardFault (0x0220): 153 events; every FileObject (@24) is a key some
+    // FileIo name event names; ByteCount (@36) sums to 2,722,816.
+    let h = &t.hard_faults;
+    assert_eq!(h.len(), 153);
+    assert!(h.path.iter().all(|&p| !t.strings.get(p).is_empty()));
+    assert_eq!(h.size.iter().map(|&s| u64::from(s)).sum::<u64>(), 2_722_816);
 }
 
 #[test]
