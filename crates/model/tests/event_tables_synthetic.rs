@@ -474,3 +474,65 @@ fn unclaimed_events_are_generic_rows() {
     // Process and thread rundown went to their own tables.
     assert!(g.id.iter().all(|&h| h != 0x0303 && h != 0x0503));
 }
+
+#[test]
+fn file_names_follow_time_and_kernel_file_completions() {
+    let mut b = Buf::default();
+    rundown(&mut b);
+    let name = |key: u64, path: &str| {
+        let mut n = key.to_le_bytes().to_vec();
+        n.extend(utf16z(path));
+        n
+    };
+    // File key 0xB1 is x.txt from 2000, then (after its delete) y.txt from 5000.
+    b.system(
+        0x0420,
+        2,
+        11,
+        100,
+        2000,
+        &name(0xB1, "\\Device\\HarddiskVolume9\\x.txt"),
+    );
+    b.system(
+        0x0423,
+        2,
+        11,
+        100,
+        4000,
+        &name(0xB1, "\\Device\\HarddiskVolume9\\x.txt"),
+    );
+    b.system(
+        0x0420,
+        2,
+        11,
+        100,
+        5000,
+        &name(0xB1, "\\Device\\HarddiskVolume9\\y.txt"),
+    );
+    // Kernel-File Read (id 15, v1: layout 3 plus ExtraFlags) at 3000 and
+    // 6000; the first completes (OperationEnd, id 24) at 3400.
+    let read = |irp: u64| {
+        let mut r = read_write_v3(0, irp, 0xF1, 0xB1, 11, 64);
+        r.extend(0u32.to_le_bytes());
+        r
+    };
+    b.event_header(KERNEL_FILE, 15, 1, 11, 100, 3000, &read(0xA1), &[]);
+    let mut end = Vec::new();
+    p64(&mut end, 0xA1);
+    p64(&mut end, 64);
+    end.extend(0u32.to_le_bytes());
+    b.event_header(KERNEL_FILE, 24, 1, 11, 100, 3400, &end, &[]);
+    b.event_header(KERNEL_FILE, 15, 1, 11, 100, 6000, &read(0xA2), &[]);
+    let t = etl(&[b]);
+    let f = &t.file_io;
+    assert_eq!(f.op, [FileOp::Read, FileOp::Read]);
+    // No VolumeMapping in this trace: NT paths stay as they are.
+    assert_eq!(t.strings.get(f.path[0]), "\\Device\\HarddiskVolume9\\x.txt");
+    assert_eq!(t.strings.get(f.path[1]), "\\Device\\HarddiskVolume9\\y.txt");
+    assert_eq!(f.duration_ns[0], 400 * TICK_NS);
+    assert_eq!(f.duration_ns[1], 0);
+    assert_eq!(f.size[0], 64);
+    assert!(f.from_kernel_file_provider[0]);
+    // Name events and OperationEnd are no generic rows; nothing else is left.
+    assert!(t.generic.pid.iter().all(|&p| p != 100));
+}

@@ -1,10 +1,12 @@
 //! CPU Usage (Precise): context switches and ready-thread events, in time
 //! order, with wait and ready times derived from the events themselves.
 //!
-//! Stacks: a CSwitch's stack walk carries the *new* thread's id (TraceEvent
-//! reports a CSwitch under NewThreadID and joins stacks by (time, thread)),
-//! so the switch-in stack is looked up by (timestamp, new tid). A
-//! ReadyThread's stack is the readying thread's: (timestamp, header tid).
+//! Stacks: TraceEvent reports a CSwitch under its new thread
+//! (`CSwitchTraceData.FixupData` puts payload @0 NewThreadId into a header
+//! ThreadId of -1; "NewThreadID == ThreadID") and TraceLog joins stacks by
+//! (time, ThreadID), so the switch-in stack is looked up by (timestamp, new
+//! tid). A ReadyThread (`DispatcherReadyThreadTraceData`) keeps the header
+//! thread, the readying one: its stack is looked up by (timestamp, header tid).
 
 use super::records::{CSwitchRec, ReadyRec};
 use super::Joiner;
