@@ -1,5 +1,5 @@
 //! Generic Events: every event no specialised table took, with its payload
-//! kept in one byte arena and fields decoded on demand.
+//! kept in byte arenas (one per buffer) and fields decoded on demand.
 
 use crate::strings::StrId;
 use etl::decode::tracelogging::out_type;
@@ -31,10 +31,12 @@ pub struct GenericEventTable {
     pub cpu: Vec<u16>,
     /// Event name when known (TraceLogging schema), else empty.
     pub name: Vec<StrId>,
-    /// Payload bytes: `arena[payload_start[i]..][..payload_len[i]]`.
-    pub payload_start: Vec<u64>,
+    /// Payload bytes: `arenas[payload_chunk[i]][payload_start[i]..][..payload_len[i]]`
+    /// (one chunk per buffer, so building never copies them twice).
+    pub payload_chunk: Vec<u32>,
+    pub payload_start: Vec<u32>,
     pub payload_len: Vec<u32>,
-    pub arena: Vec<u8>,
+    pub arenas: Vec<Vec<u8>>,
     /// Row in `schemas`, `NO_SCHEMA` if none.
     pub schema: Vec<u32>,
     pub stack: Vec<u32>,
@@ -61,11 +63,18 @@ impl GenericEventTable {
     }
 
     pub fn payload(&self, i: usize) -> &[u8] {
-        let (Some(&s), Some(&n)) = (self.payload_start.get(i), self.payload_len.get(i)) else {
+        let (Some(&c), Some(&s), Some(&n)) = (
+            self.payload_chunk.get(i),
+            self.payload_start.get(i),
+            self.payload_len.get(i),
+        ) else {
             return &[];
         };
         let s = s as usize;
-        self.arena.get(s..s + n as usize).unwrap_or(&[])
+        self.arenas
+            .get(c as usize)
+            .and_then(|a| a.get(s..s + n as usize))
+            .unwrap_or(&[])
     }
 
     /// Field names and values of row `i`: decoded per its TraceLogging

@@ -138,7 +138,7 @@ impl Trace {
             + (v(&st.parent) + v(&st.frame) + v(&st.depth)) * 3
             + (v(&f.module) + v(&f.address) + v(&f.process) + v(&f.func)) * 3
             + self.strings.heap_bytes()
-            + self.generic.arena.len()
+            + self.generic.arenas.iter().map(|a| a.len()).sum::<usize>()
             + self.generic.schemas.iter().map(|s| s.len()).sum::<usize>()
             + (self.processes.len() + self.threads.len() + self.images.len() + self.modules.len())
                 * 128

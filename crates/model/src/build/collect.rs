@@ -49,6 +49,10 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
             }
         }
     }
+    // The payload chunk of this buffer is kept as is: no slack.
+    for a in &mut b.arenas {
+        a.shrink_to_fit();
+    }
     b
 }
 

@@ -33,8 +33,13 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
         }
         _ => None,
     };
-    let payload_start = b.arena.len() as u64;
-    b.arena.extend_from_slice(e.payload);
+    if b.arenas.is_empty() {
+        b.arenas.push(Vec::new());
+    }
+    let chunk = b.arenas.len() - 1;
+    let arena = &mut b.arenas[chunk];
+    let payload_start = arena.len() as u32;
+    arena.extend_from_slice(e.payload);
     b.generic.push(GenericRec {
         ts: e.timestamp,
         provider: e.provider,
@@ -57,6 +62,7 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
         tid: e.tid,
         cpu: e.cpu,
         pointer_size: e.pointer_size,
+        payload_chunk: chunk as u32,
         payload_start,
         payload_len: e.payload.len() as u32,
         schema,
@@ -93,14 +99,14 @@ pub fn kernel_group_name(group: u8) -> &'static str {
 /// process and stack columns are filled by the caller.
 pub fn build_generic_rows(
     recs: &[GenericRec],
-    arena: Vec<u8>,
+    arenas: Vec<Vec<u8>>,
     schemas: &[Box<[u8]>],
     provider_names: &FxHashMap<Guid, String>,
     clock: &crate::time::Clock,
     strings: &mut StringTable,
 ) -> GenericEventTable {
     let mut t = GenericEventTable {
-        arena,
+        arenas,
         schemas: schemas.to_vec(),
         ..Default::default()
     };
@@ -143,6 +149,7 @@ pub fn build_generic_rows(
         t.keyword.push(r.keyword);
         t.cpu.push(r.cpu);
         t.pointer_size.push(r.pointer_size);
+        t.payload_chunk.push(r.payload_chunk);
         t.payload_start.push(r.payload_start);
         t.payload_len.push(r.payload_len);
         let schema = r.schema.unwrap_or(NO_SCHEMA);

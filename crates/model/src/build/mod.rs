@@ -58,11 +58,14 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         b
     });
     progress.set_phase(Phase::Correlating);
+    // Sized once: the merged lists would otherwise double as they grow.
+    batch.generic.reserve_exact(batches.iter().map(|b| b.generic.len()).sum());
+    batch.samples.reserve_exact(batches.iter().map(|b| b.samples.len()).sum());
     for b in batches {
         batch.extend(b);
     }
     batch.sort_by_time();
-    let arena = std::mem::take(&mut batch.arena);
+    let arenas = std::mem::take(&mut batch.arenas);
 
     let mut t = Trace {
         clock,
@@ -168,7 +171,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     info.unattributed_events = build_event_tables(
         &mut t,
         &batch,
-        arena,
+        arenas,
         &tidx,
         &pidx,
         &addresses,
@@ -208,7 +211,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
 fn build_event_tables(
     t: &mut Trace,
     batch: &Batch,
-    arena: Vec<u8>,
+    arenas: Vec<Vec<u8>>,
     tidx: &lifetimes::InstanceIndex,
     pidx: &lifetimes::InstanceIndex,
     addresses: &images::AddressMap,
@@ -219,7 +222,7 @@ fn build_event_tables(
     let names = fileio::FileNames::new(&batch.file_names, &mapper, &mut t.strings);
     let mut generic = generic::build_generic_rows(
         &batch.generic,
-        arena,
+        arenas,
         &batch.schemas.list,
         &batch.provider_names,
         &clock,

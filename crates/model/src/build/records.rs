@@ -202,8 +202,9 @@ pub struct Batch {
     pub hard_faults: Vec<HardFaultRec>,
     pub path_maps: Vec<PathMapRec>,
     pub generic: Vec<GenericRec>,
-    /// Payload bytes of `generic` records.
-    pub arena: Vec<u8>,
+    /// Payload bytes of `generic` records: one chunk per buffer, moved (not
+    /// copied) when batches merge.
+    pub arenas: Vec<Vec<u8>>,
     pub schemas: BlobSet,
     /// Provider names from TraceLogging provider traits, first seen wins.
     pub provider_names: rustc_hash::FxHashMap<etl::Guid, String>,
@@ -250,12 +251,12 @@ impl Batch {
             .iter()
             .map(|b| self.schemas.intern(b))
             .collect();
-        let arena_base = self.arena.len() as u64;
-        self.arena.extend(other.arena);
+        let chunk_base = self.arenas.len() as u32;
+        self.arenas.extend(other.arenas);
         self.generic.extend(other.generic.into_iter().map(|mut r| {
             r.ext_stack = r.ext_stack.map(map);
             r.schema = r.schema.and_then(|s| schema_map.get(s as usize).copied());
-            r.payload_start += arena_base;
+            r.payload_chunk += chunk_base;
             r
         }));
         for (g, n) in other.provider_names {
@@ -418,7 +419,9 @@ pub struct GenericRec {
     pub tid: Option<u32>,
     pub cpu: u16,
     pub pointer_size: u8,
-    pub payload_start: u64,
+    /// Payload: `arenas[payload_chunk][payload_start..][..payload_len]`.
+    pub payload_chunk: u32,
+    pub payload_start: u32,
     pub payload_len: u32,
     /// Row in the batch's `BlobSet` of TraceLogging schemas.
     pub schema: Option<u32>,
