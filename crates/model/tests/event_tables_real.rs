@@ -268,6 +268,17 @@ fn x64_generic_rows_are_the_unclaimed_events() {
     // Kernel-File creates 562.
     assert_eq!(t.generic.len(), 179_474 - 110_922);
     let g = &t.generic;
+    eprintln!(
+        "x64: {} generic rows ({} with a stack, {} schemas), {} file I/O, {} disk I/O, \
+         {} hard faults, {} events with an unknown thread",
+        g.len(),
+        g.stack.iter().filter(|&&s| s != NONE).count(),
+        g.schemas.len(),
+        t.file_io.len(),
+        t.disk_io.len(),
+        t.hard_faults.len(),
+        t.info.unattributed_events
+    );
     let name = |i: usize| t.strings.get(g.providers.name[g.provider[i] as usize]);
     let n_clr_rundown = (0..g.len())
         .filter(|&i| name(i) == "Microsoft-Windows-DotNETRuntimeRundown")

@@ -23,6 +23,10 @@ impl Joiner<'_, '_> {
     /// Thread row of `tid` at `time` (the instance alive then, else the
     /// nearest, as for samples) and its process row; `NONE`s if unknown.
     pub fn thread_at(&mut self, tid: u32, time: i64) -> (u32, u32) {
+        // -1: the event names no thread (not counted as unattributed).
+        if tid == u32::MAX {
+            return (NONE, NONE);
+        }
         let t = &self.t.threads;
         match self.tidx.find(tid, time, &t.start, &t.end) {
             Some((row, _)) => (row, t.process.get(row as usize).copied().unwrap_or(NONE)),

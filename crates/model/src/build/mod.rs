@@ -59,8 +59,12 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     });
     progress.set_phase(Phase::Correlating);
     // Sized once: the merged lists would otherwise double as they grow.
-    batch.generic.reserve_exact(batches.iter().map(|b| b.generic.len()).sum());
-    batch.samples.reserve_exact(batches.iter().map(|b| b.samples.len()).sum());
+    batch
+        .generic
+        .reserve_exact(batches.iter().map(|b| b.generic.len()).sum());
+    batch
+        .samples
+        .reserve_exact(batches.iter().map(|b| b.samples.len()).sum());
     for b in batches {
         batch.extend(b);
     }
