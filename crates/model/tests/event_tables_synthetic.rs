@@ -21,7 +21,7 @@ fn utf16z(s: &str) -> Vec<u8> {
 }
 
 fn pad8(b: &mut Vec<u8>) {
-    while !b.len().is_multiple_of(8) {
+    while b.len() & 7 != 0 {
         b.push(0);
     }
 }
