@@ -355,3 +355,17 @@ fn primitive_types_fields() {
     assert_eq!(f2[0], ("string_type".to_string(), "Venus".to_string()));
     assert_eq!(f2[1], ("boolean_type".to_string(), "true".to_string()));
 }
+
+#[test]
+fn shutdown_generic_rows() {
+    let Some(t) = build("shutdown-perfdiag-kernel.etl") else {
+        return;
+    };
+    // Census: 17,078 events; the header-buffer hooks 0x0000/0x0005/0x0008/
+    // 0x0020/0x0050 (1+3+2+2+1), 0x030B (60) and 0x1421/0x1422 (2) are the
+    // only ones no table takes.
+    let g = &t.generic;
+    assert_eq!(g.len(), 9 + 60 + 2);
+    assert_eq!(g.id.iter().filter(|&&h| h == 0x030B).count(), 60);
+    assert!(t.file_io.is_empty() && t.disk_io.is_empty() && t.cswitches.is_empty());
+}

@@ -255,7 +255,11 @@ impl TableView for Generic<'_> {
                 .to_string(),
             2 => g.task[row].to_string(),
             3 => g.opcode[row].to_string(),
-            4 => format!("{}", g.id[row]),
+            // Kernel events: the hook id, in hex as the kernel documents them.
+            4 => match g.providers.kernel_group[g.provider[row] as usize] {
+                Some(_) => format!("{:#06x}", g.id[row]),
+                None => g.id[row].to_string(),
+            },
             5 => g.level[row].to_string(),
             6 => format!("{:#x}", g.keyword[row]),
             7 => match g.process[row] {
