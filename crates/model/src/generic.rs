@@ -41,6 +41,8 @@ pub struct GenericEventTable {
     pub schema: Vec<u32>,
     pub stack: Vec<u32>,
     pub pointer_size: Vec<u8>,
+    /// `etl::HeaderType::to_byte` of the event.
+    pub header_type: Vec<u8>,
     pub providers: ProviderTable,
     /// Distinct TraceLogging schema blobs (EVENT_SCHEMA_TL items).
     pub schemas: Vec<Box<[u8]>>,
@@ -105,12 +107,97 @@ impl GenericEventTable {
                 Err(e) => vec![("Error".into(), e.to_string())],
             };
         }
+        if let Some(d) = self.decode_known(i) {
+            return debug_fields(&d);
+        }
         if payload.is_empty() {
             return Vec::new();
         }
         let hex: String = payload.iter().map(|b| format!("{b:02x}")).collect();
         vec![("Payload".into(), hex)]
     }
+}
+
+impl GenericEventTable {
+    /// Row `i` decoded again by `etl::decode` when it is of a kind the
+    /// decoders know (CLR method rundown, SysConfig ...), as their Debug text.
+    fn decode_known(&self, i: usize) -> Option<String> {
+        let header_type = etl::HeaderType::from_byte(*self.header_type.get(i)?)?;
+        let provider = self
+            .provider
+            .get(i)
+            .and_then(|&p| self.providers.guid.get(p as usize));
+        let id = *self.id.get(i)?;
+        let ev = etl::Event {
+            header_type,
+            timestamp: 0,
+            cpu: 0,
+            pid: None,
+            tid: None,
+            hook_id: header_type.is_kernel().then_some(id),
+            provider: provider.copied().flatten(),
+            event_id: if header_type.is_kernel() { 0 } else { id },
+            opcode: *self.opcode.get(i)?,
+            version: u16::from(*self.version.get(i)?),
+            level: *self.level.get(i)?,
+            channel: 0,
+            task: *self.task.get(i)?,
+            keyword: *self.keyword.get(i)?,
+            flags: 0,
+            activity_id: None,
+            pointer_size: *self.pointer_size.get(i)?,
+            payload: self.payload(i),
+            extended: &[],
+            buffer_index: 0,
+            offset_in_buffer: 0,
+        };
+        match etl::decode::decode(&ev)? {
+            Ok(d) => Some(format!("{d:?}")),
+            Err(_) => None,
+        }
+    }
+}
+
+/// `Variant(Struct { a: 1, b: "x" })` as [("a", "1"), ("b", "\"x\"")]: the
+/// top-level fields of a decoder's Debug text, nested values kept whole.
+fn debug_fields(text: &str) -> Vec<(String, String)> {
+    let inner = text
+        .find(" { ")
+        .zip(text.rfind(" }"))
+        .and_then(|(a, b)| text.get(a + 3..b));
+    let Some(inner) = inner else {
+        return vec![("Decoded".into(), text.to_string())];
+    };
+    let mut out = Vec::new();
+    let (mut depth, mut quoted, mut escaped, mut start) = (0i32, false, false, 0usize);
+    let mut push = |part: &str| {
+        if let Some((k, v)) = part.split_once(": ") {
+            out.push((k.trim().to_string(), v.trim().to_string()));
+        }
+    };
+    for (k, c) in inner.char_indices() {
+        if quoted {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => quoted = true,
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                push(inner.get(start..k).unwrap_or(""));
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    push(inner.get(start..).unwrap_or(""));
+    out
 }
 
 /// A value as WPA shows it: integers declared BOOLEAN as true/false, 8- and
@@ -130,5 +217,32 @@ fn show(field: &TlField, v: &TlValue) -> String {
         }
         (_, _, TlValue::FileTime(ft)) => etl::logfile::filetime_to_iso8601(*ft as i64),
         _ => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::debug_fields;
+
+    #[test]
+    fn splits_top_level_debug_fields() {
+        let f = debug_fields(
+            r#"ClrMethod(ClrMethod { kind: Load, name: "a, {b}\" c", ids: [1, 2], g: Some(X { y: 1 }) })"#,
+        );
+        let want = [
+            ("kind", "Load"),
+            ("name", r#""a, {b}\" c""#),
+            ("ids", "[1, 2]"),
+            ("g", "Some(X { y: 1 })"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(f, want);
+        assert_eq!(
+            debug_fields("Odd"),
+            [("Decoded".to_string(), "Odd".to_string())]
+        );
     }
 }

@@ -62,6 +62,7 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
         tid: e.tid,
         cpu: e.cpu,
         pointer_size: e.pointer_size,
+        header_type: e.header_type.to_byte(),
         payload_chunk: chunk as u32,
         payload_start,
         payload_len: e.payload.len() as u32,
@@ -149,6 +150,7 @@ pub fn build_generic_rows(
         t.keyword.push(r.keyword);
         t.cpu.push(r.cpu);
         t.pointer_size.push(r.pointer_size);
+        t.header_type.push(r.header_type);
         t.payload_chunk.push(r.payload_chunk);
         t.payload_start.push(r.payload_start);
         t.payload_len.push(r.payload_len);

@@ -419,6 +419,8 @@ pub struct GenericRec {
     pub tid: Option<u32>,
     pub cpu: u16,
     pub pointer_size: u8,
+    /// `HeaderType::to_byte`, to decode known kinds again on demand.
+    pub header_type: u8,
     /// Payload: `arenas[payload_chunk][payload_start..][..payload_len]`.
     pub payload_chunk: u32,
     pub payload_start: u32,
