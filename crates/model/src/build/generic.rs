@@ -36,10 +36,12 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
     if b.arenas.is_empty() {
         b.arenas.push(Vec::new());
     }
-    let chunk = b.arenas.len() - 1;
-    let arena = &mut b.arenas[chunk];
-    let payload_start = arena.len() as u32;
-    arena.extend_from_slice(e.payload);
+    let chunk = b.arenas.len().saturating_sub(1);
+    let mut payload_start = 0;
+    if let Some(arena) = b.arenas.last_mut() {
+        payload_start = arena.len() as u32;
+        arena.extend_from_slice(e.payload);
+    }
     b.generic.push(GenericRec {
         ts: e.timestamp,
         provider: e.provider,

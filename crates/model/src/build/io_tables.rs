@@ -32,7 +32,7 @@ pub fn build_file_io(
         let duration = ends
             .end(r.irp, r.ts)
             .filter(|_| r.irp != 0)
-            .map_or(0, |e| j.clock.to_ns(e) - time);
+            .map_or(0, |e| j.clock.to_ns(e).saturating_sub(time));
         let path = op_path(r, names, mapper, &mut j.t.strings);
         f.time.push(time);
         f.duration_ns.push(duration);
@@ -68,7 +68,7 @@ pub fn build_disk_io(b: &Batch, names: &FileNames, j: &mut Joiner<'_, '_>) -> Di
             let k = list.partition_point(|i| i.ts <= r.ts);
             k.checked_sub(1).and_then(|k| list.get(k))
         });
-        let start = end - duration;
+        let start = end.saturating_sub(duration);
         let tid = r
             .issuing_tid
             .or(init.map(|i| i.tid))
@@ -116,7 +116,7 @@ pub fn build_hard_faults(b: &Batch, names: &FileNames, j: &mut Joiner<'_, '_>) -
             .push(names.lookup(r.h.file_object, r.ts).unwrap_or_default());
         h.size.push(r.h.byte_count);
         h.offset.push(r.h.read_offset);
-        h.duration_ns.push(end - start);
+        h.duration_ns.push(end.saturating_sub(start));
         h.virtual_address.push(r.h.virtual_address);
     }
     h

@@ -72,10 +72,13 @@ pub fn build_precise(
         let (wait, ready) = match (ready_row, out) {
             (Some(r), out) => {
                 let rtime = rt.time.get(r as usize).copied().unwrap_or(time);
-                (out.map_or(UNKNOWN, |(o, _)| rtime - o), time - rtime)
+                (
+                    out.map_or(UNKNOWN, |(o, _)| rtime.saturating_sub(o)),
+                    time.saturating_sub(rtime),
+                )
             }
-            (None, Some((o, STATE_READY))) => (0, time - o),
-            (None, Some((o, _))) => (time - o, 0),
+            (None, Some((o, STATE_READY))) => (0, time.saturating_sub(o)),
+            (None, Some((o, _))) => (time.saturating_sub(o), 0),
             (None, None) => (UNKNOWN, UNKNOWN),
         };
         let stack = j.stack(c.ts, sw.new_tid, new_process, time);
@@ -98,7 +101,7 @@ pub fn build_precise(
             if let (Some(r), Some(&t0)) =
                 (cs.run_ns.get_mut(prev as usize), cs.time.get(prev as usize))
             {
-                *r = time - t0;
+                *r = time.saturating_sub(t0);
             }
         }
         switched_out.insert(sw.old_tid, (time, sw.old_thread_state));
