@@ -262,6 +262,8 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "skipped_buffers": i.skipped_buffers,
         "lost_events": i.lost_events,
         "lost_buffers": i.lost_buffers,
+        "buffers_with_lost_events": i.buffers_with_lost_events.len(),
+        "unattributed_events": i.unattributed_events,
         "samples": tr.samples.len(),
         "samples_with_stack": i.samples_with_stack,
         "unattributed_samples": i.unattributed_samples,
