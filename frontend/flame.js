@@ -185,6 +185,8 @@ export class Flame {
     this.matchInfo.textContent = searching ? `${fmt2((100 * matched) / total)}% matched (${fmtInt(matched)} ms)` : '';
     this.matchInfo.dataset.percent = searching ? String((100 * matched) / total) : '';
     this.geom = { W, H, zs, scale, zdepth };
+    // A flame graph grows upwards from its root: start scrolled to the bottom.
+    if (!this.o.icicle && !this.scrolled) { this.scroll.scrollTop = H; this.scrolled = true; }
   }
 
   /** @param {number} a @param {number} b */

@@ -87,7 +87,6 @@ export class Timeline {
     for (let p = 0; p <= 100; p += 25) {
       const y = bottom - (p / 100) * ph;
       g.beginPath(); g.moveTo(0, y + 0.5); g.lineTo(W, y + 0.5); g.stroke();
-      if (p > 0) g.fillText(`${p}%`, 2, y + 10);
     }
     const [a, b] = this.view;
     const step = niceStep((b - a) / 10);
@@ -117,6 +116,15 @@ export class Timeline {
           g.fillRect(x0, y1, Math.max(1, x1 - x0 - 0.5), y0 - y1);
         }
       });
+    }
+    g.fillStyle = '#5b6472';
+    g.font = '10px system-ui, sans-serif';
+    for (let p = 25; p <= 100; p += 25) {
+      const y = bottom - (p / 100) * ph;
+      g.fillStyle = 'rgba(255,255,255,0.8)';
+      g.fillRect(1, y + 1, 26, 11);
+      g.fillStyle = '#5b6472';
+      g.fillText(`${p}%`, 3, y + 10);
     }
     const r = this.drag ? this.drag.range : this.o.range;
     if (r) {
