@@ -31,6 +31,7 @@ function route() {
   const m = /^\/t\/([^/]+)\/?$/.exec(location.pathname);
   if (!m) {
     page = null;
+    root.classList.remove('trace-mode');
     renderLibrary(root, navigate);
     document.title = 'etlscope: trace library';
     return;
@@ -41,6 +42,7 @@ function route() {
     page.apply(state);
     return;
   }
+  root.classList.add('trace-mode');
   page = new TracePage(root, id, state, problems, write, navigate);
   document.title = 'etlscope';
   page.mount().catch((e) => {

@@ -78,6 +78,9 @@ export class TreeTable {
     this.generation = 0;
   }
 
+  /** Column widths the user dragged, kept for the session (not part of the link). */
+  static widths = new Map();
+
   /** @param {Node} n */
   static pathKey(n) { return n.labels.join('\u0001'); }
 
@@ -264,7 +267,9 @@ export class TreeTable {
     const table = h('table', { class: 'tree' });
     const colgroup = h('colgroup');
     const all = [...o.groups, '|', ...o.cols];
-    for (const c of all) colgroup.append(h('col', { style: { width: c === '|' ? '6px' : `${colWidth(c)}px` } }));
+    for (const c of all) colgroup.append(h('col', { 'data-col': c, style: { width: c === '|' ? '6px' : `${TreeTable.widths.get(c) || colWidth(c)}px` } }));
+    // A filler column takes the slack, so the real columns keep their widths.
+    colgroup.append(h('col'));
     const head = h('tr');
     all.forEach((c, i) => {
       if (c === '|') { head.append(h('th', { class: 'gold', 'data-col': '|', title: 'Gold bar: columns to its left group the rows' })); return; }
@@ -274,9 +279,10 @@ export class TreeTable {
       this.headerDrag(th, c);
       head.append(th);
     });
+    head.append(h('th', { class: 'filler' }));
     const tbody = h('tbody');
     if (!rows.length) {
-      tbody.append(h('tr', {}, [h('td', { class: 'empty', colspan: String(all.length), text: this.total.count ? 'No rows' : 'No data in this range / with these filters' })]));
+      tbody.append(h('tr', {}, [h('td', { class: 'empty', colspan: String(all.length + 1), text: this.total.count ? 'No rows' : 'No data in this range / with these filters' })]));
     }
     for (const n of rows) tbody.append(this.rowEl(n, all));
     table.append(colgroup, h('thead', {}, [head]), tbody);
@@ -306,6 +312,7 @@ export class TreeTable {
         tr.append(h('td'));
       }
     }
+    tr.append(h('td', { class: 'filler' }));
     tr.addEventListener('click', () => { this.select(n); this.emitTree(false); });
     tr.addEventListener('dblclick', () => this.toggle(n));
     tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.select(n); this.emitTree(false); this.o.onContext(n, e); });
@@ -366,6 +373,8 @@ export class TreeTable {
   headerDrag(th, col) {
     th.addEventListener('pointerdown', (down) => {
       if (down.button !== 0) return;
+      const box = th.getBoundingClientRect();
+      if (down.clientX > box.right - 6) { this.resize(th, col, down); return; }
       const x0 = down.clientX;
       const y0 = down.clientY;
       let ghost = null;
@@ -399,10 +408,8 @@ export class TreeTable {
         window.removeEventListener('pointermove', move);
         window.removeEventListener('pointerup', up);
         if (!ghost) {
-          // A click: sort by this column (again: flip the direction).
-          const desc = this.o.sort === col ? !this.o.desc : !(!isValue(col));
-          this.o.onSort(col, this.o.sort === col ? !this.o.desc : isValue(col) ? true : false);
-          void desc;
+          // A click sorts by this column: values largest first, labels A-Z; again flips it.
+          this.o.onSort(col, this.o.sort === col ? !this.o.desc : isValue(col));
           return;
         }
         ghost.remove();
@@ -413,6 +420,20 @@ export class TreeTable {
       window.addEventListener('pointermove', move);
       window.addEventListener('pointerup', up);
     });
+  }
+
+  /** Drag the right edge of a header to resize its column. @param {HTMLElement} th @param {string} col @param {PointerEvent} down */
+  resize(th, col, down) {
+    const colEl = /** @type {HTMLElement} */ (this.scroller.querySelector(`col[data-col="${CSS.escape(col)}"]`));
+    const w0 = th.getBoundingClientRect().width;
+    const move = (/** @type {PointerEvent} */ e) => {
+      const w = Math.max(40, Math.round(w0 + e.clientX - down.clientX));
+      TreeTable.widths.set(col, w);
+      if (colEl) colEl.style.width = `${w}px`;
+    };
+    const up = () => { window.removeEventListener('pointermove', move); window.removeEventListener('pointerup', up); };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
   }
 
   /** Apply a header drop at slot `index` of [groups, '|', cols]. @param {string} col @param {number} index */

@@ -134,9 +134,13 @@ export class Timeline {
       g.fillRect(x0, top, x1 - x0, ph);
       g.strokeStyle = '#1e5ac8';
       g.strokeRect(x0 + 0.5, top + 0.5, x1 - x0, ph);
-      g.fillStyle = '#1e5ac8';
       g.font = '11px system-ui, sans-serif';
-      g.fillText(`${r[0].toFixed(3)}–${r[1].toFixed(3)} s (${fmtSecs(r[1] - r[0])})`, Math.max(2, x0 + 4), top + 12);
+      const label = `${r[0].toFixed(3)}–${r[1].toFixed(3)} s (${fmtSecs(r[1] - r[0])})`;
+      const lx = Math.max(32, x0 + 4);
+      g.fillStyle = 'rgba(255,255,255,0.9)';
+      g.fillRect(lx - 3, top + 18, g.measureText(label).width + 6, 14);
+      g.fillStyle = '#1e5ac8';
+      g.fillText(label, lx, top + 29);
     }
   }
 
