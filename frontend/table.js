@@ -27,7 +27,9 @@ function colWidth(c) {
   if (c === 'Stack' || c === 'Stack (Inverted)') return 460;
   if (c === 'Image Path' || c === 'Command Line') return 340;
   if (c === 'Process' || c === 'Function' || c === 'Image Name' || c === 'Process Name' || c === 'File Version' || c === 'Description' || c === 'Product Name') return 200;
-  if (isValue(c)) return 96;
+  if (c === 'Count') return 84;
+  if (c === '% Weight') return 86;
+  if (isValue(c)) return 112;
   return 130;
 }
 

@@ -238,6 +238,12 @@ export class TracePage {
         h('button', { class: 'btn', text: 'Cancel', onclick: () => pop.remove() }),
       ]));
     document.body.append(pop);
+    const outside = (/** @type {PointerEvent} */ e) => {
+      if (pop.contains(/** @type {Node} */ (e.target)) || e.target === anchor) return;
+      pop.remove();
+      window.removeEventListener('pointerdown', outside, true);
+    };
+    window.addEventListener('pointerdown', outside, true);
     const r = anchor.getBoundingClientRect();
     pop.style.left = `${Math.max(4, r.right - 260)}px`;
     pop.style.top = `${r.bottom + 4}px`;
@@ -252,8 +258,18 @@ export class TracePage {
     const filterCol = isStack ? 'Function' : n.column;
     const self = n.key === SELF_KEY;
     if (!self && this.columnsOf(s.table).includes(filterCol)) {
-      items.push({ label: `Filter to ${filterCol} = ${n.label}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: false }], open: [], sel: null }) });
-      items.push({ label: `Exclude ${filterCol} = ${n.label}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: true }], open: [], sel: null }) });
+      // The API's Function filter matches the leaf frame of a sample, so say so on Stack rows.
+      const what = isStack ? `leaf Function = ${n.label}` : `${filterCol} = ${n.label}`;
+      items.push({ label: `Filter to ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: false }], open: [], sel: null }) });
+      items.push({ label: `Exclude ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: true }], open: [], sel: null }) });
+    }
+    // Filter to the process or thread this row is under (any ancestor of those columns).
+    for (let x = n.parent; x; x = x.parent) {
+      if (x.column === 'Process' || x.column === 'Thread ID') {
+        const col = x.column;
+        const label = x.label;
+        items.push({ label: `Filter to ${col} = ${label}`, action: () => this.update({ filters: [...s.filters, { column: col, value: label, exclude: false }], open: [], sel: null }) });
+      }
     }
     if (s.table === 'cpu-sampled' && !self && (isFunc || n.column === 'Module')) {
       const mod = n.column === 'Module' ? n.label : moduleOf(n.label);

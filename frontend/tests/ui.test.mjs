@@ -43,13 +43,14 @@ const waitTable = (p) => p.waitForFunction(() => { const s = document.querySelec
 const skip = () => !traces;
 
 /** Drag a header by real mouse moves to the left edge of another header (or the gold bar). */
-async function dragHeader(p, col, before) {
+async function dragHeader(p, col, before, beforeUp = () => {}) {
   const from = await p.locator(`[data-testid=table] th[data-col="${col}"]`).boundingBox();
   const to = await p.locator(`[data-testid=table] th[data-col="${before}"]`).boundingBox();
   await p.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
   await p.mouse.down();
   await p.mouse.move(from.x + from.width / 2 + 10, from.y + 8, { steps: 3 });
   await p.mouse.move(to.x + 2, to.y + to.height / 2, { steps: 12 });
+  beforeUp();
   await p.mouse.up();
 }
 
@@ -109,16 +110,18 @@ test('group by Process then Stack, drill the busiest path: counts equal the API'
   await c.close();
 });
 
-test('regroup by real mouse drags keeps the total; back/forward restore the grouping', { skip: skip() }, async () => {
+test('regroup by real mouse drags keeps the total; back/forward restore the grouping', { skip: skip() }, async (t) => {
   const { p, c, errors } = await newPage();
   await p.goto(`${srv.url}/t/${id}`);
   await waitTable(p);
   const total = await tableTotal(p);
   const sumTop = async () => (await rows(p)).filter((r) => !r.path.includes(' › ')).reduce((a, r) => a + r.count, 0);
   // Stack across the gold bar: ungrouped.
-  await dragHeader(p, 'Stack', 'Count');
+  let t0 = 0;
+  await dragHeader(p, 'Stack', 'Count', () => { t0 = Date.now(); });
   await p.waitForURL(/g=Process&/);
   await waitTable(p);
+  t.diagnostic(`regroup (mouse up to regrouped table drawn): ${Date.now() - t0} ms`);
   assert.equal(await tableTotal(p), total);
   assert.equal(await sumTop(), total, 'top-level rows sum to the total');
   assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Process']);
@@ -199,7 +202,7 @@ test('butterfly: callers of a module by module, counts equal the API', { skip: s
   await c.close();
 });
 
-test('flame graph: search sums the matches, click zooms, the zoom is in the link', { skip: skip() }, async () => {
+test('flame graph: search sums the matches, click zooms, the zoom is in the link', { skip: skip() }, async (t) => {
   const { p, c, errors } = await newPage();
   await p.goto(`${srv.url}/t/${id}`);
   await waitTable(p);
@@ -217,9 +220,11 @@ test('flame graph: search sums the matches, click zooms, the zoom is in the link
   const scroll = await p.locator('.flame-scroll').boundingBox();
   const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
   const bottom = Math.min(scroll.y + visibleH, box.y + box.height);
+  const t0 = Date.now();
   await p.mouse.click(box.x + 5, bottom - 17 * 1.5);
-
   await p.waitForURL(/fz=/);
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=flame-crumbs] .crumb').length >= 2);
+  t.diagnostic(`flame zoom (click to redrawn with breadcrumb): ${Date.now() - t0} ms`);
   const crumbs = await p.$$eval('[data-testid=flame-crumbs] .crumb', (b) => b.map((x) => x.textContent));
   assert.ok(crumbs.length >= 2);
   const fresh = await newPage();
