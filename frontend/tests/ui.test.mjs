@@ -321,3 +321,43 @@ test('upload with the file picker shows progress, then the trace becomes ready',
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('keys: * expands everything under a row (bounded); wheel and keys zoom the timeline; flame tooltip', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  await p.click('[data-testid=table] tr[data-path="Test.x64.exe (3676)"]');
+  await p.keyboard.press('*');
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tbody tr').length > 100);
+  await waitTable(p);
+  const n = (await rows(p)).length;
+  assert.ok(n > 100, `expanded ${n} rows`);
+  assert.ok((await rows(p)).some((r) => r.path.split(' › ').length > 10), 'deep rows opened');
+  // Left on the selected (expanded) row collapses it again.
+  await p.keyboard.press('ArrowLeft');
+  await p.waitForFunction(() => !document.querySelector('[data-testid=table] tr[data-depth="1"]'));
+  // Wheel zooms the timeline around the pointer; the zoom lands in the URL.
+  const tl = await p.locator('[data-testid=timeline]').boundingBox();
+  await p.mouse.move(tl.x + tl.width / 2, tl.y + tl.height / 2);
+  await p.mouse.wheel(0, -400);
+  await p.waitForURL(/[?&]z=/);
+  const z1 = /[?&]z=([\d.]+)-([\d.]+)/.exec(p.url());
+  assert.ok(Number(z1[2]) - Number(z1[1]) < 12.5);
+  // Keyboard: 0 resets the zoom.
+  await p.focus('[data-testid=timeline]');
+  await p.keyboard.press('0');
+  await p.waitForFunction(() => !/[?&]z=/.test(location.search));
+  // Flame tooltip: function, module, samples and percent, as text.
+  await p.goto(`${srv.url}/t/${id}?v=1&view=flame&f=${encodeURIComponent('Process=Test.x64.exe (3676)')}`);
+  await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  const box = await p.locator('[data-testid=flame]').boundingBox();
+  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
+  const scroll = await p.locator('.flame-scroll').boundingBox();
+  await p.mouse.move(box.x + box.width / 2, Math.min(scroll.y + visibleH, box.y + box.height) - 17 * 2.5);
+  await p.waitForSelector('.tip:not([hidden])');
+  const tip = await p.textContent('.tip');
+  assert.match(tip, /Module: .+/);
+  assert.match(tip, /Samples: [\d,]+ ms \([\d.]+%\)/);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
