@@ -23,11 +23,12 @@ export function renderLibrary(root, navigate) {
   const tbody = h('tbody');
   const listState = h('div', { class: 'state', text: 'Loading traces…' });
   const tableEl = h('table', { class: 'grid library', 'data-testid': 'library' }, [
-    h('thead', {}, [h('tr', {}, ['Name', 'Size', 'Uploaded', 'Status', ''].map((t) => h('th', { text: t })))]),
+    h('thead', {}, [h('tr', {}, ['Name', 'Size', 'Uploaded', 'Status', ''].map((t) => h('th', { text: t, class: t === 'Size' ? 'num' : '' })))]),
     tbody,
   ]);
 
   root.append(
+    h('header', { class: 'topbar' }, [h('a', { class: 'home', href: '/', text: 'etlscope' }), h('span', { class: 'tag', text: 'Windows Performance Analyzer-style ETW trace viewer' })]),
     h('div', { class: 'page library-page' }, [
       h('div', { class: 'page-head' }, [h('h1', { text: 'Trace library' })]),
       drop, fileInput, uploads,

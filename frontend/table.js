@@ -24,13 +24,21 @@ const isValue = (c) => VALUE_COLUMNS.includes(c);
 
 /** @param {string} c */
 function colWidth(c) {
-  if (c === 'Stack' || c === 'Stack (Inverted)') return 460;
+  if (c === 'Stack' || c === 'Stack (Inverted)') return 600;
   if (c === 'Image Path' || c === 'Command Line') return 340;
   if (c === 'Process' || c === 'Function' || c === 'Image Name' || c === 'Process Name' || c === 'File Version' || c === 'Description' || c === 'Product Name') return 200;
   if (c === 'Count') return 84;
   if (c === '% Weight') return 86;
-  if (isValue(c)) return 112;
+  if (isValue(c)) return 122;
   return 130;
+}
+
+/** A row label as text; frames show their module muted ("module!" + function). @param {string} label */
+function labelEl(label) {
+  if (label === '') return h('span', { class: 'txt none', text: '(none)' });
+  const i = label.indexOf('!');
+  if (i <= 0 || i === label.length - 1) return h('span', { class: 'txt', text: label });
+  return h('span', { class: 'txt' }, [h('span', { class: 'mod', text: label.slice(0, i + 1) }), h('span', { class: 'fn', text: label.slice(i + 1) })]);
 }
 
 /** @param {Node} n @param {string} c */
@@ -303,7 +311,7 @@ export class TreeTable {
       if (c === n.column) {
         const tog = h('span', { class: `tog ${n.expandable ? '' : 'leaf'}`, text: n.loading ? '…' : n.expandable ? (open ? '▾' : '▸') : '' });
         tog.addEventListener('click', (e) => { e.stopPropagation(); this.select(n); this.toggle(n); });
-        const td = h('td', { class: `label ${n.key === SELF_KEY ? 'self' : ''}`, title: n.label }, [tog, h('span', { class: n.label === '' ? 'txt none' : 'txt', text: n.label === '' ? '(none)' : n.label })]);
+        const td = h('td', { class: `label ${n.key === SELF_KEY ? 'self' : ''}`, title: n.label }, [tog, labelEl(n.label)]);
         td.style.paddingLeft = `${4 + Math.min(n.colDepth, 60) * 11}px`;
         tr.append(td);
       } else if (isValue(c)) {
