@@ -93,6 +93,7 @@ export class Timeline {
     g.textAlign = 'center';
     for (let t = Math.ceil(a / step) * step; t <= b; t += step) {
       const x = this.tToX(t);
+      g.textAlign = x < 20 ? 'left' : x > W - 20 ? 'right' : 'center';
       g.fillText(`${+t.toFixed(6)} s`, x, H - 4);
       g.beginPath(); g.moveTo(x + 0.5, top); g.lineTo(x + 0.5, bottom); g.stroke();
     }
@@ -125,6 +126,13 @@ export class Timeline {
       g.fillRect(1, y + 1, 26, 11);
       g.fillStyle = '#5b6472';
       g.fillText(`${p}%`, 3, y + 10);
+    }
+    if (d && !d.series.length && !d.other) {
+      g.fillStyle = '#6b7280';
+      g.font = '13px system-ui, sans-serif';
+      g.textAlign = 'center';
+      g.fillText('No CPU samples in this time window (see the Processes and Images tables)', W / 2, top + ph / 2);
+      g.textAlign = 'left';
     }
     const r = this.drag ? this.drag.range : this.o.range;
     if (r) {

@@ -88,7 +88,8 @@ export class TracePage {
         chip('Events', fmtInt(sum.events)),
         chip('Samples', `${fmtInt(sum.samples)} (${fmtInt(sum.samples_with_stack)} with stacks)`),
         chip('Lost', `${fmtInt(sum.lost_events)} events, ${fmtInt(sum.lost_buffers || 0)} buffers`, sum.lost_events || sum.lost_buffers ? 'warn' : ''),
-        chip('Symbols', sum.symbols ? String(sum.symbols) : `${fmtInt(sum.modules || 0)} modules, no symbol server`),
+        // The summary has no symbol status yet; say what we know rather than guess.
+        chip('Symbols', sum.symbols ? String(sum.symbols) : `${fmtInt(sum.modules || 0)} modules, status not reported`),
         chip('Size', fmtSize(entry.size)),
       ]),
       h('span', { class: 'spacer' }),

@@ -271,6 +271,14 @@ test('trace text with HTML renders as text and runs no script (stubbed API)', { 
   assert.equal(await p.evaluate(() => window.__pwned), undefined);
   assert.ok((await p.textContent('[data-testid=table]')).includes(evil), 'shown as text');
   assert.ok((await p.textContent('.trace-name')).includes(evil));
+  // The library page too.
+  await p.route('**/api/traces', (route) => route.fulfill({ status: 200, contentType: 'application/json',
+    body: JSON.stringify({ traces: [{ id: 'e'.repeat(32), name: `${evil}.etl`, size: 1, uploaded_at: evil, status: 'failed', error: evil }] }) }));
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  assert.ok((await p.textContent('[data-testid=library]')).includes(`${evil}.etl`));
+  assert.equal(await p.$$eval('img', (i) => i.length), 0, 'no <img> element created');
+  assert.equal(await p.evaluate(() => window.__pwned), undefined);
   assert.deepEqual(errors, []);
   await c.close();
 });
