@@ -6,7 +6,7 @@ import { SERIES, OTHER } from './palette.js';
 
 /**
  * @typedef {{traceId: string, duration: number, cpus: number,
- *   range: [number, number]|null, zoom: [number, number]|null,
+ *   range: [number, number]|null, zoom: [number, number]|null, filters: any[], by: 'process'|'thread',
  *   onRange: (r: [number, number]|null) => void, onZoom: (z: [number, number]|null) => void}} TimelineOpts
  */
 
@@ -17,8 +17,9 @@ export class Timeline {
     this.canvas = /** @type {HTMLCanvasElement} */ (h('canvas', { class: 'timeline-canvas', tabindex: '0', 'data-testid': 'timeline' }));
     this.legend = h('div', { class: 'legend' });
     this.info = h('span', { class: 'tl-info' });
+    this.title = h('span', { class: 'tl-title', text: 'CPU usage by process' });
     const bar = h('div', { class: 'tl-bar' }, [
-      h('span', { class: 'tl-title', text: 'CPU usage by process' }),
+      this.title,
       this.info,
       h('button', { class: 'btn small', text: 'Zoom to selection', onclick: () => { if (this.o.range) this.setZoom(this.o.range, true); } }),
       h('button', { class: 'btn small', text: 'Reset zoom', onclick: () => this.setZoom(null, true) }),
@@ -40,7 +41,8 @@ export class Timeline {
     const bins = Math.max(50, Math.min(800, Math.floor((this.canvas.clientWidth || 1000) / 3)));
     this.info.textContent = 'loading…';
     try {
-      this.data = await api.timeline(this.o.traceId, { range: { start_s: a, end_s: b }, bins, by: 'process', top: 8 });
+      this.data = await api.timeline(this.o.traceId, { range: { start_s: a, end_s: b }, bins, by: this.o.by, top: 8, filters: this.o.filters });
+      this.title.textContent = `CPU usage by ${this.o.by}${this.o.filters.length ? ' (filtered)' : ''}`;
       this.info.textContent = '';
     } catch (e) {
       this.info.textContent = `timeline unavailable: ${e.message}`;

@@ -101,12 +101,29 @@ export class TracePage {
     this.analysis = h('section', { class: 'panel analysis' });
     this.root.append(tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
-      traceId: this.id, duration: sum.duration_s, cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom,
+      traceId: this.id, duration: sum.duration_s, cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),
       onZoom: (z) => { this.s.zoom = z; this.write(this.s, 'replace'); },
     });
     this.timeline.load();
     this.renderAnalysis();
+  }
+
+  /** The timeline follows the filters; filtered to processes, it stacks their threads. */
+  timelineQuery() {
+    const fs = this.s.filters.filter((f) => this.columnsOf('cpu-sampled').includes(f.column));
+    /** @type {'process'|'thread'} */
+    const by = fs.some((f) => f.column === 'Process' && !f.exclude) ? 'thread' : 'process';
+    return { filters: apiFilters(fs), by };
+  }
+
+  /** Refresh the timeline when its filters changed. */
+  syncTimeline() {
+    if (!this.timeline) return;
+    const q = this.timelineQuery();
+    const changed = JSON.stringify(q) !== JSON.stringify({ filters: this.timeline.o.filters, by: this.timeline.o.by });
+    Object.assign(this.timeline.o, q, { range: this.s.range });
+    if (changed) this.timeline.load(); else this.timeline.draw();
   }
 
   /** A visible notice (dismissible). @param {string} msg */
@@ -120,9 +137,9 @@ export class TracePage {
     const zoomChanged = JSON.stringify(s.zoom) !== JSON.stringify(this.s.zoom);
     this.s = s;
     if (!this.timeline) return;
-    this.timeline.o.range = s.range;
     this.timeline.o.zoom = s.zoom;
-    if (zoomChanged) this.timeline.load(); else this.timeline.draw();
+    if (zoomChanged) this.timeline.load();
+    this.syncTimeline();
     this.renderAnalysis();
   }
 
@@ -130,7 +147,7 @@ export class TracePage {
   update(patch) {
     this.s = { ...this.s, ...patch };
     this.write(this.s, 'push');
-    if (this.timeline) { this.timeline.o.range = this.s.range; this.timeline.draw(); }
+    this.syncTimeline();
     this.renderAnalysis();
   }
 

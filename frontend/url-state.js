@@ -105,7 +105,8 @@ export function toQuery(s) {
     q.set('bt', s.bfTarget);
     q.set('bb', s.bfBy);
   }
-  return q.toString();
+  // Keep links readable: these characters need no escaping in a query string.
+  return q.toString().replace(/%(2C|21|28|29|2F|3A|3F|40)/g, (m) => decodeURIComponent(m));
 }
 
 /**

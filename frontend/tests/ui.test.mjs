@@ -127,7 +127,7 @@ test('regroup by real mouse drags keeps the total; back/forward restore the grou
   assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Process']);
   // Stack back, left of Process: grouped by Stack first.
   await dragHeader(p, 'Stack', 'Process');
-  await p.waitForURL(/g=Stack%2CProcess/);
+  await p.waitForURL(/g=Stack,Process/);
   await waitTable(p);
   assert.equal(await tableTotal(p), total);
   assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Stack', 'Process']);
@@ -137,7 +137,7 @@ test('regroup by real mouse drags keeps the total; back/forward restore the grou
   await waitTable(p);
   assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Process']);
   await p.goBack();
-  await p.waitForURL(/g=Process%2CStack/);
+  await p.waitForURL(/g=Process,Stack/);
   await p.goForward();
   await p.waitForURL(/g=Process&/);
   await waitTable(p);
@@ -321,6 +321,16 @@ test('upload with the file picker shows progress, then the trace becomes ready',
   await p.goto(`${srv.url}/`);
   await p.waitForSelector('[data-testid=library] tbody tr');
   await p.setInputFiles('input[type=file]', path.join(traces, 'shutdown-perfdiag-kernel.etl'));
+  // And by drag-and-drop: a drop event carrying a file on the drop zone.
+  const bytes = [...fs.readFileSync(path.join(traces, 'lxcore-manifest.etl'))];
+  await p.evaluate((b) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], 'lxcore-manifest.etl'));
+    const zone = document.querySelector('[data-testid=dropzone]');
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, bytes);
+  await p.waitForSelector('tr[data-id] a:text("lxcore-manifest.etl")', { timeout: 60000 });
   await p.waitForSelector('[data-testid=upload-bar]');
   await p.waitForSelector('tr[data-id] a:text("shutdown-perfdiag-kernel.etl")');
   await p.waitForFunction(() => [...document.querySelectorAll('tr[data-id]')].some((tr) => tr.textContent.includes('shutdown-perfdiag') && tr.querySelector('[data-status=ready]')), null, { timeout: 60000 });
