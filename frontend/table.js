@@ -10,6 +10,8 @@ const SORT_KEY = { Count: 'count', 'Weight (ms)': 'weight', '% Weight': 'percent
 export const SELF_KEY = 4294967294;
 /** Most rows `*` expands in one go, so a deep stack cannot flood the browser. */
 const EXPAND_ALL_LIMIT = 400;
+/** ...and at most about this many new rows, so the DOM stays responsive. */
+const EXPAND_ALL_ROWS = 4000;
 const LIMIT = 500;
 
 /**
@@ -176,7 +178,7 @@ export class TreeTable {
           const r = await this.fetch(labels.slice(0, i + 1));
           n = /** @type {Node} */ ({ key: r.path[i], label: labels[i], count: r.parent.count, weight_ms: r.parent.weight_ms,
             percent: this.total.count ? (100 * r.parent.weight_ms) / (this.total.weight_ms || 1) : 0, first_s: 0, last_s: 0,
-            expandable: true, column: parent ? parent.column : this.o.groups[0], depth: i, colDepth: 0,
+            expandable: true, column: list.length ? list[0].column : this.o.groups[Math.min(i, this.o.groups.length - 1)], depth: i, colDepth: 0,
             labels: labels.slice(0, i + 1), keys: r.path, children: null, omitted: 0, parent });
           n.children = this.adopt(r, n);
           n.omitted = r.omitted;
@@ -230,6 +232,7 @@ export class TreeTable {
   /** Expand everything under n, heaviest first, up to a bound. @param {Node} n */
   async expandAll(n) {
     let budget = EXPAND_ALL_LIMIT;
+    let rowsAdded = 0;
     /** @type {Node[]} */
     const queue = [n];
     this.status.textContent = 'Expanding…';
@@ -241,6 +244,8 @@ export class TreeTable {
       }
       this.expanded.add(TreeTable.pathKey(x));
       budget--;
+      rowsAdded += x.children.length;
+      if (rowsAdded > EXPAND_ALL_ROWS) budget = 0;
       for (const c of x.children) queue.push(c);
     }
     if (budget <= 0) this.o.onNotice(`Expanded the first ${EXPAND_ALL_LIMIT} rows under ${n.label}`);
