@@ -299,7 +299,21 @@ export class TreeTable {
     if (!rows.length) {
       tbody.append(h('tr', {}, [h('td', { class: 'empty', colspan: String(all.length + 1), text: this.total.count ? 'No rows' : 'No data in this range / with these filters' })]));
     }
-    for (const n of rows) tbody.append(this.rowEl(n, all));
+    /** @type {Map<Node, HTMLElement>} */
+    this.trOf = new Map();
+    // Rows depth-first; after an expanded row's children, how many siblings the limit left out.
+    const walk = (/** @type {Node[]} */ list, /** @type {Node|null} */ parent) => {
+      for (const n of list) {
+        const tr = this.rowEl(n, all);
+        this.trOf.set(n, tr);
+        tbody.append(tr);
+        if (n.children && this.expanded.has(TreeTable.pathKey(n))) walk(n.children, n);
+      }
+      if (parent && parent.omitted > 0) {
+        tbody.append(h('tr', { class: 'more' }, [h('td', { colspan: String(all.length + 1), text: `… ${parent.omitted} more rows under ${parent.label} not shown (the largest ${LIMIT} are listed)` })]));
+      }
+    };
+    if (this.root) walk(this.root.children, null);
     table.append(colgroup, h('thead', {}, [head]), tbody);
     const st = this.scroller.scrollTop;
     clear(this.scroller);
@@ -338,10 +352,8 @@ export class TreeTable {
   select(n) {
     this.selected = n;
     for (const tr of this.scroller.querySelectorAll('tr.sel')) tr.classList.remove('sel');
-    const rows = this.visible();
-    const i = rows.indexOf(n);
-    const trs = this.scroller.querySelectorAll('tbody tr');
-    if (i >= 0 && trs[i]) trs[i].classList.add('sel');
+    const tr = this.trOf && this.trOf.get(n);
+    if (tr) tr.classList.add('sel');
   }
 
   scrollToSelected() {
