@@ -165,6 +165,7 @@ fn collect_event(
             frames.extend(s.frames.iter());
             let fragment = b.fragments.intern(frames);
             b.inline_stacks.push(InlineStackRec {
+                ts,
                 event_ts: s.event_timestamp,
                 pid: s.pid,
                 tid: s.tid,

@@ -119,6 +119,8 @@ pub struct SampleRec {
 /// A stack fragment attached to the event at (event_ts, tid).
 #[derive(Debug, Clone, Copy)]
 pub struct InlineStackRec {
+    /// Time of the StackWalk event itself (it can arrive after its target).
+    pub ts: i64,
     pub event_ts: i64,
     pub pid: u32,
     pub tid: u32,

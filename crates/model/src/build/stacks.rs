@@ -114,9 +114,7 @@ impl<'a> StackResolver<'a> {
             let f = fragments.get(r.fragment);
             let kernel = is_kernel_fragment(f);
             arrivals.push(Arrival {
-                // An inline walk follows its event at once; its own time is
-                // not kept, so the event's stands in for it.
-                ts: r.event_ts,
+                ts: r.ts,
                 event_ts: r.event_ts,
                 tid: r.tid,
                 fragment: r.fragment,
