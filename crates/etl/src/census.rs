@@ -135,7 +135,8 @@ impl Census {
     /// Seconds from the trace's time zero to its last event.
     pub fn duration_s(&self, file: &EtlFile) -> f64 {
         match self.max_timestamp {
-            Some(m) => (m - file.ts0()).max(0) as f64 / file.ticks_per_second(),
+            // Saturating: damaged timestamps can be anywhere in i64.
+            Some(m) => m.saturating_sub(file.ts0()).max(0) as f64 / file.ticks_per_second(),
             None => 0.0,
         }
     }
