@@ -49,7 +49,9 @@ pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>),
     let mut f = zip
         .by_index(index)
         .map_err(|e| cerr(format!("cannot read {name}: {e}")))?;
-    let compressed = f.compressed_size().max(1);
+    // The declared compressed size is as untrusted as the rest: no member
+    // holds more compressed bytes than the archive itself.
+    let compressed = f.compressed_size().clamp(1, bytes.len().max(1) as u64);
     let cap = limits
         .max_uncompressed
         .min(compressed.saturating_mul(limits.max_ratio).max(1 << 20));
@@ -70,4 +72,24 @@ pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>),
         )));
     }
     Ok((name, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_compressed_size_is_bounded_by_the_archive() {
+        // A stored 64-byte member whose headers claim 4 GiB compressed and
+        // uncompressed (made with Python's zipfile, sizes patched by hand).
+        // Trusting the compressed size let the 200x ratio pass and reserved 4 GiB.
+        let mut zip = b"PK\x03\x04".to_vec();
+        zip.extend_from_slice(include_bytes!(
+            "../tests/fuzz-regressions/container/declared-size-over-archive.bin"
+        ));
+        match extract_etl(&zip, ZipLimits::default()) {
+            Err(Error::Container(m)) => assert!(m.contains("over the limit of 1048576"), "{m}"),
+            other => panic!("expected a limit error, got {:?}", other.map(|r| r.0)),
+        }
+    }
 }
