@@ -67,10 +67,7 @@ impl Census {
                 let e = match ev {
                     Ok(e) => e,
                     Err(w) => {
-                        p.errors.push(Diagnostic {
-                            offset: buf.info.offset + 0x48 + w.offset as u64,
-                            message: format!("buffer {}: {}", buf.info.index, w.message),
-                        });
+                        p.errors.push(buf.info.walk_diagnostic(&w));
                         break;
                     }
                 };

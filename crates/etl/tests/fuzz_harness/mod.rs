@@ -51,6 +51,10 @@ pub fn etl_file(data: &[u8]) {
         return;
     };
     let census = Census::of(&file);
+    let len = file.file_len();
+    for d in file.diagnostics().iter().chain(&census.errors) {
+        assert!(d.offset <= len, "diagnostic offset past the file: {d}");
+    }
     black_box(census.duration_s(&file));
     let mut ordered = 0u64;
     let mut sum = 0u64;
@@ -58,7 +62,10 @@ pub fn etl_file(data: &[u8]) {
         ordered += 1;
         sum ^= touch_event(e);
     });
-    black_box((sum, diags.len()));
+    for d in &diags {
+        assert!(d.offset <= len, "diagnostic offset past the file: {d}");
+    }
+    black_box(sum);
     // The census and the ordered merge walk the same buffers with the same
     // walker and stop at the same damage, so they must count the same events.
     assert_eq!(census.events, ordered, "census and ordered merge disagree");
