@@ -120,7 +120,20 @@ pub fn xca(data: &[u8]) {
     };
     let mut out = vec![0u8; size];
     match etl::xca::decompress(input, &mut out) {
-        Ok(n) => assert!(n <= size, "decompressor reports more output than room"),
+        Ok(n) => {
+            assert!(n <= size, "decompressor reports more output than room");
+            // Differential check against the spec's byte-at-a-time loop.
+            let mut reference = vec![0u8; size];
+            let m = xca_reference(input, &mut reference);
+            assert!(
+                m >= n,
+                "reference decoder stopped at {m}, the fast one made {n}"
+            );
+            assert!(
+                out[..n] == reference[..n],
+                "output differs from the reference"
+            );
+        }
         Err(e) => {
             assert!(
                 e.input_offset <= input.len() + 8,
@@ -147,4 +160,86 @@ pub fn container(data: &[u8]) {
         }
     }
     etl_file(&bytes);
+}
+
+/// MS-XCA 2.4 "Plain LZ77 Decompression", transcribed literally, with
+/// bounds checks that stop decoding. Returns the bytes produced.
+fn xca_reference(input: &[u8], out: &mut [u8]) -> usize {
+    let (mut ip, mut op) = (0usize, 0usize);
+    let (mut flags, mut flag_count) = (0u32, 0u32);
+    let mut last_half_byte = 0usize;
+    let byte = |p: usize| input.get(p).map(|&b| b as usize);
+    let word = |p: usize| Some(byte(p)? | byte(p + 1)? << 8);
+    loop {
+        if flag_count == 0 {
+            let (Some(lo), Some(hi)) = (word(ip), word(ip + 2)) else {
+                return op;
+            };
+            flags = (lo | hi << 16) as u32;
+            ip += 4;
+            flag_count = 32;
+        }
+        flag_count -= 1;
+        if flags & (1 << flag_count) == 0 {
+            let (Some(b), Some(slot)) = (byte(ip), out.get_mut(op)) else {
+                return op;
+            };
+            *slot = b as u8;
+            ip += 1;
+            op += 1;
+            continue;
+        }
+        if ip == input.len() {
+            return op;
+        }
+        let Some(m) = word(ip) else { return op };
+        ip += 2;
+        let mut len = m % 8;
+        let offset = m / 8 + 1;
+        if len == 7 {
+            if last_half_byte == 0 {
+                let Some(b) = byte(ip) else { return op };
+                len = b % 16;
+                last_half_byte = ip;
+                ip += 1;
+            } else {
+                let Some(b) = byte(last_half_byte) else {
+                    return op;
+                };
+                len = b / 16;
+                last_half_byte = 0;
+            }
+            if len == 15 {
+                let Some(b) = byte(ip) else { return op };
+                len = b;
+                ip += 1;
+                if len == 255 {
+                    let Some(w) = word(ip) else { return op };
+                    len = w;
+                    ip += 2;
+                    if len == 0 {
+                        let (Some(lo), Some(hi)) = (word(ip), word(ip + 2)) else {
+                            return op;
+                        };
+                        len = lo | hi << 16;
+                        ip += 4;
+                    }
+                    if len < 15 + 7 {
+                        return op;
+                    }
+                    len -= 15 + 7;
+                }
+                len += 15;
+            }
+            len += 7;
+        }
+        len += 3;
+        for _ in 0..len {
+            if offset > op || op >= out.len() {
+                return op;
+            }
+            out[op] = out[op - offset];
+            op += 1;
+        }
+    }
 }
