@@ -106,3 +106,17 @@ fn absurd_saved_offsets_on_compressed_buffers_are_skipped_cheaply() {
     assert!(first.message.contains("over the 128x limit"), "{first}");
     assert!(took < Duration::from_secs(10), "took {took:?}");
 }
+
+#[test]
+fn non_etl_bytes_are_refused_at_offset_zero() {
+    let text = b"this is not a trace, just some text that is long enough to fill a buffer header";
+    for bytes in [Vec::new(), text.to_vec(), vec![0u8; 4096], vec![0xFF; 4096]] {
+        match EtlFile::from_bytes(bytes.clone()) {
+            Err(etl::Error::NotEtl { offset, message }) => {
+                assert_eq!(offset, 0, "{message}");
+            }
+            Err(e) => panic!("{} bytes: unexpected error {e}", bytes.len()),
+            Ok(_) => panic!("{} bytes accepted as a trace", bytes.len()),
+        }
+    }
+}
