@@ -22,6 +22,11 @@ const MAX_BUFFER_BYTES: u32 = 64 << 20;
 /// memory and work stay within a fixed multiple of the file size.
 pub const MAX_COMPRESSION_RATIO: usize = 128;
 
+/// Buffers up to this size may have any ratio: mostly-empty buffers of a
+/// writer compress far better than 128x, and 1 MiB (the largest ETW buffer
+/// WPR uses) per buffer keeps the worst case bounded anyway.
+pub const RATIO_FREE_BYTES: usize = 1 << 20;
+
 pub struct EtlFile {
     source: Source,
     buffers: Vec<BufferInfo>,
@@ -200,12 +205,12 @@ impl EtlFile {
             return Ok(raw);
         }
         let want = info.header.payload_len();
-        if want > raw.len().saturating_mul(MAX_COMPRESSION_RATIO) {
+        if want > (raw.len().saturating_mul(MAX_COMPRESSION_RATIO)).max(RATIO_FREE_BYTES) {
             return Err(Diagnostic {
                 offset: info.offset,
                 message: format!(
                     "compressed buffer claims {want} bytes from {} compressed, \
-                     over the {MAX_COMPRESSION_RATIO}x limit",
+                     over the {MAX_COMPRESSION_RATIO}x limit for buffers over 1 MiB",
                     raw.len()
                 ),
             });
