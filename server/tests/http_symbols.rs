@@ -100,7 +100,8 @@ fn uploaded_pdb_names_the_loaded_trace() {
     assert_eq!(s, 413, "{v}");
     assert_eq!(function_column(&server, &id), unnamed);
 
-    let (s, v) = post(&server, "/api/symbols?name=fixture.pdb", &pdb, true);
+    // Any case of the name is stored lower-cased, where lookups find it.
+    let (s, v) = post(&server, "/api/symbols?name=Fixture.PDB", &pdb, true);
     assert_eq!(s, 201, "{v}");
     let key = fixture_trace::symstore_key("fixture.pdb");
     assert_eq!(v["path"], format!("fixture.pdb/{key}/fixture.pdb"), "{v}");

@@ -1,7 +1,7 @@
 //! `POST /api/symbols?name=foo.pdb`: store an uploaded PDB in the data
-//! directory in symstore layout (`symbols/foo.pdb/GUIDAGE/foo.pdb`, the
-//! first entry of every trace's symbol path) and re-name the loaded traces
-//! that recorded its identity.
+//! directory in symstore layout (`symbols/foo.pdb/GUIDAGE/foo.pdb`, name
+//! lower-cased; the first entry of every trace's symbol path) and re-name
+//! the loaded traces that recorded its identity.
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
@@ -67,7 +67,9 @@ pub async fn upload(
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "not_a_pdb", e.to_string()))?;
-    let id = PdbIdentity::new(&name, guid, age);
+    // Lower-case, so that lookups find it whatever case an image recorded
+    // (symstore lookups try the recorded name and its lower case).
+    let id = PdbIdentity::new(&name.to_ascii_lowercase(), guid, age);
     let rel = id.symstore_path();
     let dest = app.store.data_dir.join("symbols").join(&rel);
     if let Some(dir) = dest.parent() {
