@@ -6,9 +6,12 @@
 //!   with the layouts of the format notes, section C;
 //! - [`model`]: a machine to trace (processes, threads, images, stacks);
 //! - [`bench`]: the `bench` scenario: rundown, then samples with stacks,
-//!   either a fixed number or until the file reaches a size.
+//!   either a fixed number or until the file reaches a size;
+//! - [`image_samples`]: one process sampled inside one image whose PDB
+//!   identity the trace records (for symbol tests).
 
 pub mod bench;
+pub mod image_samples;
 pub mod kernel;
 pub mod model;
 pub mod prng;
