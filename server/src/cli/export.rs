@@ -50,7 +50,7 @@ pub fn parse_filter(s: &str) -> anyhow::Result<(String, String)> {
 
 pub fn run(path: &Path, args: ExportArgs<'_>) -> anyhow::Result<()> {
     let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut trace = model::build(&file);
+    let mut trace = super::progress::build_model(&file);
     super::symbols::name_frames(&mut trace, path, args.symbol_path);
     let rows = export(&trace, &args)?;
     let stdout = std::io::stdout();
