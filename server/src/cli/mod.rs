@@ -4,6 +4,7 @@ mod dump;
 mod export;
 mod info;
 pub mod serve;
+mod synth;
 mod tables;
 
 use clap::{Parser, Subcommand};
@@ -68,6 +69,9 @@ pub enum Command {
         #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
         format: String,
     },
+    /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
+    #[command(subcommand)]
+    Synth(synth::Scenario),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -99,6 +103,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             export::run(&file, args)
         }
+        Some(Command::Synth(s)) => synth::run(s),
         Some(Command::Serve(a)) => serve::run(a, false),
         Some(Command::Open { trace, mut serve }) => {
             serve.traces = vec![trace];
