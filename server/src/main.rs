@@ -4,6 +4,7 @@ mod api;
 mod catalog;
 mod cli;
 mod store;
+mod symbolize;
 mod upload;
 
 use clap::Parser;

@@ -16,6 +16,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 pub struct LoadedTrace {
     pub id: String,
     pub engine: query::Engine,
+    /// Symbol lookup: under way (progress) and, once done, each module's status.
+    pub symbols: Mutex<SymbolState>,
     row_tables: [std::sync::OnceLock<query::RowTable>; 3],
     pub heap_bytes: u64,
     pub load_seconds: f64,
@@ -30,6 +32,7 @@ impl LoadedTrace {
             id,
             engine,
             row_tables: Default::default(),
+            symbols: Mutex::new(SymbolState::Pending),
             // The query index roughly doubles what the model holds.
             heap_bytes: heap_bytes * 2,
             load_seconds,
@@ -52,6 +55,12 @@ impl LoadedTrace {
     }
 }
 
+pub enum SymbolState {
+    Pending,
+    Running(Arc<symbols::Progress>),
+    Done(Vec<serde_json::Value>),
+}
+
 enum Slot {
     Ingesting(Arc<BuildProgress>),
     Ready(Arc<LoadedTrace>),
@@ -67,6 +76,8 @@ pub enum NotReady {
 
 pub struct Store {
     pub data_dir: PathBuf,
+    /// `--symbol-path` / `_NT_SYMBOL_PATH`.
+    pub symbol_path: Option<String>,
     pub catalog: Catalog,
     memory_budget: u64,
     slots: Mutex<HashMap<String, Slot>>,
@@ -74,7 +85,11 @@ pub struct Store {
 }
 
 impl Store {
-    pub fn open(data_dir: &Path, memory_budget: u64) -> anyhow::Result<Arc<Store>> {
+    pub fn open(
+        data_dir: &Path,
+        memory_budget: u64,
+        symbol_path: Option<String>,
+    ) -> anyhow::Result<Arc<Store>> {
         for sub in ["traces", "tmp", "symbols"] {
             std::fs::create_dir_all(data_dir.join(sub))?;
         }
@@ -85,6 +100,7 @@ impl Store {
         let catalog = Catalog::open(&data_dir.join("catalog.sqlite"))?;
         Ok(Arc::new(Store {
             data_dir: data_dir.to_path_buf(),
+            symbol_path,
             catalog,
             memory_budget,
             slots: Mutex::new(HashMap::new()),
@@ -169,14 +185,50 @@ impl Store {
                     started.elapsed().as_secs_f64(),
                     self.clock.fetch_add(1, Ordering::Relaxed),
                 ));
-                slots.insert(entry.id.clone(), Slot::Ready(loaded));
+                slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
                 let _ = self.catalog.set_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
+                drop(slots);
+                self.symbolize(loaded, &path);
             }
             Err(msg) => {
                 tracing::warn!(id = %entry.id, error = %msg, "ingest failed");
                 slots.insert(entry.id.clone(), Slot::Failed(msg.clone()));
                 let _ = self.catalog.set_status(&entry.id, "failed", &msg);
+            }
+        }
+    }
+
+    /// Name frames from PDBs in the background; queries see the unnamed
+    /// trace meanwhile and the named one as soon as it is ready.
+    fn symbolize(self: &Arc<Self>, loaded: Arc<LoadedTrace>, trace_path: &Path) {
+        let progress = Arc::new(symbols::Progress::default());
+        if let Ok(mut s) = loaded.symbols.lock() {
+            *s = SymbolState::Running(progress.clone());
+        }
+        let path = crate::symbolize::symbol_path(
+            Some(&self.data_dir),
+            trace_path,
+            self.symbol_path.as_deref(),
+        );
+        let config = crate::symbolize::config(path, self.data_dir.join("symbol-cache"));
+        let mut trace = loaded.trace().clone();
+        let result = crate::symbolize::symbolize(&mut trace, config, &progress);
+        let statuses = crate::symbolize::status_json(&trace, &result);
+        let named = Arc::new(LoadedTrace::new(
+            loaded.id.clone(),
+            trace,
+            loaded.load_seconds,
+            self.clock.fetch_add(1, Ordering::Relaxed),
+        ));
+        if let Ok(mut s) = named.symbols.lock() {
+            *s = SymbolState::Done(statuses);
+        }
+        let mut slots = self.slots();
+        // Replace only if the unnamed trace is still the one in place.
+        if let Some(Slot::Ready(cur)) = slots.get(&loaded.id) {
+            if Arc::ptr_eq(cur, &loaded) {
+                slots.insert(loaded.id.clone(), Slot::Ready(named));
             }
         }
     }

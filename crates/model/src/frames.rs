@@ -4,7 +4,7 @@
 //! there, named later from CLR method events).
 
 use crate::images::NONE;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Clone, Default)]
 pub struct FrameTable {

@@ -3,7 +3,7 @@
 
 use crate::images::NONE;
 use crate::strings::StrId;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Clone, Default)]
 pub struct FuncTable {

@@ -1,35 +1,51 @@
 //! Generic Events: every event no specialised table took, with its payload
-//! kept in one byte arena and fields decoded on demand.
+//! kept in byte arenas (one per buffer) and fields decoded on demand.
 
 use crate::strings::StrId;
+use etl::decode::tracelogging::out_type;
+use etl::decode::{TlField, TlSchema, TlValue};
 use etl::Guid;
+
+/// `schema` value of rows without a TraceLogging schema.
+pub const NO_SCHEMA: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Default)]
 pub struct GenericEventTable {
+    /// ns since trace start, sorted.
     pub time: Vec<i64>,
     /// Row in `providers`.
     pub provider: Vec<u32>,
-    /// Event id (EventHeader) or opcode-derived id (classic); kernel hook id for kernel events.
+    /// EventHeader event id; the hook id for kernel events; 0 for classic events.
     pub id: Vec<u16>,
     pub opcode: Vec<u8>,
     pub task: Vec<u16>,
     pub level: Vec<u8>,
     pub version: Vec<u8>,
     pub keyword: Vec<u64>,
+    /// Header pid / tid, `u32::MAX` when the header has none.
     pub pid: Vec<u32>,
     pub tid: Vec<u32>,
+    /// Thread and process rows (`images::NONE` when not attributed).
+    pub thread: Vec<u32>,
+    pub process: Vec<u32>,
     pub cpu: Vec<u16>,
-    /// Event name when known (TraceLogging, well-known manifests), else empty.
+    /// Event name when known (TraceLogging schema), else empty.
     pub name: Vec<StrId>,
-    /// Payload bytes: `arena[payload_start[i]..payload_start[i + 1]]`.
-    pub payload_start: Vec<u64>,
-    pub arena: Vec<u8>,
-    /// TraceLogging schema blob per event (row in `schemas`), `u32::MAX` if none.
+    /// Payload bytes: `arenas[payload_chunk[i]][payload_start[i]..][..payload_len[i]]`
+    /// (one chunk per buffer, so building never copies them twice).
+    pub payload_chunk: Vec<u32>,
+    pub payload_start: Vec<u32>,
+    pub payload_len: Vec<u32>,
+    pub arenas: Vec<Vec<u8>>,
+    /// Row in `schemas`, `NO_SCHEMA` if none.
     pub schema: Vec<u32>,
     pub stack: Vec<u32>,
-    pub providers: ProviderTable,
-    pub schemas: Vec<Vec<u8>>,
     pub pointer_size: Vec<u8>,
+    /// `etl::HeaderType::to_byte` of the event.
+    pub header_type: Vec<u8>,
+    pub providers: ProviderTable,
+    /// Distinct TraceLogging schema blobs (EVENT_SCHEMA_TL items).
+    pub schemas: Vec<Box<[u8]>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -47,12 +63,186 @@ impl GenericEventTable {
     pub fn is_empty(&self) -> bool {
         self.time.is_empty()
     }
+
     pub fn payload(&self, i: usize) -> &[u8] {
-        let s = self.payload_start.get(i).copied().unwrap_or(0) as usize;
-        let e = self
-            .payload_start
-            .get(i + 1)
-            .map_or(self.arena.len(), |&e| e as usize);
-        self.arena.get(s..e).unwrap_or(&[])
+        let (Some(&c), Some(&s), Some(&n)) = (
+            self.payload_chunk.get(i),
+            self.payload_start.get(i),
+            self.payload_len.get(i),
+        ) else {
+            return &[];
+        };
+        let s = s as usize;
+        self.arenas
+            .get(c as usize)
+            .and_then(|a| a.get(s..s + n as usize))
+            .unwrap_or(&[])
+    }
+
+    /// Field names and values of row `i`: decoded per its TraceLogging
+    /// schema when it has one; else the payload as hex under "Payload".
+    pub fn fields(&self, i: usize) -> Vec<(String, String)> {
+        let payload = self.payload(i);
+        let schema = self
+            .schema
+            .get(i)
+            .and_then(|&s| self.schemas.get(s as usize));
+        if let Some(blob) = schema {
+            let ptr = self.pointer_size.get(i).copied().unwrap_or(8);
+            let decoded =
+                TlSchema::parse(blob).and_then(|s| s.decode_payload(payload, ptr).map(|v| (s, v)));
+            return match decoded {
+                // One value per top-level field, in schema order.
+                Ok((schema, values)) => values
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        let text = match schema.fields.get(k) {
+                            Some(f) => show(f, &v.value),
+                            None => v.value.to_string(),
+                        };
+                        (v.name, text)
+                    })
+                    .collect(),
+                Err(e) => vec![("Error".into(), e.to_string())],
+            };
+        }
+        if let Some(d) = self.decode_known(i) {
+            return debug_fields(&d);
+        }
+        if payload.is_empty() {
+            return Vec::new();
+        }
+        let hex: String = payload.iter().map(|b| format!("{b:02x}")).collect();
+        vec![("Payload".into(), hex)]
+    }
+}
+
+impl GenericEventTable {
+    /// Row `i` decoded again by `etl::decode` when it is of a kind the
+    /// decoders know (CLR method rundown, SysConfig ...), as their Debug text.
+    fn decode_known(&self, i: usize) -> Option<String> {
+        let header_type = etl::HeaderType::from_byte(*self.header_type.get(i)?)?;
+        let provider = self
+            .provider
+            .get(i)
+            .and_then(|&p| self.providers.guid.get(p as usize));
+        let id = *self.id.get(i)?;
+        let ev = etl::Event {
+            header_type,
+            timestamp: 0,
+            cpu: 0,
+            pid: None,
+            tid: None,
+            hook_id: header_type.is_kernel().then_some(id),
+            provider: provider.copied().flatten(),
+            event_id: if header_type.is_kernel() { 0 } else { id },
+            opcode: *self.opcode.get(i)?,
+            version: u16::from(*self.version.get(i)?),
+            level: *self.level.get(i)?,
+            channel: 0,
+            task: *self.task.get(i)?,
+            keyword: *self.keyword.get(i)?,
+            flags: 0,
+            activity_id: None,
+            pointer_size: *self.pointer_size.get(i)?,
+            payload: self.payload(i),
+            extended: &[],
+            buffer_index: 0,
+            offset_in_buffer: 0,
+        };
+        match etl::decode::decode(&ev)? {
+            Ok(d) => Some(format!("{d:?}")),
+            Err(_) => None,
+        }
+    }
+}
+
+/// `Variant(Struct { a: 1, b: "x" })` as [("a", "1"), ("b", "\"x\"")]: the
+/// top-level fields of a decoder's Debug text, nested values kept whole.
+fn debug_fields(text: &str) -> Vec<(String, String)> {
+    let inner = text
+        .find(" { ")
+        .zip(text.rfind(" }"))
+        .and_then(|(a, b)| text.get(a + 3..b));
+    let Some(inner) = inner else {
+        return vec![("Decoded".into(), text.to_string())];
+    };
+    let mut out = Vec::new();
+    let (mut depth, mut quoted, mut escaped, mut start) = (0i32, false, false, 0usize);
+    let mut push = |part: &str| {
+        if let Some((k, v)) = part.split_once(": ") {
+            out.push((k.trim().to_string(), v.trim().to_string()));
+        }
+    };
+    for (k, c) in inner.char_indices() {
+        if quoted {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => quoted = true,
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                push(inner.get(start..k).unwrap_or(""));
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    push(inner.get(start..).unwrap_or(""));
+    out
+}
+
+/// A value as WPA shows it: integers declared BOOLEAN as true/false, 8- and
+/// 16-bit integers declared STRING as characters, FILETIMEs as UTC dates.
+fn show(field: &TlField, v: &TlValue) -> String {
+    let int = match *v {
+        TlValue::U8(x) => Some(u64::from(x)),
+        TlValue::U16(x) => Some(u64::from(x)),
+        TlValue::U32(x) => Some(u64::from(x)),
+        TlValue::I8(x) => Some(x as u8 as u64),
+        _ => None,
+    };
+    match (field.out_type, int, v) {
+        (out_type::BOOLEAN, Some(x), _) => (x != 0).to_string(),
+        (out_type::STRING, Some(x), TlValue::U8(_) | TlValue::U16(_) | TlValue::I8(_)) => {
+            char::from_u32(x as u32).map_or_else(|| x.to_string(), String::from)
+        }
+        (_, _, TlValue::FileTime(ft)) => etl::logfile::filetime_to_iso8601(*ft as i64),
+        _ => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::debug_fields;
+
+    #[test]
+    fn splits_top_level_debug_fields() {
+        let f = debug_fields(
+            r#"ClrMethod(ClrMethod { kind: Load, name: "a, {b}\" c", ids: [1, 2], g: Some(X { y: 1 }) })"#,
+        );
+        let want = [
+            ("kind", "Load"),
+            ("name", r#""a, {b}\" c""#),
+            ("ids", "[1, 2]"),
+            ("g", "Some(X { y: 1 })"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(f, want);
+        assert_eq!(
+            debug_fields("Odd"),
+            [("Decoded".to_string(), "Odd".to_string())]
+        );
     }
 }

@@ -15,6 +15,8 @@ pub enum FileOp {
     SetInfo,
     QueryInfo,
     DirEnum,
+    DirNotify,
+    FsControl,
     Other,
 }
 
@@ -32,6 +34,8 @@ impl FileOp {
             FileOp::SetInfo => "SetInfo",
             FileOp::QueryInfo => "QueryInfo",
             FileOp::DirEnum => "DirEnum",
+            FileOp::DirNotify => "DirNotify",
+            FileOp::FsControl => "FsControl",
             FileOp::Other => "Other",
         }
     }
@@ -39,8 +43,9 @@ impl FileOp {
 
 #[derive(Debug, Clone, Default)]
 pub struct FileIoTable {
+    /// ns since trace start, sorted.
     pub time: Vec<i64>,
-    /// Duration when the completion was seen, else 0.
+    /// Until the OperationEnd with the same IRP, when one was seen, else 0.
     pub duration_ns: Vec<i64>,
     pub op: Vec<FileOp>,
     pub thread: Vec<u32>,
@@ -48,6 +53,8 @@ pub struct FileIoTable {
     pub path: Vec<StrId>,
     pub size: Vec<u64>,
     pub offset: Vec<u64>,
+    /// Raw kernel file object (joins with Disk I/O and hard faults).
+    pub file_object: Vec<u64>,
     pub stack: Vec<u32>,
     /// Which provider reported it: kernel FileIo or Microsoft-Windows-Kernel-File.
     pub from_kernel_file_provider: Vec<bool>,
@@ -62,18 +69,39 @@ impl FileIoTable {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DiskOp {
+    Read,
+    Write,
+    Flush,
+}
+
+impl DiskOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiskOp::Read => "Read",
+            DiskOp::Write => "Write",
+            DiskOp::Flush => "Flush",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct DiskIoTable {
+    /// Issue time: completion time less the response time (ns since trace start).
     pub time: Vec<i64>,
-    /// Service time (HighResResponseTime), ns.
+    /// Service time (HighResResponseTime), ns; 0 when the event has none.
     pub duration_ns: Vec<i64>,
-    pub write: Vec<bool>,
+    pub op: Vec<DiskOp>,
     pub disk: Vec<u32>,
     pub thread: Vec<u32>,
     pub process: Vec<u32>,
     pub path: Vec<StrId>,
     pub size: Vec<u32>,
     pub offset: Vec<u64>,
+    /// I/O priority from the IRP flags.
+    pub priority: Vec<u8>,
+    /// Stack of the init event (issue), `images::NONE` if none.
     pub stack: Vec<u32>,
 }
 
@@ -88,6 +116,7 @@ impl DiskIoTable {
 
 #[derive(Debug, Clone, Default)]
 pub struct HardFaultTable {
+    /// When the fault began (InitialTime), ns since trace start.
     pub time: Vec<i64>,
     pub thread: Vec<u32>,
     pub process: Vec<u32>,
@@ -95,4 +124,14 @@ pub struct HardFaultTable {
     pub size: Vec<u32>,
     pub offset: Vec<u64>,
     pub duration_ns: Vec<i64>,
+    pub virtual_address: Vec<u64>,
+}
+
+impl HardFaultTable {
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
 }

@@ -37,7 +37,13 @@ pub struct TraceInfo {
     pub buffers: u32,
     pub skipped_buffers: u32,
     pub lost_events: u64,
+    /// Buffers lost per the log-file header.
     pub lost_buffers: u64,
+    /// Indexes of buffers whose header flags say events were lost (EVENTS_LOST).
+    pub buffers_with_lost_events: Vec<u32>,
+    /// CSwitch / ReadyThread / I/O / generic events whose thread id matched
+    /// no thread instance (their thread column is `NONE`).
+    pub unattributed_events: u64,
     /// Samples whose thread had no thread event; attributed to an "Unknown" process.
     pub unattributed_samples: u64,
     /// Samples attributed to the nearest lifetime of their tid (outside every lifetime).
@@ -48,7 +54,7 @@ pub struct TraceInfo {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Trace {
     pub clock: time::Clock,
     pub info: TraceInfo,
@@ -80,6 +86,11 @@ impl Default for time::Clock {
 }
 
 impl Trace {
+    /// Field names and values of generic row `row`, decoded on demand.
+    pub fn generic_fields(&self, row: usize) -> Vec<(String, String)> {
+        self.generic.fields(row)
+    }
+
     /// Display name of a process row: `name (pid)`, as WPA shows it.
     pub fn process_label(&self, p: u32) -> String {
         let i = p as usize;
@@ -127,10 +138,30 @@ impl Trace {
             + (v(&st.parent) + v(&st.frame) + v(&st.depth)) * 3
             + (v(&f.module) + v(&f.address) + v(&f.process) + v(&f.func)) * 3
             + self.strings.heap_bytes()
-            + self.generic.arena.len()
+            + self.generic.arenas.iter().map(|a| a.len()).sum::<usize>()
+            + self.generic.schemas.iter().map(|s| s.len()).sum::<usize>()
             + (self.processes.len() + self.threads.len() + self.images.len() + self.modules.len())
                 * 128
             + (self.cswitches.len() + self.ready_threads.len()) * 48
-            + (self.file_io.len() + self.disk_io.len() + self.generic.len()) * 64
+            + (self.file_io.len() + self.disk_io.len() + self.hard_faults.len()) * 64
+            + self.generic.len() * 72
+    }
+}
+
+impl Trace {
+    /// Name frames (from PDBs): `names` holds (frame row, function name).
+    /// Frames of one module with one name share a function row.
+    pub fn apply_names<'a>(&mut self, names: impl IntoIterator<Item = (u32, &'a str)>) -> usize {
+        let mut n = 0;
+        for (row, name) in names {
+            let r = row as usize;
+            let Some(&m) = self.frames.module.get(r) else {
+                continue;
+            };
+            let s = self.strings.intern(name);
+            self.frames.func[r] = self.funcs.intern(m, s);
+            n += 1;
+        }
+        n
     }
 }

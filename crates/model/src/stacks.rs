@@ -3,7 +3,7 @@
 //! every prefix of a stack is itself a stack.
 
 use crate::images::NONE;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Debug, Clone, Default)]
 pub struct StackTable {

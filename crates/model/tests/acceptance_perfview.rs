@@ -134,11 +134,9 @@ fn samples_with_stack() {
     assert_eq!(both, SAMPLES_WITH_KERNEL_AND_USER_HALVES);
 }
 
-/// Fails by 18 frames: an inline user-mode walk completes the kernel-only
-/// stacks logged before it arrives, but `collect` keeps only its event's
-/// timestamp, not its own, so the model orders it by the former.
+/// An inline user-mode walk completes the kernel-only stacks logged before
+/// it arrives: ordered by the walk's own time, not its target's.
 #[test]
-#[ignore = "needs the StackWalk event's own timestamp in InlineStackRec (build/collect.rs)"]
 fn frames_over_all_samples() {
     let Some(t) = trace() else { return };
     let frames: u64 = t

@@ -2,12 +2,12 @@
 //! or module X, the callers and callees of X over every sample whose stack
 //! contains X, each counted once per sample however often X recurses.
 
+use crate::call_tree::ROOT;
 use crate::filter::Filters;
 use crate::scan::Cell;
 use crate::table_query::Totals;
 use crate::{Engine, QueryError};
 use model::NONE;
-use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -63,80 +63,118 @@ pub struct Butterfly {
 }
 
 impl Engine {
+    /// One scan for per-node self totals, then one preorder walk of the
+    /// call tree: a caller (or callee) of X is credited with the inclusive
+    /// total of its topmost occurrence on each path only, which counts every
+    /// sample once per neighbor however often X recurses below it.
     pub fn butterfly(&self, req: &ButterflyRequest) -> Result<Butterfly, QueryError> {
-        let cells = self.node_self(&req.filters)?;
-        let is_x = |f: u32| match req.target {
-            ButterflyTarget::Function(x) => f == x,
-            ButterflyTarget::Module(m) => self.module_key(f) == m,
+        let own = self.node_self(&req.filters)?;
+        let tree = &self.tree;
+        let mut inc = own.clone();
+        for n in (1..inc.len()).rev() {
+            let c = inc[n];
+            if let Some(p) = inc.get_mut(tree.parent[n] as usize) {
+                p.merge(&c);
+            }
+        }
+        let module_target = matches!(req.target, ButterflyTarget::Module(_));
+        let is_x = |n: u32| {
+            let f = tree.func.get(n as usize).copied().unwrap_or(NONE);
+            n != ROOT
+                && f != NONE
+                && match req.target {
+                    ButterflyTarget::Function(x) => f == x,
+                    ButterflyTarget::Module(m) => self.module_key(f) == m,
+                }
         };
-        let key = |f: u32| match req.by {
-            NeighborBy::Function => f,
-            NeighborBy::Module => self.module_key(f),
+        let space = match req.by {
+            NeighborBy::Function => self.funcs.len(),
+            NeighborBy::Module => self.keys.no_stack_module as usize + 1,
+        } + 1;
+        let slot = |n: u32| -> usize {
+            if n == ROOT {
+                return space - 1;
+            }
+            let f = tree.func[n as usize];
+            let k = match req.by {
+                NeighborBy::Function => f,
+                NeighborBy::Module => self.module_key(f),
+            };
+            (k as usize).min(space - 2)
         };
-        let mut out = Butterfly::default();
-        let mut callers: FxHashMap<u32, Cell> = FxHashMap::default();
-        let mut callees: FxHashMap<u32, Cell> = FxHashMap::default();
-        let (mut inclusive, mut own, mut total) =
-            (Cell::default(), Cell::default(), Cell::default());
-        let mut path = Vec::new();
-        let (mut up, mut down) = (Vec::new(), Vec::new());
-        for (n, c) in cells.iter().enumerate() {
-            if c.count == 0 {
+        let mut present_up = vec![0u32; space];
+        let mut present_down = vec![0u32; space];
+        let mut up = vec![Cell::default(); space];
+        let mut down = vec![Cell::default(); space];
+        let (mut inclusive, mut self_x) = (Cell::default(), Cell::default());
+        let mut x_depth = 0u32;
+        // Path from the root: (node, is X, caller slot, callee slot).
+        let mut path: Vec<(u32, bool, usize, usize)> = Vec::new();
+        const NO: usize = usize::MAX;
+        let mut n = 1u32;
+        while (n as usize) < tree.len() {
+            let i = n as usize;
+            if inc[i].count == 0 {
+                n = tree.end[i];
                 continue;
             }
-            total.merge(c);
-            self.tree.path_funcs(n as u32, &mut path);
-            up.clear();
-            down.clear();
-            let mut hit = false;
-            for (i, &f) in path.iter().enumerate() {
-                if !is_x(f) {
-                    continue;
+            let p = tree.parent[i];
+            while let Some(&(top, x, c_up, c_down)) = path.last() {
+                if top == p {
+                    break;
                 }
-                hit = true;
-                // A module's run of frames is one occurrence: its caller
-                // precedes the run and its callee follows it.
-                let in_run =
-                    |j: usize| matches!(req.target, ButterflyTarget::Module(_)) && is_x(path[j]);
-                if i == 0 || !in_run(i - 1) {
-                    up.push(if i == 0 {
-                        ROOT_CALLER
-                    } else {
-                        key(path[i - 1])
-                    });
+                path.pop();
+                x_depth -= x as u32;
+                if c_up != NO {
+                    present_up[c_up] -= 1;
                 }
-                if let Some(&next) = path.get(i + 1) {
-                    if !in_run(i + 1) {
-                        down.push(key(next));
+                if c_down != NO {
+                    present_down[c_down] -= 1;
+                }
+            }
+            let x = is_x(n);
+            let px = is_x(p);
+            let (mut c_up, mut c_down) = (NO, NO);
+            if x {
+                if x_depth == 0 {
+                    inclusive.merge(&inc[i]);
+                }
+                x_depth += 1;
+                self_x.merge(&own[i]);
+                // A module's run of frames is one occurrence.
+                if !(module_target && px) {
+                    c_up = slot(p);
+                }
+            }
+            if px && !(module_target && x) {
+                c_down = slot(n);
+            }
+            for (c, present, cells) in [
+                (c_up, &mut present_up, &mut up),
+                (c_down, &mut present_down, &mut down),
+            ] {
+                if c != NO {
+                    if present[c] == 0 {
+                        cells[c].merge(&inc[i]);
                     }
+                    present[c] += 1;
                 }
             }
-            if !hit {
-                continue;
-            }
-            inclusive.merge(c);
-            if path.last().is_some_and(|&f| is_x(f)) {
-                own.merge(c);
-            }
-            // Once per sample, however often X recurses.
-            for (list, map) in [(&mut up, &mut callers), (&mut down, &mut callees)] {
-                list.sort_unstable();
-                list.dedup();
-                for &k in list.iter() {
-                    map.entry(k).or_default().merge(c);
-                }
-            }
+            path.push((n, x, c_up, c_down));
+            n += 1;
         }
         let totals = |c: Cell| Totals {
             count: c.count,
             weight_ns: c.weight_ns,
         };
-        out.total = totals(total);
-        out.inclusive = totals(inclusive);
-        out.self_ = totals(own);
-        out.callers = self.neighbors(callers, req.by);
-        out.callees = self.neighbors(callees, req.by);
-        Ok(out)
+        let root_slot = space - 1;
+        Ok(Butterfly {
+            total: totals(inc.first().copied().unwrap_or_default()),
+            inclusive: totals(inclusive),
+            self_: totals(self_x),
+            callers: self.neighbors(&up, root_slot, req.by),
+            callees: self.neighbors(&down, root_slot, req.by),
+        })
     }
 
     /// Module key of a func key, as the Module column numbers modules.
@@ -147,18 +185,27 @@ impl Engine {
         }
     }
 
-    fn neighbors(&self, map: FxHashMap<u32, Cell>, by: NeighborBy) -> Vec<Neighbor> {
-        let mut v: Vec<Neighbor> = map
-            .into_iter()
-            .map(|(key, c)| Neighbor {
-                key,
-                label: match (key, by) {
-                    (ROOT_CALLER, _) => "[root]".into(),
-                    (k, NeighborBy::Function) => self.func_label(k),
-                    (k, NeighborBy::Module) => self.label(crate::Column::Module, k),
-                },
-                count: c.count,
-                weight_ns: c.weight_ns,
+    fn neighbors(&self, cells: &[Cell], root_slot: usize, by: NeighborBy) -> Vec<Neighbor> {
+        let mut v: Vec<Neighbor> = cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.count > 0)
+            .map(|(k, c)| {
+                let key = if k == root_slot {
+                    ROOT_CALLER
+                } else {
+                    k as u32
+                };
+                Neighbor {
+                    key,
+                    label: match (key, by) {
+                        (ROOT_CALLER, _) => "[root]".into(),
+                        (k, NeighborBy::Function) => self.func_label(k),
+                        (k, NeighborBy::Module) => self.label(crate::Column::Module, k),
+                    },
+                    count: c.count,
+                    weight_ns: c.weight_ns,
+                }
             })
             .collect();
         v.sort_by(|a, b| b.weight_ns.cmp(&a.weight_ns).then(a.key.cmp(&b.key)));

@@ -154,3 +154,61 @@ impl CallTree {
         out.reverse();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::Trace;
+
+    /// Frames 0..3 in module 0 (0 and 1 in one symbolized function), frame
+    /// 4 a raw address.
+    fn trace() -> Trace {
+        let mut t = Trace::default();
+        let name = t.strings.intern("a.dll");
+        t.modules.push(name, name, 0x1000, 0, 0);
+        for rva in 0..4 {
+            t.frames.intern_module_frame(0, rva * 0x10);
+        }
+        t.frames.intern_raw_frame(0, 0xdead);
+        t.frames.func[0] = 7;
+        t.frames.func[1] = 7;
+        t
+    }
+
+    #[test]
+    fn folds_frames_of_one_function_and_numbers_in_preorder() {
+        let mut t = trace();
+        // root-first stacks: [2, 0], [2, 1], [2, 3, 4], [3]
+        let a = t.stacks.intern_root_first([2, 0]);
+        let b = t.stacks.intern_root_first([2, 1]);
+        let c = t.stacks.intern_root_first([2, 3, 4]);
+        let d = t.stacks.intern_root_first([3]);
+        let funcs = FuncKeys::build(&t);
+        let tree = CallTree::build(&t.stacks, &funcs);
+        // Frames 0 and 1 share function 7: [2,0] and [2,1] are one node.
+        assert_eq!(tree.node_of_stack(a), tree.node_of_stack(b));
+        // Unsymbolized frames 2 and 3 are both "a.dll!?": root, A, A>7,
+        // A>A, A>A>raw.
+        assert_eq!(tree.len(), 5);
+        assert_eq!(tree.end[ROOT as usize], 5);
+        let top: Vec<u32> = tree.children(ROOT).collect();
+        assert_eq!(top.len(), 1);
+        let n2 = top[0];
+        assert_eq!(tree.node_of_stack(d), n2);
+        assert_eq!(tree.children(n2).count(), 2);
+        assert!(tree.contains(n2, tree.node_of_stack(c)));
+        assert!(!tree.contains(tree.node_of_stack(a), tree.node_of_stack(c)));
+        assert_eq!(tree.depth[tree.node_of_stack(c) as usize], 3);
+        // No stack maps to the root.
+        assert_eq!(tree.node_of_stack(NONE), ROOT);
+        let mut path = Vec::new();
+        tree.path_funcs(tree.node_of_stack(c), &mut path);
+        assert_eq!(
+            path,
+            vec![funcs.of_module(0), funcs.of_module(0), funcs.unknown()]
+        );
+        assert_eq!(funcs.label(&t, funcs.of_frame(0)), "a.dll!func#7");
+        assert_eq!(funcs.label(&t, funcs.of_frame(3)), "a.dll!?");
+        assert_eq!(funcs.label(&t, funcs.unknown()), "?!?");
+    }
+}

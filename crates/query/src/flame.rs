@@ -3,7 +3,8 @@
 
 use crate::call_tree::ROOT;
 use crate::filter::Filters;
-use crate::scan::{Cell, Hit};
+use crate::plan::SlotOf;
+use crate::scan::{Cell, Hit, Mode};
 use crate::table_query::Totals;
 use crate::{Engine, QueryError};
 use model::NONE;
@@ -54,8 +55,42 @@ pub struct FlameGraph {
 impl Engine {
     /// Self cells per call node of the samples the filters keep.
     pub(crate) fn node_self(&self, filters: &Filters) -> Result<Vec<Cell>, QueryError> {
-        let plan = self.plan(filters, &[], self.slot_per_node(), self.tree.len())?;
-        Ok(self.scan(&plan).cells)
+        // Accumulate by stack row (no per-sample lookup of its call node,
+        // and none at all without stack filters), then fold into nodes.
+        let plan = self.plan(filters, &[], SlotOf::One, 1)?;
+        let mode = Mode {
+            skip_path_fail: false,
+            by_stack_ok: true,
+            by_thread_ok: false,
+        };
+        let rows = self.tree.of_stack.len();
+        // Count and weight only: half the memory of full cells per worker.
+        let light = self.scan_with(
+            &plan,
+            mode,
+            || vec![(0u64, 0i64); rows],
+            |v: &mut Vec<(u64, i64)>, h: Hit| {
+                if let Some(x) = v.get_mut(h.stack as usize) {
+                    x.0 += h.cell.count;
+                    x.1 += h.cell.weight_ns;
+                }
+            },
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(&b) {
+                    x.0 += y.0;
+                    x.1 += y.1;
+                }
+                a
+            },
+        );
+        let mut cells = vec![Cell::default(); self.tree.len()];
+        for ((count, weight_ns), &n) in light.into_iter().zip(&self.tree.of_stack) {
+            if let Some(c) = cells.get_mut(n as usize) {
+                c.count += count;
+                c.weight_ns += weight_ns;
+            }
+        }
+        Ok(cells)
     }
 
     pub fn flame(&self, req: &FlameRequest) -> Result<FlameGraph, QueryError> {
@@ -189,16 +224,22 @@ impl Engine {
         &self,
         filters: &Filters,
     ) -> Result<(Vec<(u32, Vec<i64>)>, u64), QueryError> {
-        let plan = self.plan(filters, &[], self.slot_per_node(), self.tree.len())?;
+        let plan = self.plan(filters, &[], SlotOf::One, 1)?;
         let proc_of = &self.keys.thread[0];
+        let mode = Mode {
+            skip_path_fail: false,
+            by_stack_ok: false,
+            by_thread_ok: false,
+        };
         let map = self.scan_with(
             &plan,
+            mode,
             FxHashMap::<u64, (u64, i64)>::default,
             |m, h: Hit| {
                 let p = proc_of.get(h.thread as usize).copied().unwrap_or(NONE);
-                let e = m.entry(((p as u64) << 32) | h.slot as u64).or_default();
-                e.0 += 1;
-                e.1 += h.weight;
+                let e = m.entry(((p as u64) << 32) | h.stack as u64).or_default();
+                e.0 += h.cell.count;
+                e.1 += h.cell.weight_ns;
             },
             |mut a, b| {
                 for (k, v) in b {
@@ -216,7 +257,8 @@ impl Engine {
             let own = by
                 .entry((k >> 32) as u32)
                 .or_insert_with(|| vec![0; self.tree.len()]);
-            if let Some(x) = own.get_mut((k & 0xFFFF_FFFF) as usize) {
+            let node = self.tree.node_of_stack((k & 0xFFFF_FFFF) as u32);
+            if let Some(x) = own.get_mut(node as usize) {
                 *x += w;
             }
         }

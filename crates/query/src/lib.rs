@@ -7,6 +7,7 @@
 //! with three array lookups per sample (see `plan` and `scan`).
 
 pub mod butterfly;
+pub mod butterfly_tree;
 pub mod call_tree;
 pub mod columns;
 pub mod filter;
@@ -18,13 +19,17 @@ mod scan;
 pub mod synthetic;
 pub mod table_query;
 pub mod timeline;
+mod totals;
+mod views;
 
 pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
+pub use butterfly_tree::{ButterflyTreeRequest, Direction};
 pub use call_tree::{CallTree, ROOT};
 pub use columns::Column;
 pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
 pub use funcs::FuncKeys;
+
 pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest};
 pub use scan::Cell;
 pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
@@ -33,7 +38,7 @@ pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
 use columns::ColumnKeys;
 use model::{Trace, NONE};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A query the engine cannot answer as asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,18 +68,112 @@ pub struct Engine {
     pub(crate) funcs: FuncKeys,
     pub(crate) tree: CallTree,
     pub(crate) keys: ColumnKeys,
+    pub(crate) by_thread: views::View,
+    pub(crate) by_node: views::View,
+    /// Per-stack and per-thread totals of buckets of samples.
+    pub(crate) totals: totals::SampleTotals,
+    /// Filters' totals (the 100 % of % Weight) of recent queries, so that
+    /// expanding a row can skip the samples outside it.
+    filter_totals: Mutex<Vec<(Filters, Cell)>>,
+}
+
+/// How many filters' totals the engine remembers.
+const TOTALS_CACHE: usize = 32;
+
+/// How to build an engine; `Default` suits every trace.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EngineOptions {
+    /// Buckets of precomputed per-stack/per-thread totals; `None` picks as
+    /// many as a memory budget allows (one below 2M samples).
+    pub totals_buckets: Option<usize>,
 }
 
 impl Engine {
     pub fn new(trace: Arc<Trace>) -> Engine {
+        Engine::with_options(trace, EngineOptions::default())
+    }
+
+    pub fn with_options(trace: Arc<Trace>, options: EngineOptions) -> Engine {
         let funcs = FuncKeys::build(&trace);
         let tree = CallTree::build(&trace.stacks, &funcs);
         let keys = ColumnKeys::build(&trace, &funcs, &tree);
+        let s = &trace.samples;
+        let ((by_thread, by_node), totals) = rayon::join(
+            || {
+                rayon::join(
+                    || views::View::build(s, trace.threads.len(), |i| s.thread(i) as usize),
+                    || {
+                        views::View::build(s, tree.len(), |i| {
+                            tree.node_of_stack(s.stack[i]) as usize
+                        })
+                    },
+                )
+            },
+            || {
+                totals::SampleTotals::build(
+                    s,
+                    trace.stacks.len(),
+                    trace.threads.len(),
+                    options.totals_buckets,
+                )
+            },
+        );
         Engine {
-            trace,
             funcs,
-            tree,
             keys,
+            by_thread,
+            by_node,
+            totals,
+            tree,
+            trace,
+            filter_totals: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The engine for `trace` once symbolization has filled `frames.func`;
+    /// its samples, stacks and threads must be this engine's. Keeps what
+    /// does not depend on functions (the by-thread view, the per-stack and
+    /// per-thread totals) and rebuilds the rest: O(#frames + #stacks) plus
+    /// one pass to re-sort the samples by call node.
+    pub fn with_symbols(self, trace: Arc<Trace>) -> Result<Engine, QueryError> {
+        let old = &self.trace;
+        let same = old.samples.len() == trace.samples.len()
+            && old.stacks.len() == trace.stacks.len()
+            && old.threads.len() == trace.threads.len();
+        if !same {
+            return Err(QueryError::BadRequest(
+                "with_symbols needs the same samples, stacks and threads".into(),
+            ));
+        }
+        let funcs = FuncKeys::build(&trace);
+        let tree = CallTree::build(&trace.stacks, &funcs);
+        let keys = ColumnKeys::build(&trace, &funcs, &tree);
+        let s = &trace.samples;
+        let by_node =
+            views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize);
+        Ok(Engine {
+            funcs,
+            keys,
+            by_thread: self.by_thread,
+            by_node,
+            totals: self.totals,
+            tree,
+            trace,
+            filter_totals: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub(crate) fn cached_total(&self, filters: &Filters) -> Option<Cell> {
+        let cache = self.filter_totals.lock().ok()?;
+        cache.iter().find(|(f, _)| f == filters).map(|(_, c)| *c)
+    }
+
+    pub(crate) fn remember_total(&self, filters: &Filters, total: Cell) {
+        if let Ok(mut cache) = self.filter_totals.lock() {
+            if cache.len() >= TOTALS_CACHE {
+                cache.remove(0);
+            }
+            cache.push((filters.clone(), total));
         }
     }
 
@@ -125,6 +224,12 @@ impl Engine {
                 f => self.func_label(f),
             },
         }
+    }
+
+    /// Processes, Threads or Images as a grouped table (build once, query
+    /// many times).
+    pub fn row_table(&self, kind: RowTableKind) -> RowTable {
+        RowTable::build(&self.trace, kind)
     }
 
     /// `module!function` of a func key ("n/a" for samples without a stack).

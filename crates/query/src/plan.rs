@@ -32,10 +32,17 @@ pub(crate) struct Plan {
     pub cpu: Vec<u32>,
     /// One entry per stack row plus a last one for samples without a stack.
     pub stack: Vec<u32>,
+    /// Per call node (the source of `stack`), for choosing what to scan.
+    pub node: Vec<u32>,
     pub selection: Option<Masks>,
     /// Sample rows in the time range.
     pub rows: Range<usize>,
+    /// The time range, `i64` bounds when none.
+    pub time: (i64, i64),
     pub slots: usize,
+    /// Whether the thread, CPU and stack arrays decide anything (an array
+    /// of zeros passes every sample into slot 0 and need not be read).
+    pub uses: (bool, bool, bool),
 }
 
 fn bits(filter_ok: bool, path_ok: bool, slot: u32) -> u32 {
@@ -87,7 +94,7 @@ impl Engine {
         let thread = make(&f.thread, &p.thread, ts);
         let cpu = make(&f.cpu, &p.cpu, cs);
         let node = make(&f.node, &p.node, ns);
-        let stack = self
+        let stack: Vec<u32> = self
             .tree
             .of_stack
             .iter()
@@ -97,12 +104,19 @@ impl Engine {
             Some(sel) => Some(self.selection_masks(sel)?),
             None => None,
         };
+        let used = |v: &[u32]| v.iter().any(|&x| x != 0);
+        let uses = (used(&thread), used(&cpu), used(&stack));
         Ok(Plan {
+            uses,
             thread,
             cpu,
             stack,
+            node,
             selection,
             rows: self.rows_in_range(filters),
+            time: filters
+                .range
+                .map_or((i64::MIN, i64::MAX), |r| (r.start_ns, r.end_ns)),
             slots,
         })
     }
@@ -137,10 +151,5 @@ impl Engine {
             }
         }
         Ok(m)
-    }
-
-    /// Slots by call node for a scan that keeps per-node totals.
-    pub(crate) fn slot_per_node(&self) -> SlotOf {
-        SlotOf::Node((0..self.tree.len() as u32).collect())
     }
 }

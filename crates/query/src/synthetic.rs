@@ -156,3 +156,104 @@ pub fn trace(shape: &Shape) -> Trace {
     t.info.duration_ns = shape.samples as i64 * 1_000_000;
     t
 }
+
+/// One benchmark query: its name and a closure running it once.
+pub type BenchQuery<'a> = (&'static str, Box<dyn Fn() + Sync + 'a>);
+
+/// The queries of issue 4's benchmark on engine `e`. With `range`, every
+/// query is limited to the middle 90 % of the trace, which forces a scan
+/// of the samples (the whole trace is often answered from per-stack or
+/// per-thread totals instead).
+pub fn bench_queries(e: &crate::Engine, range: bool) -> Vec<BenchQuery<'_>> {
+    use crate::*;
+    use std::hint::black_box;
+    let end = e.trace().samples.time.last().copied().unwrap_or(0) + 1;
+    let filters = Filters {
+        range: range.then_some(TimeRange {
+            start_ns: end / 20,
+            end_ns: end - end / 20,
+        }),
+        ..Filters::default()
+    };
+    let table = move |columns: &[Column], path: &[u32], f: &Filters| TableRequest {
+        columns: columns.to_vec(),
+        filters: f.clone(),
+        path: path.to_vec(),
+        sort: SortBy::default(),
+        limit: 100,
+    };
+    let first = |r: Result<TableResponse, QueryError>| {
+        r.ok()
+            .and_then(|r| r.rows.first().map(|r| r.key))
+            .unwrap_or(0)
+    };
+    let ps = [Column::Process, Column::Stack];
+    let top = first(e.table(&table(&ps, &[], &filters)));
+    let node = first(e.table(&table(&ps, &[top], &filters)));
+    let module = first(e.table(&table(&[Column::Module], &[], &filters)));
+    let f = filters;
+    vec![
+        ("regroup Process,Module", {
+            let f = f.clone();
+            Box::new(move || {
+                let r = e.table(&table(&[Column::Process, Column::Module], &[], &f));
+                black_box(r.ok());
+            })
+        }),
+        ("regroup Function,Thread ID", {
+            let f = f.clone();
+            Box::new(move || {
+                let r = e.table(&table(&[Column::Function, Column::ThreadId], &[], &f));
+                black_box(r.ok());
+            })
+        }),
+        ("expand process", {
+            let f = f.clone();
+            Box::new(move || black_box(e.table(&table(&ps, &[top], &f)).ok()).map_or((), |_| ()))
+        }),
+        ("expand stack node", {
+            let f = f.clone();
+            Box::new(move || {
+                black_box(e.table(&table(&ps, &[top, node], &f)).ok()).map_or((), |_| ())
+            })
+        }),
+        ("flame graph", {
+            let f = f.clone();
+            Box::new(move || {
+                let req = FlameRequest {
+                    filters: f.clone(),
+                    min_fraction: 0.0005,
+                    ..FlameRequest::default()
+                };
+                black_box(e.flame(&req).ok()).map_or((), |_| ())
+            })
+        }),
+        ("butterfly module", {
+            let f = f.clone();
+            Box::new(move || {
+                let req = ButterflyRequest {
+                    target: ButterflyTarget::Module(module),
+                    by: NeighborBy::Function,
+                    filters: f.clone(),
+                };
+                black_box(e.butterfly(&req).ok()).map_or((), |_| ())
+            })
+        }),
+        ("timeline 1000 bins", {
+            let f = f.clone();
+            Box::new(move || {
+                let req = TimelineRequest {
+                    range: f.range.unwrap_or(TimeRange {
+                        start_ns: 0,
+                        end_ns: end,
+                    }),
+                    bins: 1000,
+                    by: SeriesBy::Process,
+                    top: 10,
+                    filters: f.clone(),
+                };
+                black_box(e.timeline(&req).ok()).map_or((), |_| ())
+            })
+        }),
+    ]
+}

@@ -105,7 +105,11 @@ impl Engine {
         let (preds, next) = self.path_preds(&req.columns, &req.path)?;
         let level = self.level(&next);
         let plan = self.plan(&req.filters, &preds, level.slot_of, level.keys.len())?;
-        let acc = self.scan(&plan);
+        let known = self.cached_total(&req.filters);
+        let acc = self.scan(&plan, known);
+        if known.is_none() {
+            self.remember_total(&req.filters, acc.total);
+        }
         let parent = acc.path_total();
         let (column, cells) = match &next {
             Next::Leaf => (None, Vec::new()),
@@ -119,9 +123,9 @@ impl Engine {
                 });
                 (Some(Column::StackInverted), rows)
             }
-            Next::Stack { node, more } => (
+            Next::Stack { more, .. } => (
                 Some(Column::Stack),
-                self.stack_rows(*node, *more, &acc.cells),
+                self.stack_rows(&level.keys, *more, &acc.cells),
             ),
         };
         let total = Totals {
@@ -147,7 +151,7 @@ impl Engine {
                 r.label = self.label(column_or_stack, r.key);
             }
         }
-        sort_rows(&mut rows, req.sort);
+        sort_rows(&mut rows, req.sort, req.limit);
         let omitted = if req.limit > 0 && rows.len() > req.limit {
             let o = rows.len() - req.limit;
             rows.truncate(req.limit);
@@ -193,15 +197,26 @@ impl Engine {
                 }
             },
             Next::Stack { node, .. } => {
-                let lo = *node;
-                let hi = tree.end.get(lo as usize).copied().unwrap_or(lo);
-                let slot = (0..tree.len() as u32)
-                    .map(|n| if n >= lo && n < hi { n - lo } else { NONE })
-                    .collect();
+                // Slot 0: samples ending at `node`; per child j, slot 1 + 2j
+                // for samples ending at the child and 2 + 2j for deeper ones
+                // (which makes the child expandable).
+                let mut slot = vec![NONE; tree.len()];
+                let mut keys = vec![STACK_SELF];
+                if let Some(s) = slot.get_mut(*node as usize) {
+                    *s = 0;
+                }
+                for (j, c) in tree.children(*node).enumerate() {
+                    let (own, deeper) = (1 + 2 * j as u32, 2 + 2 * j as u32);
+                    let end = tree.end.get(c as usize).copied().unwrap_or(c) as usize;
+                    for (n, s) in slot.iter_mut().enumerate().take(end).skip(c as usize) {
+                        *s = if n == c as usize { own } else { deeper };
+                    }
+                    keys.extend([c, c]);
+                }
                 Level {
                     slot_of: SlotOf::Node(slot),
-                    keys: (lo..hi).collect(),
                     deeper: Vec::new(),
+                    keys,
                 }
             }
             Next::Inverted { funcs, .. } => {
@@ -240,27 +255,21 @@ impl Engine {
         }
     }
 
-    /// Children of call node `node` from per-node self cells (slot = node -
-    /// `node`): subtree sums by reverse preorder, then the child nodes, and
-    /// a `[self]` row for the samples ending at `node`.
-    fn stack_rows(&self, node: u32, more: bool, cells: &[Cell]) -> Vec<(u32, Cell, bool)> {
-        let tree = &self.tree;
+    /// Children of a call node from the slots `level` laid out: one row
+    /// per child with samples, and a `[self]` row for the samples ending at
+    /// the node when it has other rows or key columns follow the stack.
+    fn stack_rows(&self, keys: &[u32], more: bool, cells: &[Cell]) -> Vec<(u32, Cell, bool)> {
         let own = cells.first().copied().unwrap_or_default();
-        let mut inc = cells.to_vec();
-        for i in (1..inc.len()).rev() {
-            let p = tree.parent[node as usize + i].wrapping_sub(node) as usize;
-            let c = inc[i];
-            if let Some(pc) = inc.get_mut(p) {
-                pc.merge(&c);
-            }
-        }
-        let mut rows: Vec<(u32, Cell, bool)> = tree
-            .children(node)
-            .filter_map(|c| {
-                let i = (c - node) as usize;
-                let cell = inc[i];
-                let has_kids = cell.count > cells[i].count;
-                (cell.count > 0).then_some((c, cell, has_kids || (more && cells[i].count > 0)))
+        let mut rows: Vec<(u32, Cell, bool)> = cells
+            .get(1..)
+            .unwrap_or(&[])
+            .chunks_exact(2)
+            .zip(keys.get(1..).unwrap_or(&[]).chunks_exact(2))
+            .filter_map(|(c, k)| {
+                let (at, deeper) = (c[0], c[1]);
+                let mut inc = at;
+                inc.merge(&deeper);
+                (inc.count > 0).then_some((k[0], inc, deeper.count > 0 || (more && at.count > 0)))
             })
             .collect();
         if own.count > 0 && (more || !rows.is_empty()) {
@@ -272,12 +281,32 @@ impl Engine {
 
 /// One slot per distinct key of a per-thread or per-node key array.
 fn dense_level(keys: &[u32], make: fn(Vec<u32>) -> SlotOf) -> Level {
-    let mut dense = Dense::default();
-    let slot = keys.iter().map(|&k| dense.slot(k)).collect();
+    let max = keys.iter().copied().max().unwrap_or(0) as usize;
+    let (slot, keys) = if max <= keys.len().max(1 << 16) * 4 {
+        // Small key space: a direct map beats hashing.
+        let mut map = vec![NONE; max + 1];
+        let mut out = Vec::new();
+        let slot = keys
+            .iter()
+            .map(|&k| {
+                let m = &mut map[k as usize];
+                if *m == NONE {
+                    *m = out.len() as u32;
+                    out.push(k);
+                }
+                *m
+            })
+            .collect();
+        (slot, out)
+    } else {
+        let mut dense = Dense::default();
+        let slot = keys.iter().map(|&k| dense.slot(k)).collect();
+        (slot, dense.keys)
+    };
     Level {
         slot_of: make(slot),
-        deeper: vec![false; dense.keys.len()],
-        keys: dense.keys,
+        deeper: vec![false; keys.len()],
+        keys,
     }
 }
 
@@ -320,8 +349,9 @@ pub(crate) fn percent(w: i64, total: i64) -> f64 {
     }
 }
 
-fn sort_rows(rows: &mut [Row], by: SortBy) {
-    rows.sort_by(|a, b| {
+/// Sorts the rows, or with a limit only the first `limit` of them.
+fn sort_rows(rows: &mut [Row], by: SortBy, limit: usize) {
+    let cmp = |a: &Row, b: &Row| {
         let o = match by.column {
             ValueColumn::Count => a.count.cmp(&b.count),
             ValueColumn::Weight | ValueColumn::PercentWeight => a.weight_ns.cmp(&b.weight_ns),
@@ -331,5 +361,11 @@ fn sort_rows(rows: &mut [Row], by: SortBy) {
         };
         let o = if by.descending { o.reverse() } else { o };
         o.then(a.key.cmp(&b.key))
-    });
+    };
+    if limit > 0 && rows.len() > limit {
+        rows.select_nth_unstable_by(limit, cmp);
+        rows[..limit].sort_by(cmp);
+    } else {
+        rows.sort_by(cmp);
+    }
 }

@@ -21,7 +21,7 @@ fn shape(seed: u64) -> Shape {
         frames_per_module: 12,
         cpus: 4,
         symbolized: 0.5,
-        two_intervals: seed % 2 == 1,
+        two_intervals: !seed.is_multiple_of(2),
         seed,
     }
 }
@@ -123,6 +123,12 @@ fn keeps(t: &Trace, f: &NaiveFilter, i: usize) -> bool {
     if let Some((c, label, exclude)) = &f.column {
         let hit = match c {
             Column::StackInverted => frames(t, i).iter().any(|&fr| &frame_label(t, fr) == label),
+            // A call node: the stack starts with its labels (joined by '\n').
+            Column::Stack => {
+                let want: Vec<&str> = label.split('\n').collect();
+                let have: Vec<String> = frames(t, i).iter().map(|&f| frame_label(t, f)).collect();
+                have.len() >= want.len() && have.iter().zip(&want).all(|(a, b)| a == b)
+            }
             c => &flat_key(t, *c, i) == label,
         };
         if hit == *exclude {
@@ -224,7 +230,23 @@ fn random_filter(e: &Engine, r: &mut Rng) -> (Filters, NaiveFilter) {
         let c = flat[r.below(flat.len())];
         let exclude = r.chance(0.4);
         // Pick a value the trace has: a top-level row of that column.
-        let (key, label) = if c == Column::StackInverted {
+        let is_node_filter = r.chance(0.3);
+        let (key, label) = if is_node_filter {
+            // A call node one or two levels down.
+            let c = Column::Stack;
+            let none = Filters::default();
+            let rows = e.table(&request(&[c], &none, &[])).unwrap().rows;
+            let rows: Vec<_> = rows.into_iter().filter(|x| x.key != STACK_SELF).collect();
+            let a = &rows[r.below(rows.len())];
+            let deeper = e.table(&request(&[c], &none, &[a.key])).unwrap().rows;
+            let deeper: Vec<_> = deeper.into_iter().filter(|x| x.key != STACK_SELF).collect();
+            if !deeper.is_empty() && r.chance(0.5) {
+                let b = &deeper[r.below(deeper.len())];
+                (b.key, format!("{}\n{}", a.label, b.label))
+            } else {
+                (a.key, a.label.clone())
+            }
+        } else if c == Column::StackInverted {
             let k = r.below(e.funcs().len()) as u32;
             (k, e.func_label(k))
         } else {
@@ -235,6 +257,7 @@ fn random_filter(e: &Engine, r: &mut Rng) -> (Filters, NaiveFilter) {
             let row = &rows[r.below(rows.len())];
             (row.key, row.label.clone())
         };
+        let c = if is_node_filter { Column::Stack } else { c };
         f.columns.push(ColumnFilter {
             column: c,
             values: vec![key],
@@ -271,6 +294,7 @@ fn check_tree(
     let t = e.trace();
     let mut todo: Vec<(Vec<u32>, Vec<String>)> = vec![(vec![], vec![])];
     let mut visited = 0;
+    let (all, _) = naive_children(t, columns, nf, &[]);
     while let Some((path, labels)) = todo.pop() {
         visited += 1;
         if visited > 60 {
@@ -283,6 +307,11 @@ fn check_tree(
             "parent count at {labels:?} of {columns:?}"
         );
         assert_eq!(resp.parent.weight_ns, parent.weight);
+        // The 100 % of % Weight, even when the scan skipped other rows.
+        assert_eq!(
+            (resp.total.count, resp.total.weight_ns),
+            (all.count, all.weight)
+        );
         let got: BTreeMap<String, Agg> = resp
             .rows
             .iter()
@@ -327,11 +356,24 @@ fn check_tree(
     visited
 }
 
+/// Engines alternate between one bucket of precomputed totals and several
+/// (as on large traces), so both ways of answering are compared.
+fn engine(seed: u64) -> Engine {
+    let options = EngineOptions {
+        totals_buckets: Some(if seed.is_multiple_of(3) {
+            1
+        } else {
+            2 + seed as usize % 6
+        }),
+    };
+    Engine::with_options(Arc::new(synthetic::trace(&shape(seed))), options)
+}
+
 #[test]
 fn tables_match_the_naive_reference() {
     let mut compared = 0;
     for seed in 0..24 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let mut r = Rng::new(seed ^ 0xA5A5);
         for _ in 0..4 {
             let columns = random_columns(&mut r);
@@ -346,7 +388,7 @@ fn tables_match_the_naive_reference() {
 #[test]
 fn every_column_order_gives_the_same_grand_total() {
     for seed in 0..8 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let mut r = Rng::new(seed);
         let (f, nf) = random_filter(&e, &mut r);
         let t = e.trace();
@@ -435,7 +477,7 @@ fn strip(m: &BTreeMap<String, Agg>) -> BTreeMap<String, (u64, i64)> {
 fn butterfly_matches_the_naive_reference_and_never_double_counts() {
     let mut checked = 0;
     for seed in 0..16 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let mut r = Rng::new(seed * 7 + 1);
         for _ in 0..6 {
@@ -491,7 +533,7 @@ fn butterfly_matches_the_naive_reference_and_never_double_counts() {
 #[test]
 fn flame_graph_boxes_match_the_naive_reference() {
     for seed in 0..8 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let mut r = Rng::new(seed + 99);
         let (f, nf) = random_filter(&e, &mut r);
@@ -499,7 +541,7 @@ fn flame_graph_boxes_match_the_naive_reference() {
             .flame(&FlameRequest {
                 filters: f.clone(),
                 min_fraction: 0.0,
-                order: if seed % 2 == 0 {
+                order: if seed.is_multiple_of(2) {
                     FlameOrder::Name
                 } else {
                     FlameOrder::Weight
@@ -560,7 +602,7 @@ fn flame_graph_boxes_match_the_naive_reference() {
 #[test]
 fn timeline_bins_match_the_naive_reference() {
     for seed in 0..6 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let end = t.samples.time.last().unwrap() + 1;
         let range = TimeRange {
@@ -572,7 +614,7 @@ fn timeline_bins_match_the_naive_reference() {
             .timeline(&TimelineRequest {
                 range,
                 bins,
-                by: if seed % 2 == 0 {
+                by: if seed.is_multiple_of(2) {
                     SeriesBy::Process
                 } else {
                     SeriesBy::Thread
@@ -589,7 +631,7 @@ fn timeline_bins_match_the_naive_reference() {
             }
             let th = t.samples.thread(i) as usize;
             let p = t.threads.process[th];
-            let key = if seed % 2 == 0 {
+            let key = if seed.is_multiple_of(2) {
                 t.process_label(p)
             } else {
                 format!("{} thread {}", t.process_label(p), t.threads.tid[th])
@@ -612,7 +654,7 @@ fn timeline_bins_match_the_naive_reference() {
 #[test]
 fn selection_keeps_the_union_of_its_paths() {
     for seed in 0..6 {
-        let e = Engine::new(Arc::new(synthetic::trace(&shape(seed))));
+        let e = engine(seed);
         let t = e.trace();
         let cols = [Column::Process, Column::Stack];
         let top = e
@@ -691,7 +733,7 @@ fn bad_paths_are_errors_not_panics() {
 fn row_tables_group_like_a_plain_count() {
     let e = Engine::new(Arc::new(synthetic::trace(&shape(2))));
     let t = e.trace();
-    let rt = RowTable::build(t, RowTableKind::Threads);
+    let rt = e.row_table(RowTableKind::Threads);
     let resp = rt
         .query(&RowTableRequest {
             columns: vec![0, 2],
@@ -711,4 +753,238 @@ fn row_tables_group_like_a_plain_count() {
         .collect();
     assert_eq!(got, expect);
     assert_eq!(resp.parent.count, t.threads.len() as u64);
+}
+
+#[test]
+fn engine_can_be_shared_between_request_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Engine>();
+}
+
+#[test]
+fn dangling_rows_in_the_model_do_not_panic_and_count_alike_everywhere() {
+    // Samples pointing past the thread and stack tables.
+    let broken = || {
+        let mut t = synthetic::trace(&shape(5));
+        let n = t.samples.len();
+        for i in (0..n).step_by(97) {
+            t.samples.thread_cpu[i] = t.threads.len() as u32 + 3;
+        }
+        for i in (0..n).step_by(89) {
+            t.samples.stack[i] = t.stacks.len() as u32 + 5;
+        }
+        t
+    };
+    let n = broken().samples.len();
+    let end = broken().samples.time[n - 1] + 1;
+    for buckets in [1, 4] {
+        let e = Engine::with_options(
+            Arc::new(broken()),
+            EngineOptions {
+                totals_buckets: Some(buckets),
+            },
+        );
+        let whole = Filters::default();
+        let ranged = Filters {
+            range: Some(TimeRange {
+                start_ns: -1,
+                end_ns: end,
+            }),
+            ..Filters::default()
+        };
+        let mut counts = Vec::new();
+        for f in [&whole, &ranged] {
+            for cols in [
+                [Column::Process, Column::Stack],
+                [Column::Function, Column::Cpu],
+            ] {
+                counts.push(e.table(&request(&cols, f, &[])).unwrap().parent.count);
+            }
+            let req = FlameRequest {
+                filters: f.clone(),
+                ..FlameRequest::default()
+            };
+            counts.push(e.flame(&req).unwrap().total.count);
+        }
+        assert!(counts.windows(2).all(|w| w[0] == w[1]), "{counts:?}");
+        // The dangling-thread samples are the ones left out.
+        let dangling = (0..n).step_by(97).count() as u64;
+        assert_eq!(counts[0], n as u64 - dangling);
+        let tl = e
+            .timeline(&TimelineRequest {
+                range: TimeRange {
+                    start_ns: 0,
+                    end_ns: end,
+                },
+                bins: 10,
+                by: SeriesBy::Thread,
+                top: 1000,
+                filters: Filters::default(),
+            })
+            .unwrap();
+        let w: i64 = tl.series.iter().map(|s| s.total_ns).sum();
+        assert!(w > 0);
+        let b = e.butterfly(&ButterflyRequest {
+            target: ButterflyTarget::Module(0),
+            by: NeighborBy::Module,
+            filters: Filters::default(),
+        });
+        assert!(b.is_ok());
+    }
+}
+
+#[test]
+fn new_symbols_give_the_same_answers_as_a_fresh_engine() {
+    let before = Engine::new(Arc::new(synthetic::trace(&shape(4))));
+    let symbolized = || {
+        let mut t = synthetic::trace(&shape(4));
+        // Symbolize every frame: RVAs 0x40 apart share a function.
+        for f in 0..t.frames.len() {
+            if t.frames.module[f] != NONE {
+                t.frames.func[f] =
+                    10_000 + t.frames.module[f] * 100 + (t.frames.address[f] / 0x40) as u32;
+            }
+        }
+        t
+    };
+    let after = before.with_symbols(Arc::new(symbolized())).unwrap();
+    let fresh = Engine::new(Arc::new(symbolized()));
+    assert_eq!(after.funcs().len(), fresh.funcs().len());
+    let mut r = Rng::new(4);
+    for _ in 0..10 {
+        let (f, _) = random_filter(&fresh, &mut r);
+        let cols = random_columns(&mut r);
+        let a = after.table(&request(&cols, &f, &[])).unwrap();
+        let b = fresh.table(&request(&cols, &f, &[])).unwrap();
+        assert_eq!(a, b, "{cols:?}");
+    }
+    let req = FlameRequest::default();
+    assert_eq!(after.flame(&req).unwrap(), fresh.flame(&req).unwrap());
+    let smaller = Shape {
+        samples: 100,
+        ..shape(4)
+    };
+    let other = Engine::new(Arc::new(synthetic::trace(&smaller)));
+    assert!(other.with_symbols(Arc::new(symbolized())).is_err());
+}
+
+/// Naive caller/callee sequences (labels, from X outwards) of one sample.
+fn naive_sides(
+    t: &Trace,
+    i: usize,
+    is_x: &dyn Fn(u32) -> bool,
+    module: bool,
+) -> Option<(Vec<String>, Vec<String>)> {
+    let fr = frames(t, i);
+    let i0 = fr.iter().position(|&f| is_x(f))?;
+    let mut i1 = i0;
+    while module && i1 + 1 < fr.len() && is_x(fr[i1 + 1]) {
+        i1 += 1;
+    }
+    let callees = fr[i1 + 1..].iter().map(|&f| frame_label(t, f)).collect();
+    let callers = fr[..i0].iter().rev().map(|&f| frame_label(t, f)).collect();
+    Some((callers, callees))
+}
+
+#[test]
+fn butterfly_trees_match_the_naive_reference() {
+    let mut compared = 0;
+    for seed in 0..10 {
+        let e = engine(seed);
+        let t = e.trace();
+        let mut r = Rng::new(seed * 13 + 5);
+        for _ in 0..4 {
+            let (f, nf) = random_filter(&e, &mut r);
+            let i = r.below(t.samples.len());
+            let fr = frames(t, i);
+            if fr.is_empty() {
+                continue;
+            }
+            let pick = fr[r.below(fr.len())];
+            let module = r.chance(0.5) && t.frames.module[pick as usize] != NONE;
+            let (target, is_x): (ButterflyTarget, Box<dyn Fn(u32) -> bool>) = if module {
+                let m = t.frames.module[pick as usize];
+                (
+                    ButterflyTarget::Module(m),
+                    Box::new(move |f| t.frames.module[f as usize] == m),
+                )
+            } else {
+                let label = frame_label(t, pick);
+                let key = (0..e.funcs().len() as u32)
+                    .find(|&k| e.func_label(k) == label)
+                    .unwrap();
+                (
+                    ButterflyTarget::Function(key),
+                    Box::new(move |f| frame_label(t, f) == label),
+                )
+            };
+            for direction in [Direction::Callers, Direction::Callees] {
+                let end = if direction == Direction::Callers {
+                    "[root]"
+                } else {
+                    SELF
+                };
+                let mut todo: Vec<(Vec<u32>, Vec<String>)> = vec![(vec![], vec![])];
+                while let Some((path, labels)) = todo.pop() {
+                    compared += 1;
+                    let resp = e
+                        .butterfly_tree(&ButterflyTreeRequest {
+                            target,
+                            direction,
+                            filters: f.clone(),
+                            path: path.clone(),
+                            sort: SortBy::default(),
+                            limit: 0,
+                        })
+                        .unwrap();
+                    let mut parent = (0u64, 0i64);
+                    let mut kids: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+                    for s in 0..t.samples.len() {
+                        if !keeps(t, &nf, s) {
+                            continue;
+                        }
+                        let Some((up, down)) = naive_sides(t, s, &*is_x, module) else {
+                            continue;
+                        };
+                        let mut seq = if direction == Direction::Callers {
+                            up
+                        } else {
+                            down
+                        };
+                        seq.push(end.to_string());
+                        if seq.len() <= labels.len() || seq[..labels.len()] != labels[..] {
+                            continue;
+                        }
+                        let w = t.samples.weight_ns(s);
+                        parent.0 += 1;
+                        parent.1 += w;
+                        let k = kids.entry(seq[labels.len()].clone()).or_default();
+                        k.0 += 1;
+                        k.1 += w;
+                    }
+                    assert_eq!(
+                        (resp.parent.count, resp.parent.weight_ns),
+                        parent,
+                        "{direction:?} {labels:?}"
+                    );
+                    let got: BTreeMap<String, (u64, i64)> = resp
+                        .rows
+                        .iter()
+                        .map(|x| (x.label.clone(), (x.count, x.weight_ns)))
+                        .collect();
+                    assert_eq!(got, kids, "{direction:?} {labels:?}");
+                    for row in &resp.rows {
+                        if row.expandable && todo.len() < 8 && r.chance(0.4) {
+                            let mut p = path.clone();
+                            p.push(row.key);
+                            let mut l = labels.clone();
+                            l.push(row.label.clone());
+                            todo.push((p, l));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "{compared}");
 }

@@ -6,6 +6,7 @@
 
 use query::{Column, Engine, Filters, SortBy, TableRequest, ValueColumn, STACK_SELF};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -31,7 +32,8 @@ fn real_traces() -> Option<PathBuf> {
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("{msg}");
     }
-    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
+    // Straight to stderr: the test harness does not capture it.
+    let _ = writeln!(std::io::stderr(), "\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
     None
 }
 

@@ -2,12 +2,14 @@
 //!
 //! cargo run --release -p synth --example gen -- --bytes 1G [--compressed]
 //!     [--pointer-size 4] [--cpus N] [--seed S] -o FILE
+//! cargo run --release -p synth --example gen -- --samples 10000000 --stacks 100000
+//!     --threads 1000 --modules 500 -o FILE
 
 use std::fs::File;
 use std::io::BufWriter;
 use std::process::ExitCode;
 use std::time::Instant;
-use synth::{write_bench_bytes, BenchParams};
+use synth::{write_bench, write_bench_bytes, BenchParams};
 
 fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -24,6 +26,7 @@ fn parse_size(s: &str) -> Option<u64> {
 fn run() -> Result<(), String> {
     let mut params = BenchParams::default();
     let mut bytes = None;
+    let mut samples: Option<u64> = None;
     let mut out = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -36,16 +39,27 @@ fn run() -> Result<(), String> {
             }
             "--cpus" => params.cpus = val()?.parse().map_err(|_| "bad --cpus")?,
             "--seed" => params.seed = val()?.parse().map_err(|_| "bad --seed")?,
+            "--samples" => samples = Some(val()?.parse().map_err(|_| "bad --samples")?),
+            "--stacks" => params.distinct_stacks = val()?.parse().map_err(|_| "bad --stacks")?,
+            "--threads" => params.threads = val()?.parse().map_err(|_| "bad --threads")?,
+            "--modules" => params.modules = val()?.parse().map_err(|_| "bad --modules")?,
             "-o" | "--output" => out = Some(val()?),
             _ => return Err(format!("unknown argument {a}")),
         }
     }
     let out = out.ok_or("usage: gen --bytes SIZE [--compressed] [--pointer-size 4|8] -o FILE")?;
-    let bytes = bytes.ok_or("--bytes is required")?;
     let file = File::create(&out).map_err(|e| format!("{out}: {e}"))?;
+    let sink = BufWriter::with_capacity(1 << 20, file);
     let t = Instant::now();
-    let (_, s) = write_bench_bytes(BufWriter::with_capacity(1 << 20, file), &params, bytes)
-        .map_err(|e| format!("{out}: {e}"))?;
+    let (_, s) = match (bytes, samples) {
+        (_, Some(n)) => {
+            params.samples = n;
+            write_bench(sink, &params)
+        }
+        (Some(b), None) => write_bench_bytes(sink, &params, b),
+        (None, None) => return Err("--bytes or --samples is required".into()),
+    }
+    .map_err(|e| format!("{out}: {e}"))?;
     let secs = t.elapsed().as_secs_f64();
     println!(
         "{out}: {} bytes, {} buffers, {} events, {} bytes of events, {:.1} s",

@@ -12,6 +12,16 @@ use axum::Router;
 use error::ApiError;
 use state::AppState;
 
+/// The OpenAPI description, kept in sync with the routes below by a test.
+pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+
+async fn openapi() -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        OPENAPI,
+    )
+}
+
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route(
@@ -23,11 +33,13 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}", get(traces::get).delete(traces::delete))
         .route("/traces/{id}/summary", get(traces::summary))
         .route("/traces/{id}/progress", get(traces::progress))
+        .route("/traces/{id}/symbols", get(traces::symbols))
         .route("/traces/{id}/columns", get(query::columns))
         .route("/traces/{id}/table", post(query::table))
         .route("/traces/{id}/flame", post(query::flame))
         .route("/traces/{id}/butterfly", post(query::butterfly))
         .route("/traces/{id}/timeline", post(query::timeline))
+        .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()
         .nest("/api", api)

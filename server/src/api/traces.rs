@@ -3,7 +3,7 @@
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use crate::catalog::TraceEntry;
-use crate::store::{now_rfc3339, LoadedTrace, NotReady};
+use crate::store::{now_rfc3339, LoadedTrace, NotReady, SymbolState};
 use crate::upload::{self, UploadError};
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
@@ -262,6 +262,8 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "skipped_buffers": i.skipped_buffers,
         "lost_events": i.lost_events,
         "lost_buffers": i.lost_buffers,
+        "buffers_with_lost_events": i.buffers_with_lost_events.len(),
+        "unattributed_events": i.unattributed_events,
         "samples": tr.samples.len(),
         "samples_with_stack": i.samples_with_stack,
         "unattributed_samples": i.unattributed_samples,
@@ -276,4 +278,26 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "memory_bytes": t.heap_bytes,
         "diagnostics": i.diagnostics.iter().take(50).map(|d| json!({"offset": d.offset, "message": d.message})).collect::<Vec<_>>(),
     })
+}
+
+/// Symbol lookup state: progress while running, then each module's status.
+pub async fn symbols(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let t = loaded(&app, &id).await?;
+    let state = t
+        .symbols
+        .lock()
+        .map_err(|_| ApiError::internal("symbol state lock poisoned"))?;
+    Ok(Json(match &*state {
+        SymbolState::Pending => json!({"status": "pending"}),
+        SymbolState::Running(p) => json!({"status": "running", "progress": {
+            "modules_done": p.modules_done.load(Ordering::Relaxed),
+            "modules_total": p.modules_total.load(Ordering::Relaxed),
+        }}),
+        SymbolState::Done(modules) => json!({"status": "done", "modules": modules}),
+    }))
 }

@@ -1,6 +1,7 @@
 //! Command-line interface: one module per subcommand.
 
 mod dump;
+mod event_tables;
 mod export;
 mod info;
 pub mod serve;

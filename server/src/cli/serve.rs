@@ -73,8 +73,12 @@ pub fn run(mut args: ServeArgs, open_first: bool) -> anyhow::Result<()> {
         );
     }
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
-    let store = Store::open(&data_dir, args.memory_budget_mb << 20)
-        .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
+    let store = Store::open(
+        &data_dir,
+        args.memory_budget_mb << 20,
+        args.symbol_path.clone(),
+    )
+    .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
     if args.traces.is_empty() && !open_first {
         args.traces = demo_traces();
     }

@@ -2,6 +2,7 @@
 //! typed decoders of `etl::decode`.
 
 use super::records::*;
+use crate::io::DiskOp;
 use etl::decode::{self, Decoded, ImageKind, MethodEventKind, ProcessKind, ThreadKind};
 use etl::{BufferData, Diagnostic, Event};
 
@@ -21,14 +22,22 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
             Ok(e) => {
                 b.events += 1;
                 b.max_ts = b.max_ts.max(Some(e.timestamp));
-                if let Some(Err(err)) = collect_event(&e, &mut b, &mut frames) {
-                    // Keep the count bounded: one bad provider can repeat a lot.
-                    if b.diagnostics.len() < 100 {
-                        b.diagnostics.push(Diagnostic {
-                            offset: buf.info.offset + 0x48 + e.offset_in_buffer as u64,
-                            message: err.to_string(),
-                        });
+                let consumed = match collect_event(&e, &mut b, &mut frames) {
+                    Some(Ok(consumed)) => consumed,
+                    Some(Err(err)) => {
+                        // Keep the count bounded: one bad provider can repeat a lot.
+                        if b.diagnostics.len() < 100 {
+                            b.diagnostics.push(Diagnostic {
+                                offset: buf.info.offset + 0x48 + e.offset_in_buffer as u64,
+                                message: err.to_string(),
+                            });
+                        }
+                        false
                     }
+                    None => false,
+                };
+                if !consumed {
+                    super::generic::collect_generic(&e, &mut b, &mut frames);
                 }
             }
             Err(w) => {
@@ -40,14 +49,20 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
             }
         }
     }
+    // The payload chunk of this buffer is kept as is: no slack.
+    for a in &mut b.arenas {
+        a.shrink_to_fit();
+    }
     b
 }
 
+/// Records the event into its specialised table: `Some(Ok(true))` when one
+/// took it, `Some(Ok(false))` when it is left to Generic Events.
 fn collect_event(
     e: &Event<'_>,
     b: &mut Batch,
     frames: &mut Vec<u64>,
-) -> Option<Result<(), decode::DecodeError>> {
+) -> Option<Result<bool, decode::DecodeError>> {
     let d = match decode::decode(e)? {
         Ok(d) => d,
         Err(err) => return Some(Err(err)),
@@ -150,6 +165,7 @@ fn collect_event(
             frames.extend(s.frames.iter());
             let fragment = b.fragments.intern(frames);
             b.inline_stacks.push(InlineStackRec {
+                ts,
                 event_ts: s.event_timestamp,
                 pid: s.pid,
                 tid: s.tid,
@@ -188,9 +204,70 @@ fn collect_event(
                 namespace: m.namespace,
                 name: m.name,
                 signature: m.signature,
-            })
+            });
+            // No table of its own: also a generic row.
+            return Some(Ok(false));
         }
-        _ => {}
+        Decoded::CSwitch(c) => b.cswitches.push(CSwitchRec { ts, cpu: e.cpu, c }),
+        Decoded::ReadyThread(c) => b.readies.push(ReadyRec {
+            ts,
+            cpu: e.cpu,
+            readying_tid: e.tid.unwrap_or(u32::MAX),
+            c,
+        }),
+        Decoded::DiskIo(d) => b.disk.push(DiskRec {
+            ts,
+            kind: if d.write { DiskOp::Write } else { DiskOp::Read },
+            header_tid: e.tid,
+            issuing_tid: d.issuing_tid,
+            disk: d.disk_number,
+            size: d.transfer_size,
+            offset: d.byte_offset,
+            file_key: d.file_key,
+            irp: d.irp,
+            priority: d.priority(),
+            response_ticks: d.high_res_response_time,
+        }),
+        Decoded::DiskFlush(d) => b.disk.push(DiskRec {
+            ts,
+            kind: DiskOp::Flush,
+            header_tid: e.tid,
+            issuing_tid: d.issuing_tid,
+            disk: d.disk_number,
+            size: 0,
+            offset: 0,
+            file_key: 0,
+            irp: d.irp,
+            priority: 0,
+            response_ticks: Some(d.high_res_response_time),
+        }),
+        Decoded::DiskIoInit(d) => b.disk_inits.push(DiskInitRec {
+            ts,
+            tid: e.tid.or(d.issuing_tid).unwrap_or(u32::MAX),
+            irp: d.irp,
+        }),
+        Decoded::HardFault(h) => b.hard_faults.push(HardFaultRec { ts, h }),
+        Decoded::VolumeMapping(v) => {
+            b.path_maps.push(PathMapRec::Volume {
+                nt: v.nt_path,
+                dos: v.dos_path,
+            });
+            return Some(Ok(false));
+        }
+        Decoded::SystemPaths(p) => {
+            b.path_maps
+                .push(PathMapRec::WindowsDirectory(p.windows_directory));
+            return Some(Ok(false));
+        }
+        d @ (Decoded::FileIoName(_)
+        | Decoded::FileIoCreate(_)
+        | Decoded::FileIoSimpleOp(_)
+        | Decoded::FileIoReadWrite(_)
+        | Decoded::FileIoInfo(_)
+        | Decoded::FileIoDirEnum(_)
+        | Decoded::FileIoOpEnd(_)
+        | Decoded::FileIoPathOp(_)) => super::fileio::collect_file_event(e, d, b, frames),
+        _ => return Some(Ok(false)),
     }
-    Some(Ok(()))
+    Some(Ok(true))
 }

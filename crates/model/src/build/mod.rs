@@ -3,10 +3,18 @@
 //! build lifetimes, images, stacks and samples.
 
 mod collect;
+mod fileio;
+mod generic;
 mod images;
+mod io_tables;
+mod joiner;
 mod lifetimes;
+pub mod paths;
+mod precise;
 pub mod records;
 mod stacks;
+
+use joiner::Joiner;
 
 use crate::images::NONE;
 use crate::progress::{BuildProgress, Phase};
@@ -50,10 +58,18 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         b
     });
     progress.set_phase(Phase::Correlating);
+    // Sized once: the merged lists would otherwise double as they grow.
+    batch
+        .generic
+        .reserve_exact(batches.iter().map(|b| b.generic.len()).sum());
+    batch
+        .samples
+        .reserve_exact(batches.iter().map(|b| b.samples.len()).sum());
     for b in batches {
         batch.extend(b);
     }
     batch.sort_by_time();
+    let arenas = std::mem::take(&mut batch.arenas);
 
     let mut t = Trace {
         clock,
@@ -156,6 +172,15 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     }
 
     name_jit_frames(&mut t, &batch.clr_methods, &pidx);
+    info.unattributed_events = build_event_tables(
+        &mut t,
+        &batch,
+        arenas,
+        &tidx,
+        &pidx,
+        &addresses,
+        &mut resolver,
+    );
     info.cpus = lf.number_of_processors;
     info.pointer_size = pointer_size;
     info.os_version = format!(
@@ -168,12 +193,13 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     info.buffers = file.buffers().len() as u32;
     info.skipped_buffers = file.skipped_buffers() + batch.failed_buffers;
     info.lost_events = lf.events_lost as u64;
-    info.lost_buffers = lf.buffers_lost as u64
-        + file
-            .buffers()
-            .iter()
-            .filter(|b| b.header.flags & etl::buffer::flags::EVENTS_LOST != 0)
-            .count() as u64;
+    info.lost_buffers = lf.buffers_lost as u64;
+    info.buffers_with_lost_events = file
+        .buffers()
+        .iter()
+        .filter(|b| b.header.flags & etl::buffer::flags::EVENTS_LOST != 0)
+        .map(|b| b.index)
+        .collect();
     info.stack_key_refs_unresolved = resolver.stats.unresolved_key_refs;
     info.image_info_unmatched = ib.unmatched_info;
     info.diagnostics = file.diagnostics().to_vec();
@@ -181,6 +207,71 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     t.info = info;
     progress.set_phase(Phase::Done);
     t
+}
+
+/// CPU Usage (Precise), File I/O, Disk I/O, hard faults and Generic Events,
+/// after samples (their stacks reuse the samples' frame and stack caches).
+/// Returns how many of their events named a thread with no thread event.
+fn build_event_tables(
+    t: &mut Trace,
+    batch: &Batch,
+    arenas: Vec<Vec<u8>>,
+    tidx: &lifetimes::InstanceIndex,
+    pidx: &lifetimes::InstanceIndex,
+    addresses: &images::AddressMap,
+    resolver: &mut stacks::StackResolver<'_>,
+) -> u64 {
+    let clock = t.clock;
+    let mapper = paths::PathMapper::new(&batch.path_maps);
+    let names = fileio::FileNames::new(&batch.file_names, &mapper, &mut t.strings);
+    let mut generic = generic::build_generic_rows(
+        &batch.generic,
+        arenas,
+        &batch.schemas.list,
+        &batch.provider_names,
+        &clock,
+        &mut t.strings,
+    );
+    let mut j = Joiner {
+        clock,
+        t,
+        tidx,
+        pidx,
+        addresses,
+        resolver,
+        unattributed: 0,
+    };
+    let (cs, rt) = precise::build_precise(&batch.cswitches, &batch.readies, &mut j);
+    let file_io = io_tables::build_file_io(batch, &names, &mapper, &mut j);
+    let disk_io = io_tables::build_disk_io(batch, &names, &mut j);
+    let hard_faults = io_tables::build_hard_faults(batch, &names, &mut j);
+    for (row, r) in batch.generic.iter().enumerate() {
+        let time = generic.time[row];
+        let (thread, mut process) = match r.tid {
+            Some(tid) => j.thread_at(tid, time),
+            None => (NONE, NONE),
+        };
+        if process == NONE {
+            if let Some(pid) = r.pid {
+                process = j.process_at(pid, time);
+            }
+        }
+        generic.thread[row] = thread;
+        generic.process[row] = process;
+        generic.stack[row] = match (r.ext_stack, r.tid) {
+            (Some(frag), _) => j.fragment_stack(frag, process, time),
+            (None, Some(tid)) => j.stack(r.ts, tid, process, time),
+            (None, None) => NONE,
+        };
+    }
+    let unattributed = j.unattributed;
+    t.cswitches = cs;
+    t.ready_threads = rt;
+    t.file_io = file_io;
+    t.disk_io = disk_io;
+    t.hard_faults = hard_faults;
+    t.generic = generic;
+    unattributed
 }
 
 /// Name frames that fall in JIT-compiled code from CLR method events of

@@ -119,6 +119,8 @@ pub struct SampleRec {
 /// A stack fragment attached to the event at (event_ts, tid).
 #[derive(Debug, Clone, Copy)]
 pub struct InlineStackRec {
+    /// Time of the StackWalk event itself (it can arrive after its target).
+    pub ts: i64,
     pub event_ts: i64,
     pub pid: u32,
     pub tid: u32,
@@ -192,6 +194,22 @@ pub struct Batch {
     pub key_defs: Vec<StackKeyDefRec>,
     pub intervals: Vec<IntervalRec>,
     pub clr_methods: Vec<ClrMethodRec>,
+    pub cswitches: Vec<CSwitchRec>,
+    pub readies: Vec<ReadyRec>,
+    pub file_names: Vec<FileNameRec>,
+    pub file_ops: Vec<FileOpRec>,
+    pub file_op_ends: Vec<FileOpEndRec>,
+    pub disk: Vec<DiskRec>,
+    pub disk_inits: Vec<DiskInitRec>,
+    pub hard_faults: Vec<HardFaultRec>,
+    pub path_maps: Vec<PathMapRec>,
+    pub generic: Vec<GenericRec>,
+    /// Payload bytes of `generic` records: one chunk per buffer, moved (not
+    /// copied) when batches merge.
+    pub arenas: Vec<Vec<u8>>,
+    pub schemas: BlobSet,
+    /// Provider names from TraceLogging provider traits, first seen wins.
+    pub provider_names: rustc_hash::FxHashMap<etl::Guid, String>,
     pub fragments: FragmentSet,
     pub events: u64,
     pub max_ts: Option<i64>,
@@ -224,6 +242,37 @@ impl Batch {
                 r
             }));
         self.key_refs.extend(other.key_refs);
+        self.file_ops
+            .extend(other.file_ops.into_iter().map(|mut r| {
+                r.ext_stack = r.ext_stack.map(map);
+                r
+            }));
+        let schema_map: Vec<u32> = other
+            .schemas
+            .list
+            .iter()
+            .map(|b| self.schemas.intern(b))
+            .collect();
+        let chunk_base = self.arenas.len() as u32;
+        self.arenas.extend(other.arenas);
+        self.generic.extend(other.generic.into_iter().map(|mut r| {
+            r.ext_stack = r.ext_stack.map(map);
+            r.schema = r.schema.and_then(|s| schema_map.get(s as usize).copied());
+            r.payload_chunk += chunk_base;
+            r
+        }));
+        for (g, n) in other.provider_names {
+            self.provider_names.entry(g).or_insert(n);
+        }
+        self.cswitches.extend(other.cswitches);
+        self.readies.extend(other.readies);
+        self.file_names.extend(other.file_names);
+        self.file_op_ends.extend(other.file_op_ends);
+        self.disk.extend(other.disk);
+        self.disk_inits.extend(other.disk_inits);
+        self.hard_faults.extend(other.hard_faults);
+        self.path_maps.extend(other.path_maps);
+
         self.key_defs
             .extend(other.key_defs.into_iter().map(|mut r| {
                 r.fragment = map(r.fragment);
@@ -247,5 +296,158 @@ impl Batch {
         self.key_refs.sort_by_key(|r| r.ts);
         self.key_defs.sort_by_key(|r| r.ts);
         self.intervals.sort_by_key(|r| r.ts);
+        self.cswitches.sort_by_key(|r| r.ts);
+        self.readies.sort_by_key(|r| r.ts);
+        self.file_names.sort_by_key(|r| r.ts);
+        self.file_ops.sort_by_key(|r| r.ts);
+        self.file_op_ends.sort_by_key(|r| r.ts);
+        self.disk.sort_by_key(|r| r.ts);
+        self.disk_inits.sort_by_key(|r| r.ts);
+        self.hard_faults.sort_by_key(|r| r.ts);
+        self.generic.sort_by_key(|r| r.ts);
+    }
+}
+
+/// CSwitch (0x0524): the CPU switched from `old_tid` to `new_tid`.
+#[derive(Debug, Clone, Copy)]
+pub struct CSwitchRec {
+    pub ts: i64,
+    pub cpu: u16,
+    pub c: etl::decode::CSwitch,
+}
+
+/// ReadyThread (0x0532): `readying_tid` (the header's thread) readied `c.readied_tid`.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadyRec {
+    pub ts: i64,
+    pub cpu: u16,
+    pub readying_tid: u32,
+    pub c: etl::decode::ReadyThread,
+}
+
+/// A name for a file key or file object (FileIo name events, creates).
+#[derive(Debug, Clone)]
+pub struct FileNameRec {
+    pub ts: i64,
+    pub key: u64,
+    pub path: String,
+}
+
+/// One file operation (kernel FileIo or Microsoft-Windows-Kernel-File).
+#[derive(Debug, Clone)]
+pub struct FileOpRec {
+    pub ts: i64,
+    pub op: crate::io::FileOp,
+    /// Thread that issued it (payload TTID, else header tid).
+    pub tid: u32,
+    /// Header tid: stacks walked by the kernel attach by (time, this).
+    pub header_tid: Option<u32>,
+    /// Header pid when the header has one.
+    pub pid: Option<u32>,
+    pub irp: u64,
+    pub file_object: u64,
+    pub file_key: u64,
+    pub size: u64,
+    pub offset: u64,
+    /// Path carried by the event itself (Create's OpenPath, path operations).
+    pub path: Option<String>,
+    /// Stack from the event's extended data (row in the batch's `FragmentSet`).
+    pub ext_stack: Option<u32>,
+    pub kernel_file_provider: bool,
+}
+
+/// FileIo OperationEnd: completes the operation with the same IRP.
+#[derive(Debug, Clone, Copy)]
+pub struct FileOpEndRec {
+    pub ts: i64,
+    pub irp: u64,
+    pub extra_info: u64,
+}
+
+/// Disk I/O completion (0x010A / 0x010B / flush 0x010E).
+#[derive(Debug, Clone, Copy)]
+pub struct DiskRec {
+    pub ts: i64,
+    pub kind: crate::io::DiskOp,
+    pub header_tid: Option<u32>,
+    pub issuing_tid: Option<u32>,
+    pub disk: u32,
+    pub size: u32,
+    pub offset: u64,
+    pub file_key: u64,
+    pub irp: u64,
+    /// I/O priority from the IRP flags.
+    pub priority: u8,
+    /// Ticks from issue to completion.
+    pub response_ticks: Option<u64>,
+}
+
+/// Disk I/O init (0x010C / 0x010D / 0x010F): where the stack attaches.
+#[derive(Debug, Clone, Copy)]
+pub struct DiskInitRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub irp: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct HardFaultRec {
+    pub ts: i64,
+    pub h: etl::decode::HardFault,
+}
+
+/// Where NT paths live as drive letters (SysConfig rundown).
+#[derive(Debug, Clone)]
+pub enum PathMapRec {
+    /// VolumeMapping: NT prefix -> DOS prefix.
+    Volume { nt: String, dos: String },
+    /// SystemPaths: the Windows directory (for `\SystemRoot\`).
+    WindowsDirectory(String),
+}
+
+/// An event no specialised table took. Its payload lives in the batch arena.
+#[derive(Debug, Clone, Copy)]
+pub struct GenericRec {
+    pub ts: i64,
+    pub provider: Option<etl::Guid>,
+    pub kernel_group: Option<u8>,
+    pub id: u16,
+    pub opcode: u8,
+    pub task: u16,
+    pub level: u8,
+    pub version: u8,
+    pub keyword: u64,
+    pub pid: Option<u32>,
+    pub tid: Option<u32>,
+    pub cpu: u16,
+    pub pointer_size: u8,
+    /// `HeaderType::to_byte`, to decode known kinds again on demand.
+    pub header_type: u8,
+    /// Payload: `arenas[payload_chunk][payload_start..][..payload_len]`.
+    pub payload_chunk: u32,
+    pub payload_start: u32,
+    pub payload_len: u32,
+    /// Row in the batch's `BlobSet` of TraceLogging schemas.
+    pub schema: Option<u32>,
+    /// Stack from extended data (row in the batch's `FragmentSet`).
+    pub ext_stack: Option<u32>,
+}
+
+/// Distinct byte blobs (TraceLogging schemas), so each is kept once.
+#[derive(Debug, Default)]
+pub struct BlobSet {
+    pub list: Vec<Box<[u8]>>,
+    index: rustc_hash::FxHashMap<Box<[u8]>, u32>,
+}
+
+impl BlobSet {
+    pub fn intern(&mut self, blob: &[u8]) -> u32 {
+        if let Some(&id) = self.index.get(blob) {
+            return id;
+        }
+        let id = self.list.len() as u32;
+        self.list.push(blob.into());
+        self.index.insert(blob.into(), id);
+        id
     }
 }

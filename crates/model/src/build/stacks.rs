@@ -114,9 +114,7 @@ impl<'a> StackResolver<'a> {
             let f = fragments.get(r.fragment);
             let kernel = is_kernel_fragment(f);
             arrivals.push(Arrival {
-                // An inline walk follows its event at once; its own time is
-                // not kept, so the event's stands in for it.
-                ts: r.event_ts,
+                ts: r.ts,
                 event_ts: r.event_ts,
                 tid: r.tid,
                 fragment: r.fragment,
@@ -239,6 +237,30 @@ impl<'a> StackResolver<'a> {
             },
         };
         Some(node)
+    }
+
+    /// Stack row of a whole leaf-first frame list already in the fragment
+    /// set (e.g. an EventHeader event's STACK_TRACE64 item) seen in `process`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn resolve_fragment(
+        &mut self,
+        fragment: u32,
+        process: u32,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+        frames: &mut FrameTable,
+        stacks: &mut StackTable,
+    ) -> u32 {
+        // A whole stack interned under the root is what the user-half cache holds.
+        if let Some(&n) = self.user_cache.get(&(process, fragment)) {
+            return n;
+        }
+        self.stats.joined_events += 1;
+        let f = self.fragments.get(fragment);
+        let n = self.intern_frames(NONE, f, process, time_ns, images, addresses, frames, stacks);
+        self.user_cache.insert((process, fragment), n);
+        n
     }
 
     /// Append a leaf-first fragment under `parent` (root side first).

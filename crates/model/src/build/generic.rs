@@ -1,0 +1,174 @@
+//! Generic Events: every event no specialised table took, with its payload
+//! copied into one arena and TraceLogging schemas kept once per distinct blob.
+
+use super::records::{Batch, GenericRec};
+use crate::generic::{GenericEventTable, NO_SCHEMA};
+use crate::images::NONE;
+use crate::strings::StringTable;
+use etl::decode::{self, TlSchema};
+use etl::extended::ext_type;
+use etl::{Event, Guid};
+use rustc_hash::FxHashMap;
+
+/// Record `e` as a generic row of the batch (parallel pass).
+pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
+    let schema = e
+        .extended_items()
+        .find(|i| i.ext_type == ext_type::EVENT_SCHEMA_TL)
+        .map(|i| b.schemas.intern(i.data));
+    if schema.is_some() {
+        if let Some(g) = e.provider {
+            if let std::collections::hash_map::Entry::Vacant(v) = b.provider_names.entry(g) {
+                if let Some(n) = decode::tracelogging::provider_name(e) {
+                    v.insert(n);
+                }
+            }
+        }
+    }
+    let ext_stack = match decode::event_stack(e) {
+        Some(Ok(s)) => {
+            frames.clear();
+            frames.extend(s.frames.iter());
+            Some(b.fragments.intern(frames))
+        }
+        _ => None,
+    };
+    if b.arenas.is_empty() {
+        b.arenas.push(Vec::new());
+    }
+    let chunk = b.arenas.len().saturating_sub(1);
+    let mut payload_start = 0;
+    if let Some(arena) = b.arenas.last_mut() {
+        payload_start = arena.len() as u32;
+        arena.extend_from_slice(e.payload);
+    }
+    b.generic.push(GenericRec {
+        ts: e.timestamp,
+        provider: e.provider,
+        kernel_group: if e.header_type.is_kernel() {
+            e.group()
+        } else {
+            None
+        },
+        id: if e.header_type.is_kernel() {
+            e.hook_id.unwrap_or(0)
+        } else {
+            e.event_id
+        },
+        opcode: e.opcode,
+        task: e.task,
+        level: e.level,
+        version: e.version as u8,
+        keyword: e.keyword,
+        pid: e.pid,
+        tid: e.tid,
+        cpu: e.cpu,
+        pointer_size: e.pointer_size,
+        header_type: e.header_type.to_byte(),
+        payload_chunk: chunk as u32,
+        payload_start,
+        payload_len: e.payload.len() as u32,
+        schema,
+        ext_stack,
+    });
+}
+
+/// Names of kernel hook groups (the high byte of a kernel hook id).
+pub fn kernel_group_name(group: u8) -> &'static str {
+    match group {
+        0x00 => "Windows Kernel/EventTrace",
+        0x01 => "Windows Kernel/DiskIo",
+        0x02 => "Windows Kernel/PageFault",
+        0x03 => "Windows Kernel/Process",
+        0x04 => "Windows Kernel/FileIo",
+        0x05 => "Windows Kernel/Thread",
+        0x06 => "Windows Kernel/TcpIp",
+        0x07 => "Windows Kernel/Job",
+        0x08 => "Windows Kernel/UdpIp",
+        0x09 => "Windows Kernel/Registry",
+        0x0B => "Windows Kernel/SysConfig",
+        0x0F => "Windows Kernel/PerfInfo",
+        0x10 => "Windows Kernel/PageFault",
+        0x11 => "Windows Kernel/Power",
+        0x14 => "Windows Kernel/Image",
+        0x18 => "Windows Kernel/StackWalk",
+        0x20 => "Windows Kernel/ALPC",
+        0x21 => "Windows Kernel/SplitIo",
+        _ => "Windows Kernel",
+    }
+}
+
+/// Provider rows and the table's per-row columns (sequential pass). Thread,
+/// process and stack columns are filled by the caller.
+pub fn build_generic_rows(
+    recs: &[GenericRec],
+    arenas: Vec<Vec<u8>>,
+    schemas: &[Box<[u8]>],
+    provider_names: &FxHashMap<Guid, String>,
+    clock: &crate::time::Clock,
+    strings: &mut StringTable,
+) -> GenericEventTable {
+    let mut t = GenericEventTable {
+        arenas,
+        schemas: schemas.to_vec(),
+        ..Default::default()
+    };
+    // Event name per schema: parsed once here, fields decoded on demand.
+    let schema_names: Vec<_> = schemas
+        .iter()
+        .map(|s| {
+            TlSchema::parse(s)
+                .map(|p| strings.intern(&p.name))
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut rows: FxHashMap<(Option<Guid>, Option<u8>), u32> = FxHashMap::default();
+    let n = recs.len();
+    t.time.reserve(n);
+    for r in recs {
+        let key = (r.provider, r.kernel_group);
+        let provider = *rows.entry(key).or_insert_with(|| {
+            let name = match (r.provider, r.kernel_group) {
+                (Some(g), _) => provider_names
+                    .get(&g)
+                    .map(|s| s.as_str())
+                    .or_else(|| decode::provider_name(g))
+                    .map_or_else(|| g.to_string(), str::to_string),
+                (None, Some(grp)) => kernel_group_name(grp).to_string(),
+                (None, None) => "Unknown".to_string(),
+            };
+            t.providers.guid.push(r.provider);
+            t.providers.kernel_group.push(r.kernel_group);
+            t.providers.name.push(strings.intern(&name));
+            t.providers.guid.len() as u32 - 1
+        });
+        t.time.push(clock.to_ns(r.ts));
+        t.provider.push(provider);
+        t.id.push(r.id);
+        t.opcode.push(r.opcode);
+        t.task.push(r.task);
+        t.level.push(r.level);
+        t.version.push(r.version);
+        t.keyword.push(r.keyword);
+        t.cpu.push(r.cpu);
+        t.pointer_size.push(r.pointer_size);
+        t.header_type.push(r.header_type);
+        t.payload_chunk.push(r.payload_chunk);
+        t.payload_start.push(r.payload_start);
+        t.payload_len.push(r.payload_len);
+        let schema = r.schema.unwrap_or(NO_SCHEMA);
+        t.schema.push(schema);
+        t.name.push(
+            schema_names
+                .get(schema as usize)
+                .copied()
+                .unwrap_or_default(),
+        );
+        t.pid.push(r.pid.unwrap_or(u32::MAX));
+        t.tid.push(r.tid.unwrap_or(u32::MAX));
+        t.thread.push(NONE);
+        t.process.push(NONE);
+        t.stack.push(NONE);
+    }
+    t
+}

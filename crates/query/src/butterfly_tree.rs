@@ -1,0 +1,165 @@
+//! Expandable caller and callee trees of a butterfly target X. Each sample
+//! whose stack contains X follows one path, from its outermost occurrence
+//! of X (for a module: its outermost run of X frames): callees downwards
+//! from there, callers upwards. So every level sums to its parent and no
+//! sample counts twice, however often X recurses.
+
+use crate::butterfly::ButterflyTarget;
+use crate::call_tree::ROOT;
+use crate::filter::{Filters, STACK_SELF};
+use crate::scan::Cell;
+use crate::table_query::{percent, Row, SortBy, TableResponse, Totals, ValueColumn};
+use crate::{Column, Engine, QueryError};
+use model::NONE;
+use rustc_hash::FxHashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Direction {
+    /// What X calls: the frames below X, outermost first.
+    Callees,
+    /// Who calls X: the frames above X, X's caller first.
+    Callers,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ButterflyTreeRequest {
+    pub target: ButterflyTarget,
+    pub direction: Direction,
+    pub filters: Filters,
+    /// Func keys from X outwards to the expanded row; empty for X's own
+    /// children. `STACK_SELF` rows ("[self]": the stack ends there) have
+    /// no children.
+    pub path: Vec<u32>,
+    pub sort: SortBy,
+    /// 0: no limit.
+    pub limit: usize,
+}
+
+impl Engine {
+    /// Children of `req.path` in X's caller or callee tree. Rows carry
+    /// counts and weights (no first/last time).
+    pub fn butterfly_tree(&self, req: &ButterflyTreeRequest) -> Result<TableResponse, QueryError> {
+        let own = self.node_self(&req.filters)?;
+        let tree = &self.tree;
+        let is_x = |n: usize| {
+            let f = tree.func.get(n).copied().unwrap_or(NONE);
+            n != ROOT as usize
+                && f != NONE
+                && match req.target {
+                    ButterflyTarget::Function(x) => f == x,
+                    ButterflyTarget::Module(m) => self.module_key(f) == m,
+                }
+        };
+        let module = matches!(req.target, ButterflyTarget::Module(_));
+        // Per node: the first and last node of the outermost X run on its
+        // path (preorder: parents first).
+        let mut first = vec![NONE; tree.len()];
+        let mut last = vec![NONE; tree.len()];
+        for n in 1..tree.len() {
+            let p = tree.parent[n] as usize;
+            if first[p] != NONE {
+                first[n] = first[p];
+                // The run goes on while module frames follow one another.
+                let extends = module && last[p] == p as u32 && is_x(n);
+                last[n] = if extends { n as u32 } else { last[p] };
+            } else if is_x(n) {
+                first[n] = n as u32;
+                last[n] = n as u32;
+            }
+        }
+        let mut total = Cell::default();
+        let mut parent = Cell::default();
+        let mut groups: FxHashMap<u32, (Cell, bool)> = FxHashMap::default();
+        let mut seq = Vec::new();
+        for (n, c) in own.iter().enumerate() {
+            if c.count == 0 {
+                continue;
+            }
+            total.merge(c);
+            if first[n] == NONE {
+                continue;
+            }
+            // Func keys from X outwards.
+            seq.clear();
+            match req.direction {
+                Direction::Callees => {
+                    let mut m = n as u32;
+                    while m != last[n] {
+                        seq.push(tree.func[m as usize]);
+                        m = tree.parent[m as usize];
+                    }
+                    seq.reverse();
+                }
+                Direction::Callers => {
+                    let mut m = tree.parent[first[n] as usize];
+                    while m != ROOT && m != NONE {
+                        seq.push(tree.func[m as usize]);
+                        m = tree.parent[m as usize];
+                    }
+                }
+            }
+            if seq.len() < req.path.len() || seq[..req.path.len()] != req.path[..] {
+                continue;
+            }
+            parent.merge(c);
+            let k = req.path.len();
+            let key = seq.get(k).copied().unwrap_or(STACK_SELF);
+            let e = groups.entry(key).or_default();
+            e.0.merge(c);
+            e.1 |= seq.len() > k + 1;
+        }
+        let mut rows: Vec<Row> = groups
+            .into_iter()
+            .map(|(key, (c, deeper))| Row {
+                key,
+                label: String::new(),
+                count: c.count,
+                weight_ns: c.weight_ns,
+                percent_weight: percent(c.weight_ns, total.weight_ns),
+                first_ns: 0,
+                last_ns: 0,
+                expandable: deeper,
+            })
+            .collect();
+        // [self] of the callers tree means the outermost frame was reached.
+        let label = |k: u32| match (k, req.direction) {
+            (STACK_SELF, Direction::Callers) => "[root]".to_string(),
+            (k, _) => self.label(Column::StackInverted, k),
+        };
+        for r in &mut rows {
+            r.label = label(r.key);
+        }
+        let by = req.sort;
+        rows.sort_by(|a, b| {
+            let o = match by.column {
+                ValueColumn::Count => a.count.cmp(&b.count),
+                ValueColumn::Label => a.label.cmp(&b.label),
+                _ => a.weight_ns.cmp(&b.weight_ns),
+            };
+            let o = if by.descending { o.reverse() } else { o };
+            o.then(a.key.cmp(&b.key))
+        });
+        let omitted = if req.limit > 0 && rows.len() > req.limit {
+            let o = rows.len() - req.limit;
+            rows.truncate(req.limit);
+            o
+        } else {
+            0
+        };
+        Ok(TableResponse {
+            column: None,
+            total: Totals {
+                count: total.count,
+                weight_ns: total.weight_ns,
+            },
+            parent: Totals {
+                count: parent.count,
+                weight_ns: parent.weight_ns,
+            },
+            rows,
+            omitted,
+        })
+    }
+}

@@ -1,0 +1,265 @@
+//! A blocking HTTP symbol-server client (SymSrv protocol: `GET
+//! URL/name.pdb/GUIDAGE/name.pdb`, or `name.pd_` for a CAB-compressed copy)
+//! that stores what it downloads in a symstore-layout disk cache and
+//! remembers misses for a while, in memory and on disk, so a PDB known to be
+//! missing is not asked for again. Threads may share one `SymbolServer`.
+
+use crate::cab_file;
+use crate::identity::PdbIdentity;
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Connecting, and waiting for the response head.
+    pub timeout: Duration,
+    /// Receiving a whole body (PDBs can be hundreds of MB).
+    pub body_timeout: Duration,
+    /// How long a miss (404 for both `.pdb` and `.pd_`) is remembered.
+    pub miss_ttl: Duration,
+    /// Larger downloads (or expanded `.pd_`) are refused.
+    pub max_bytes: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            timeout: Duration::from_secs(20),
+            body_timeout: Duration::from_secs(600),
+            miss_ttl: Duration::from_secs(24 * 3600),
+            max_bytes: 4 << 30,
+        }
+    }
+}
+
+/// The outcome of one fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fetched {
+    /// Now in the cache at this path (not yet identity-checked).
+    Downloaded(PathBuf),
+    /// The server said 404 within `miss_ttl`: no request was made.
+    KnownMissing,
+    /// The server said 404 just now.
+    Missing,
+    /// Anything else: connection, timeout, HTTP status, bad `.pd_`. The reason.
+    Failed(String),
+}
+
+pub struct SymbolServer {
+    url: String,
+    agent: ureq::Agent,
+    config: ServerConfig,
+    /// Identity key -> when its miss was recorded.
+    misses: Mutex<HashMap<String, Instant>>,
+    requests: AtomicU64,
+}
+
+impl std::fmt::Debug for SymbolServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SymbolServer")
+            .field("url", &self.url)
+            .finish()
+    }
+}
+
+impl SymbolServer {
+    pub fn new(url: &str, config: ServerConfig) -> SymbolServer {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(config.timeout))
+            .timeout_recv_response(Some(config.timeout))
+            .timeout_recv_body(Some(config.body_timeout))
+            .user_agent(concat!("etlscope-symbols/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        SymbolServer {
+            url: url.trim_end_matches('/').to_string(),
+            agent,
+            config,
+            misses: Mutex::new(HashMap::new()),
+            requests: AtomicU64::new(0),
+        }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// HTTP requests made so far (each GET counts).
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Download the PDB of `id` into `cache` (symstore layout) unless the
+    /// server is known not to have it.
+    pub fn fetch(&self, id: &PdbIdentity, cache: &Path) -> Fetched {
+        if !id.is_safe_name() {
+            return Fetched::Failed(format!("refusing PDB name {:?}", id.name));
+        }
+        if self.known_missing(id, cache) {
+            return Fetched::KnownMissing;
+        }
+        let dir = cache.join(&id.name).join(id.key());
+        if let Err(e) = fs::create_dir_all(&dir) {
+            return Fetched::Failed(format!("cache {}: {e}", dir.display()));
+        }
+        let dest = dir.join(&id.name);
+        let base = format!("{}/{}/{}", self.url, encode(&id.name), id.key());
+        match self.download(&format!("{base}/{}", encode(&id.name)), &dest) {
+            Ok(true) => return Fetched::Downloaded(dest),
+            Ok(false) => {}
+            Err(e) => return Fetched::Failed(e),
+        }
+        let compressed_name = compressed_name(&id.name);
+        let compressed = dir.join(&compressed_name);
+        match self.download(&format!("{base}/{}", encode(&compressed_name)), &compressed) {
+            Ok(true) => {
+                let tmp = temp_path(&dest);
+                let r = cab_file::expand_first_file(&compressed, &tmp, self.config.max_bytes)
+                    .and_then(|()| fs::rename(&tmp, &dest).map_err(|e| e.to_string()));
+                let _ = fs::remove_file(&compressed);
+                let _ = fs::remove_file(&tmp);
+                match r {
+                    Ok(()) => Fetched::Downloaded(dest),
+                    Err(e) => Fetched::Failed(e),
+                }
+            }
+            Ok(false) => {
+                self.record_miss(id, &dir);
+                Fetched::Missing
+            }
+            Err(e) => Fetched::Failed(e),
+        }
+    }
+
+    /// GET `url` into `dest`: `Ok(true)` when stored, `Ok(false)` on 404.
+    fn download(&self, url: &str, dest: &Path) -> Result<bool, String> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let response = self
+            .agent
+            .get(url)
+            .call()
+            .map_err(|e| format!("GET {url}: {e}"))?;
+        let status = response.status().as_u16();
+        if status == 404 {
+            return Ok(false);
+        }
+        if status != 200 {
+            return Err(format!("GET {url}: HTTP {status}"));
+        }
+        let tmp = temp_path(dest);
+        let result = (|| -> io::Result<u64> {
+            let mut body = response.into_body();
+            let reader = body
+                .with_config()
+                .limit(self.config.max_bytes.saturating_add(1))
+                .reader();
+            let mut file = fs::File::create(&tmp)?;
+            let n = io::copy(
+                &mut reader.take(self.config.max_bytes.saturating_add(1)),
+                &mut file,
+            )?;
+            file.flush()?;
+            Ok(n)
+        })();
+        match result {
+            Ok(n) if n > self.config.max_bytes => {
+                let _ = fs::remove_file(&tmp);
+                Err(format!(
+                    "GET {url}: larger than {} bytes",
+                    self.config.max_bytes
+                ))
+            }
+            Ok(_) => fs::rename(&tmp, dest).map(|()| true).map_err(|e| {
+                let _ = fs::remove_file(&tmp);
+                format!("cache {}: {e}", dest.display())
+            }),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(format!("GET {url}: {e}"))
+            }
+        }
+    }
+
+    fn known_missing(&self, id: &PdbIdentity, cache: &Path) -> bool {
+        let key = format!("{}/{}", id.name, id.key());
+        if let Ok(m) = self.misses.lock() {
+            if let Some(t) = m.get(&key) {
+                if t.elapsed() < self.config.miss_ttl {
+                    return true;
+                }
+            }
+        }
+        // A miss recorded by an earlier process.
+        let marker = cache.join(&id.name).join(id.key()).join(self.miss_marker());
+        let age = fs::metadata(&marker)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok());
+        matches!(age, Some(a) if a < self.config.miss_ttl)
+    }
+
+    fn record_miss(&self, id: &PdbIdentity, dir: &Path) {
+        if let Ok(mut m) = self.misses.lock() {
+            m.insert(format!("{}/{}", id.name, id.key()), Instant::now());
+        }
+        // Best effort: a cache we cannot write to only costs a request later.
+        let _ = fs::write(dir.join(self.miss_marker()), format!("{}\n", self.url));
+    }
+
+    /// One marker per server, so a miss on one does not hide another.
+    fn miss_marker(&self) -> String {
+        format!("missing-{:016x}", fnv1a(self.url.as_bytes()))
+    }
+}
+
+/// `name.pdb` -> `name.pd_`.
+fn compressed_name(name: &str) -> String {
+    let mut s = name.to_string();
+    s.pop();
+    s.push('_');
+    s
+}
+
+/// Percent-encode all but unreserved URL characters.
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn temp_path(dest: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut name = dest.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.{n}.part", std::process::id()));
+    dest.with_file_name(name)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_urls() {
+        assert_eq!(compressed_name("ntdll.pdb"), "ntdll.pd_");
+        assert_eq!(encode("a b#.pdb"), "a%20b%23.pdb");
+    }
+}

@@ -1,0 +1,95 @@
+//! `etlscope symbols FILE` on a real trace: every module is listed with the
+//! PDB identity the trace recorded, and with a symbol path that holds none
+//! of its PDBs, every module with frames is "not found" and no frame named.
+
+mod common;
+
+use std::path::PathBuf;
+use symbols::report::{format_report, module_report};
+use symbols::{SymbolPath, SymbolStatus, Symbolizer, SymbolizerConfig};
+
+fn traces() -> Option<PathBuf> {
+    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../../shared/traces"
+            ))
+        });
+    if dir.join("perfview-net452-x64.etl").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "real traces missing from {} (set ETLSCOPE_REAL_TRACES)",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "\n!!!!! SKIPPING: real traces not found in {} !!!!!\n",
+        dir.display()
+    );
+    None
+}
+
+#[test]
+fn report_on_perfview_trace() {
+    let Some(dir) = traces() else { return };
+    let file = etl::EtlFile::open(&dir.join("perfview-net452-x64.etl")).unwrap();
+    let trace = model::build(&file);
+    let cache = common::TempDir::new("cache");
+    let mut config = SymbolizerConfig::new(SymbolPath::parse(common::fixtures().to_str().unwrap()));
+    config.default_cache = cache.path().to_path_buf();
+    let s = Symbolizer::new(config);
+    let (reports, symbolization) = module_report(&trace, &s);
+    assert_eq!(reports.len(), trace.modules.len());
+    assert!(symbolization.frames.is_empty());
+    let with_frames: Vec<_> = reports.iter().filter(|r| r.frames > 0).collect();
+    assert!(
+        !with_frames.is_empty(),
+        "the trace has sampled stacks in modules"
+    );
+    for r in &reports {
+        match (&r.identity, r.frames) {
+            (None, _) => assert_eq!(r.status, SymbolStatus::NoIdentity),
+            (Some(_), 0) => assert_eq!(r.status, SymbolStatus::NotNeeded),
+            (Some(id), _) => {
+                assert_eq!(r.status, SymbolStatus::NotFound, "{}", r.name);
+                assert!(
+                    id.name.to_ascii_lowercase().ends_with(".pdb"),
+                    "{}",
+                    id.name
+                );
+            }
+        }
+    }
+    let text = format_report(&reports);
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!("{} modules, 0 PDBs loaded, 0 of ", reports.len())),
+        "{last}"
+    );
+    eprintln!("{}", text.lines().take(12).collect::<Vec<_>>().join("\n"));
+    eprintln!("{last}");
+    assert_eq!(s.http_requests(), 0);
+}
+
+#[test]
+fn symbols_command_prints_the_table() {
+    let Some(dir) = traces() else { return };
+    let cache = common::TempDir::new("cache");
+    let mut config = SymbolizerConfig::new(SymbolPath::parse(""));
+    config.default_cache = cache.path().to_path_buf();
+    let text =
+        symbols::report::symbols_command(&dir.join("perfview-net452-x64.etl"), config).unwrap();
+    assert!(text.starts_with("module "), "{text}");
+    // ntoskrnl.exe's kernel PDB is named ntkrnlmp.pdb in the trace's DbgID_RSDS.
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("ntoskrnl.exe") && l.contains("ntkrnlmp.pdb")));
+    let missing = std::path::Path::new("/nonexistent/x.etl");
+    let err =
+        symbols::report::symbols_command(missing, SymbolizerConfig::new(SymbolPath::default()));
+    assert!(err.is_err());
+}

@@ -1,0 +1,481 @@
+// The WPA-style tree table: key columns left of the gold bar group the rows (outermost first),
+// value columns right of it aggregate. Headers drag (pointer events) to reorder and across the
+// gold bar to group/ungroup; rows expand lazily, one /table request per expansion.
+import * as api from './api.js';
+import { h, clear, fmtInt, fmt2, fmt3 } from './dom.js';
+import { ApiError } from './api.js';
+
+export const VALUE_COLUMNS = ['Count', 'Weight (ms)', '% Weight', 'First (s)', 'Last (s)'];
+const SORT_KEY = { Count: 'count', 'Weight (ms)': 'weight', '% Weight': 'percent', 'First (s)': 'first', 'Last (s)': 'last' };
+export const SELF_KEY = 4294967294;
+/** Most rows `*` expands in one go, so a deep stack cannot flood the browser. */
+const EXPAND_ALL_LIMIT = 400;
+/** ...and at most about this many new rows, so the DOM stays responsive. */
+const EXPAND_ALL_ROWS = 4000;
+const LIMIT = 500;
+
+/**
+ * @typedef {{key: number, label: string, count: number, weight_ms: number, percent: number,
+ *   first_s: number, last_s: number, expandable: boolean, column: string, depth: number, colDepth: number,
+ *   labels: string[], keys: (number|string)[], children: Node[]|null, omitted: number, parent: Node|null,
+ *   loading?: boolean}} Node
+ */
+
+/** @param {string} c */
+const isValue = (c) => VALUE_COLUMNS.includes(c);
+
+/** @param {string} c */
+function colWidth(c) {
+  if (c === 'Stack' || c === 'Stack (Inverted)') return 600;
+  if (c === 'Image Path' || c === 'Command Line') return 340;
+  if (c === 'Process' || c === 'Function' || c === 'Image Name' || c === 'Process Name' || c === 'File Version' || c === 'Description' || c === 'Product Name') return 200;
+  if (c === 'Count') return 84;
+  if (c === '% Weight') return 86;
+  if (isValue(c)) return 122;
+  return 130;
+}
+
+/** A row label as text; frames show their module muted ("module!" + function). @param {string} label */
+function labelEl(label) {
+  if (label === '') return h('span', { class: 'txt none', text: '(none)' });
+  const i = label.indexOf('!');
+  if (i <= 0 || i === label.length - 1) return h('span', { class: 'txt', text: label });
+  return h('span', { class: 'txt' }, [h('span', { class: 'mod', text: label.slice(0, i + 1) }), h('span', { class: 'fn', text: label.slice(i + 1) })]);
+}
+
+/** @param {Node} n @param {string} c */
+function valueText(n, c) {
+  switch (c) {
+    case 'Count': return fmtInt(n.count);
+    case 'Weight (ms)': return fmt2(n.weight_ms);
+    case '% Weight': return fmt2(n.percent);
+    case 'First (s)': return fmt3(n.first_s);
+    case 'Last (s)': return fmt3(n.last_s);
+    default: return '';
+  }
+}
+
+/**
+ * @typedef {{
+ *   traceId: string,
+ *   table: string,
+ *   groups: string[], cols: string[], sort: string, desc: boolean,
+ *   open: string[][], sel: string[]|null,
+ *   allColumns: string[],
+ *   query: () => any,
+ *   onLayout: (groups: string[], cols: string[]) => void,
+ *   onSort: (col: string, desc: boolean) => void,
+ *   onTreeState: (open: string[][], sel: string[]|null, push: boolean) => void,
+ *   onContext: (node: Node, ev: MouseEvent) => void,
+ *   onNotice: (msg: string) => void,
+ * }} TableOpts
+ */
+
+export class TreeTable {
+  /** @param {HTMLElement} host @param {TableOpts} o */
+  constructor(host, o) {
+    this.host = host;
+    this.o = o;
+    /** @type {Node|null} */
+    this.root = null;
+    /** @type {Set<string>} label paths joined with \u0001 */
+    this.expanded = new Set();
+    /** @type {Node|null} */
+    this.selected = null;
+    this.total = { count: 0, weight_ms: 0 };
+    this.status = h('div', { class: 'table-status', 'data-testid': 'table-status' });
+    this.scroller = h('div', { class: 'table-scroll', tabindex: '0', 'data-testid': 'table' });
+    host.append(this.status, this.scroller);
+    this.scroller.addEventListener('keydown', (e) => this.onKey(e));
+    this.generation = 0;
+  }
+
+  /** Column widths the user dragged, kept for the session (not part of the link). */
+  static widths = new Map();
+
+  /** @param {Node} n */
+  static pathKey(n) { return n.labels.join('\u0001'); }
+
+  /** @param {any[]} path */
+  async fetch(path) {
+    const q = { ...this.o.query(), table: this.o.table, columns: this.o.groups, path, limit: LIMIT };
+    const sk = SORT_KEY[this.o.sort];
+    q.sort = { by: sk || 'label', descending: this.o.desc };
+    return api.table(this.o.traceId, q);
+  }
+
+  /** @param {any} r @param {Node|null} parent */
+  adopt(r, parent) {
+    const col = r.column || '';
+    return r.rows.map((/** @type {any} */ row) => /** @type {Node} */ ({
+      ...row, column: col, parent,
+      depth: parent ? parent.depth + 1 : 0,
+      colDepth: parent && parent.column === col ? parent.colDepth + 1 : 0,
+      labels: parent ? [...parent.labels, row.label] : [row.label],
+      keys: parent ? [...parent.keys, row.key] : [row.key],
+      children: null, omitted: 0,
+    }));
+  }
+
+  /** Load the top level, then re-open the paths from the URL (longest part that resolves). */
+  async load() {
+    const gen = ++this.generation;
+    this.status.textContent = 'Loading…';
+    this.status.className = 'table-status loading';
+    let r;
+    try {
+      r = await this.fetch([]);
+    } catch (e) {
+      if (gen !== this.generation) return;
+      this.status.className = 'table-status error';
+      this.status.textContent = `Query failed: ${e.message}`;
+      clear(this.scroller);
+      return;
+    }
+    if (gen !== this.generation) return;
+    this.total = r.total;
+    this.root = /** @type {Node} */ ({ key: -1, label: '', count: r.parent.count, weight_ms: r.parent.weight_ms, percent: 100, first_s: 0, last_s: 0,
+      expandable: true, column: '', depth: -1, colDepth: 0, labels: [], keys: [], children: null, omitted: r.omitted, parent: null });
+    this.root.children = this.adopt(r, null);
+    this.root.children.forEach((c) => { c.parent = null; });
+    this.expanded.clear();
+    for (const p of this.o.open) await this.openPath(p, gen);
+    if (gen !== this.generation) return;
+    if (this.o.sel) {
+      const n = this.findLoaded(this.o.sel);
+      if (n) this.selected = n;
+      else this.o.onNotice(`Selected row ${this.o.sel.join(' › ')} is not in this view any more`);
+    }
+    this.render();
+    if (this.selected) this.scrollToSelected();
+  }
+
+  /** @param {string[]} labels @returns {Node|null} */
+  findLoaded(labels) {
+    let list = this.root ? this.root.children : null;
+    let n = null;
+    for (const l of labels) {
+      if (!list) return null;
+      n = list.find((c) => c.label === l) || null;
+      if (!n) return null;
+      list = n.children;
+    }
+    return n;
+  }
+
+  /** @param {string[]} labels @param {number} gen */
+  async openPath(labels, gen) {
+    let list = this.root.children;
+    /** @type {Node|null} */
+    let parent = null;
+    for (let i = 0; i < labels.length; i++) {
+      if (gen !== this.generation) return;
+      let n = list.find((c) => c.label === labels[i]);
+      if (!n) {
+        // Not among the loaded siblings (cut by the limit, or gone): ask the API, which
+        // resolves labels and says how deep the path still resolves.
+        try {
+          const r = await this.fetch(labels.slice(0, i + 1));
+          n = /** @type {Node} */ ({ key: r.path[i], label: labels[i], count: r.parent.count, weight_ms: r.parent.weight_ms,
+            percent: this.total.count ? (100 * r.parent.weight_ms) / (this.total.weight_ms || 1) : 0, first_s: 0, last_s: 0,
+            expandable: true, column: list.length ? list[0].column : this.o.groups[Math.min(i, this.o.groups.length - 1)], depth: i, colDepth: 0,
+            labels: labels.slice(0, i + 1), keys: r.path, children: null, omitted: 0, parent });
+          n.children = this.adopt(r, n);
+          n.omitted = r.omitted;
+          list.push(n);
+        } catch (e) {
+          if (e instanceof ApiError && e.code === 'bad_path') {
+            const d = e.resolvedDepth ?? i;
+            this.o.onNotice(`Link path opened to depth ${d} of ${labels.length}: "${labels[d] ?? labels[i]}" does not resolve in this trace`);
+          } else {
+            this.o.onNotice(`Could not open ${labels.join(' › ')}: ${e.message}`);
+          }
+          return;
+        }
+      }
+      if (!n.expandable) return;
+      if (!n.children) {
+        try { await this.loadChildren(n); } catch (e) { this.o.onNotice(`Could not expand ${n.label}: ${e.message}`); return; }
+      }
+      this.expanded.add(TreeTable.pathKey(n));
+      parent = n;
+      list = n.children;
+    }
+  }
+
+  /** @param {Node} n */
+  async loadChildren(n) {
+    const r = await this.fetch(n.keys);
+    n.children = this.adopt(r, n);
+    n.omitted = r.omitted;
+  }
+
+  /** @param {Node} n @param {boolean} [push] */
+  async toggle(n, push = true) {
+    if (!n.expandable) return;
+    const k = TreeTable.pathKey(n);
+    if (this.expanded.has(k)) {
+      this.expanded.delete(k);
+    } else {
+      if (!n.children) {
+        n.loading = true;
+        this.render();
+        try { await this.loadChildren(n); } catch (e) { n.loading = false; this.o.onNotice(`Could not expand: ${e.message}`); this.render(); return; }
+        n.loading = false;
+      }
+      this.expanded.add(k);
+    }
+    this.render();
+    this.emitTree(push);
+  }
+
+  /** Expand everything under n, heaviest first, up to a bound. @param {Node} n */
+  async expandAll(n) {
+    let budget = EXPAND_ALL_LIMIT;
+    let rowsAdded = 0;
+    /** @type {Node[]} */
+    const queue = [n];
+    this.status.textContent = 'Expanding…';
+    while (queue.length && budget > 0) {
+      const x = queue.shift();
+      if (!x.expandable) continue;
+      if (!x.children) {
+        try { await this.loadChildren(x); } catch { break; }
+      }
+      this.expanded.add(TreeTable.pathKey(x));
+      budget--;
+      rowsAdded += x.children.length;
+      if (rowsAdded > EXPAND_ALL_ROWS) budget = 0;
+      for (const c of x.children) queue.push(c);
+    }
+    if (budget <= 0) this.o.onNotice(`Expanded the first ${EXPAND_ALL_LIMIT} rows under ${n.label}`);
+    this.render();
+    this.emitTree(true);
+  }
+
+  /** @param {boolean} push */
+  emitTree(push) {
+    const open = [...this.expanded].map((k) => k.split('\u0001'));
+    this.o.onTreeState(open, this.selected ? this.selected.labels : null, push);
+  }
+
+  /** @returns {Node[]} visible rows in order */
+  visible() {
+    const out = [];
+    const walk = (/** @type {Node[]} */ list) => {
+      for (const n of list) {
+        out.push(n);
+        if (n.children && this.expanded.has(TreeTable.pathKey(n))) walk(n.children);
+      }
+    };
+    if (this.root) walk(this.root.children);
+    return out;
+  }
+
+  render() {
+    const o = this.o;
+    const rows = this.visible();
+    this.status.className = 'table-status';
+    const top = this.root ? this.root.children.length : 0;
+    this.status.textContent = `${o.groups.length ? o.groups.join(' › ') : '(no grouping)'}  ·  ${top} rows${this.root && this.root.omitted ? ` (+${this.root.omitted} not shown)` : ''}  ·  total ${fmtInt(this.total.count)} ${o.table === 'cpu-sampled' ? 'samples' : 'rows'}`;
+    this.status.dataset.total = String(this.total.count);
+    const table = h('table', { class: 'tree' });
+    const colgroup = h('colgroup');
+    const all = [...o.groups, '|', ...o.cols];
+    for (const c of all) colgroup.append(h('col', { 'data-col': c, style: { width: c === '|' ? '6px' : `${TreeTable.widths.get(c) || colWidth(c)}px` } }));
+    // A filler column takes the slack, so the real columns keep their widths.
+    colgroup.append(h('col'));
+    const head = h('tr');
+    all.forEach((c, i) => {
+      if (c === '|') { head.append(h('th', { class: 'gold', 'data-col': '|', title: 'Gold bar: columns to its left group the rows' })); return; }
+      const sorted = o.sort === c;
+      const th = h('th', { class: `${isValue(c) ? 'num' : ''} ${i < o.groups.length ? 'key' : ''}`, 'data-col': c, title: 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
+        [h('span', { text: c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null]);
+      this.headerDrag(th, c);
+      head.append(th);
+    });
+    head.append(h('th', { class: 'filler' }));
+    const tbody = h('tbody');
+    if (!rows.length) {
+      tbody.append(h('tr', {}, [h('td', { class: 'empty', colspan: String(all.length + 1), text: this.total.count ? 'No rows' : 'No data in this range / with these filters' })]));
+    }
+    /** @type {Map<Node, HTMLElement>} */
+    this.trOf = new Map();
+    // Rows depth-first; after an expanded row's children, how many siblings the limit left out.
+    const walk = (/** @type {Node[]} */ list, /** @type {Node|null} */ parent) => {
+      for (const n of list) {
+        const tr = this.rowEl(n, all);
+        this.trOf.set(n, tr);
+        tbody.append(tr);
+        if (n.children && this.expanded.has(TreeTable.pathKey(n))) walk(n.children, n);
+      }
+      if (parent && parent.omitted > 0) {
+        tbody.append(h('tr', { class: 'more' }, [h('td', { colspan: String(all.length + 1), text: `… ${parent.omitted} more rows under ${parent.label} not shown (the largest ${LIMIT} are listed)` })]));
+      }
+    };
+    if (this.root) walk(this.root.children, null);
+    table.append(colgroup, h('thead', {}, [head]), tbody);
+    const st = this.scroller.scrollTop;
+    clear(this.scroller);
+    this.scroller.append(table);
+    this.scroller.scrollTop = st;
+  }
+
+  /** @param {Node} n @param {string[]} all */
+  rowEl(n, all) {
+    const open = this.expanded.has(TreeTable.pathKey(n));
+    const tr = h('tr', { class: n === this.selected ? 'sel' : '', 'data-path': n.labels.join(' › '), 'data-depth': String(n.depth) });
+    for (const c of all) {
+      if (c === '|') { tr.append(h('td', { class: 'gold' })); continue; }
+      if (c === n.column) {
+        const tog = h('span', { class: `tog ${n.expandable ? '' : 'leaf'}`, text: n.loading ? '…' : n.expandable ? (open ? '▾' : '▸') : '' });
+        tog.addEventListener('click', (e) => { e.stopPropagation(); this.select(n); this.toggle(n); });
+        const td = h('td', { class: `label ${n.key === SELF_KEY ? 'self' : ''}`, title: n.label }, [tog, labelEl(n.label)]);
+        td.style.paddingLeft = `${4 + Math.min(n.colDepth, 60) * 11}px`;
+        tr.append(td);
+      } else if (isValue(c)) {
+        const td = h('td', { class: 'num', text: valueText(n, c) });
+        if (c === '% Weight') td.style.backgroundImage = `linear-gradient(to left, var(--bar) ${Math.min(100, n.percent).toFixed(1)}%, transparent 0)`;
+        tr.append(td);
+      } else {
+        tr.append(h('td'));
+      }
+    }
+    tr.append(h('td', { class: 'filler' }));
+    tr.addEventListener('click', () => { this.select(n); this.emitTree(false); });
+    tr.addEventListener('dblclick', () => this.toggle(n));
+    tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.select(n); this.emitTree(false); this.o.onContext(n, e); });
+    return tr;
+  }
+
+  /** @param {Node} n */
+  select(n) {
+    this.selected = n;
+    for (const tr of this.scroller.querySelectorAll('tr.sel')) tr.classList.remove('sel');
+    const tr = this.trOf && this.trOf.get(n);
+    if (tr) tr.classList.add('sel');
+  }
+
+  scrollToSelected() {
+    const el = this.scroller.querySelector('tr.sel');
+    if (el) el.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** @param {KeyboardEvent} e */
+  onKey(e) {
+    const rows = this.visible();
+    if (!rows.length) return;
+    let i = this.selected ? rows.indexOf(this.selected) : -1;
+    const n = i >= 0 ? rows[i] : null;
+    const go = (/** @type {number} */ j) => { j = Math.max(0, Math.min(rows.length - 1, j)); this.select(rows[j]); this.scrollToSelected(); this.emitTree(false); };
+    switch (e.key) {
+      case 'ArrowDown': go(i + 1); break;
+      case 'ArrowUp': go(i - 1); break;
+      case 'PageDown': go(i + 20); break;
+      case 'PageUp': go(i - 20); break;
+      case 'Home': go(0); break;
+      case 'End': go(rows.length - 1); break;
+      case 'ArrowRight':
+        if (!n) { go(0); break; }
+        if (n.expandable && !this.expanded.has(TreeTable.pathKey(n))) this.toggle(n);
+        else if (n.children && n.children.length && this.expanded.has(TreeTable.pathKey(n))) go(i + 1);
+        break;
+      case 'ArrowLeft':
+        if (!n) break;
+        if (this.expanded.has(TreeTable.pathKey(n))) this.toggle(n);
+        else if (n.parent) go(rows.indexOf(n.parent));
+        break;
+      case '*': if (n) this.expandAll(n); break;
+      case 'Enter': if (n) this.toggle(n); break;
+      default: return;
+    }
+    e.preventDefault();
+  }
+
+  /**
+   * Header drag with pointer events: a click sorts, a drag moves the column; dropping it on
+   * the other side of the gold bar groups or ungroups it.
+   * @param {HTMLElement} th @param {string} col
+   */
+  headerDrag(th, col) {
+    th.addEventListener('pointerdown', (down) => {
+      if (down.button !== 0) return;
+      const box = th.getBoundingClientRect();
+      if (down.clientX > box.right - 6) { this.resize(th, col, down); return; }
+      const x0 = down.clientX;
+      const y0 = down.clientY;
+      let ghost = null;
+      let marker = null;
+      /** @type {{index: number}|null} */
+      let target = null;
+      const cells = () => /** @type {HTMLElement[]} */ ([...th.parentElement.children]);
+      const move = (/** @type {PointerEvent} */ e) => {
+        if (!ghost && Math.abs(e.clientX - x0) + Math.abs(e.clientY - y0) < 5) return;
+        if (!ghost) {
+          ghost = h('div', { class: 'drag-ghost', text: col });
+          marker = h('div', { class: 'drop-marker' });
+          document.body.append(ghost, marker);
+          th.classList.add('dragging');
+        }
+        ghost.style.left = `${e.clientX + 8}px`;
+        ghost.style.top = `${e.clientY + 8}px`;
+        // Drop slot: before the first header whose centre is right of the pointer.
+        const cs = cells();
+        let idx = cs.length;
+        for (let k = 0; k < cs.length; k++) {
+          const r = cs[k].getBoundingClientRect();
+          if (e.clientX < r.left + r.width / 2) { idx = k; break; }
+        }
+        target = { index: idx };
+        const ref = cs[Math.min(idx, cs.length - 1)].getBoundingClientRect();
+        const x = idx >= cs.length ? ref.right : ref.left;
+        Object.assign(marker.style, { left: `${x - 1}px`, top: `${ref.top}px`, height: `${ref.height}px` });
+      };
+      const up = () => {
+        window.removeEventListener('pointermove', move);
+        window.removeEventListener('pointerup', up);
+        if (!ghost) {
+          // A click sorts by this column: values largest first, labels A-Z; again flips it.
+          this.o.onSort(col, this.o.sort === col ? !this.o.desc : isValue(col));
+          return;
+        }
+        ghost.remove();
+        marker.remove();
+        th.classList.remove('dragging');
+        if (target) this.drop(col, target.index);
+      };
+      window.addEventListener('pointermove', move);
+      window.addEventListener('pointerup', up);
+    });
+  }
+
+  /** Drag the right edge of a header to resize its column. @param {HTMLElement} th @param {string} col @param {PointerEvent} down */
+  resize(th, col, down) {
+    const colEl = /** @type {HTMLElement} */ (this.scroller.querySelector(`col[data-col="${CSS.escape(col)}"]`));
+    const w0 = th.getBoundingClientRect().width;
+    const move = (/** @type {PointerEvent} */ e) => {
+      const w = Math.max(40, Math.round(w0 + e.clientX - down.clientX));
+      TreeTable.widths.set(col, w);
+      if (colEl) colEl.style.width = `${w}px`;
+    };
+    const up = () => { window.removeEventListener('pointermove', move); window.removeEventListener('pointerup', up); };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  }
+
+  /** Apply a header drop at slot `index` of [groups, '|', cols]. @param {string} col @param {number} index */
+  drop(col, index) {
+    const all = [...this.o.groups, '|', ...this.o.cols];
+    const from = all.indexOf(col);
+    if (from < 0) return;
+    all.splice(from, 1);
+    const at = index > from ? index - 1 : index;
+    all.splice(at, 0, col);
+    const bar = all.indexOf('|');
+    const groups = all.slice(0, bar);
+    const cols = all.slice(bar + 1);
+    if (groups.some(isValue)) { this.o.onNotice(`${col} is a value column: it cannot group rows`); return; }
+    if (groups.join() === this.o.groups.join() && cols.join() === this.o.cols.join()) return;
+    this.o.onLayout(groups, cols);
+  }
+}

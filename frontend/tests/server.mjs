@@ -1,0 +1,64 @@
+// Start the real etlscope binary on a free port with a temporary data directory.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The real traces folder, or null (after a loud notice) when it is missing; CI=true makes that fatal. */
+export function realTraces() {
+  const dir = process.env.ETLSCOPE_REAL_TRACES || path.resolve(repoRoot, '../shared/traces');
+  if (fs.existsSync(path.join(dir, 'perfview-net452-x64.etl'))) return dir;
+  const msg = `\n!!! SKIPPING browser tests on real traces: ${dir} has no perfview-net452-x64.etl (set ETLSCOPE_REAL_TRACES) !!!\n`;
+  if (process.env.CI === 'true') throw new Error(msg);
+  process.stderr.write(msg);
+  return null;
+}
+
+/** `cargo build --release` (a no-op when up to date) unless ETLSCOPE_SKIP_BUILD=1. */
+export function buildRelease() {
+  if (process.env.ETLSCOPE_SKIP_BUILD === '1') return;
+  const r = spawnSync('cargo', ['build', '--release', '-p', 'etlscope'], { cwd: repoRoot, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('cargo build --release failed');
+}
+
+/**
+ * @param {string[]} traces
+ * @returns {Promise<{url: string, ids: string[], stop: () => void}>}
+ */
+export async function startServer(traces) {
+  const bin = path.join(repoRoot, 'target/release/etlscope');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-ui-'));
+  const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...traces], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const url = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`server did not print its URL: ${out}`)), 60000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /serving on (http:\/\/[^/\s]+)\//.exec(out);
+      if (m && (out.match(/\/t\/[0-9a-f]{32}\n/g) || []).length >= traces.length) { clearTimeout(t); resolve(m[1]); }
+    });
+    child.on('exit', (c) => reject(new Error(`server exited with ${c}: ${out}`)));
+  });
+  const ids = [...out.matchAll(/\/t\/([0-9a-f]{32})/g)].map((m) => m[1]);
+  for (const id of ids) {
+    for (let i = 0; i < 300; i++) {
+      const e = await (await fetch(`${url}/api/traces/${id}`)).json();
+      if (e.status === 'ready') break;
+      if (e.status === 'failed') throw new Error(`ingest failed: ${e.error}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return {
+    url, ids,
+    stop: () => { child.kill('SIGTERM'); fs.rmSync(dataDir, { recursive: true, force: true }); },
+  };
+}
+
+/** POST a query to the API. @param {string} url @param {string} id @param {string} what @param {any} body */
+export async function query(url, id, what, body) {
+  const r = await fetch(`${url}/api/traces/${id}/${what}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return r.json();
+}

@@ -1,0 +1,381 @@
+// Browser tests: the real binary serving the real PerfView trace, driven by chromium.
+// Expected numbers come from the HTTP API (the query engine), read independently of the DOM.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch } from './browser.mjs';
+import { realTraces, buildRelease, startServer, query, repoRoot } from './server.mjs';
+
+const traces = realTraces();
+const VIEWPORT = { width: 1600, height: 1000 };
+const SHOTS = path.join(repoRoot, 'docs/screenshots');
+/** @type {any} */ let srv;
+/** @type {import('playwright-core').Browser} */ let browser;
+let id = '';
+
+before(async () => {
+  if (!traces) return;
+  buildRelease();
+  srv = await startServer([path.join(traces, 'perfview-net452-x64.etl')]);
+  id = srv.ids[0];
+  browser = await launch();
+  fs.mkdirSync(SHOTS, { recursive: true });
+});
+after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
+
+/** A page that fails the test on any script error. */
+async function newPage(ctx) {
+  const c = ctx || (await browser.newContext({ viewport: VIEWPORT }));
+  const p = await c.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  return { p, c, errors };
+}
+
+/** Visible rows as {path, count}. */
+const rows = (p) => p.$$eval('[data-testid=table] tbody tr[data-path]', (trs) => trs.map((tr) => ({
+  path: tr.getAttribute('data-path'),
+  count: Number(tr.querySelector('td.num').textContent.replace(/,/g, '')),
+})));
+const tableTotal = (p) => p.$eval('[data-testid=table-status]', (e) => Number(e.getAttribute('data-total')));
+const waitTable = (p) => p.waitForFunction(() => { const s = document.querySelector('[data-testid=table-status]'); return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr'); });
+const skip = () => !traces;
+
+/** Drag a header by real mouse moves to the left edge of another header (or the gold bar). */
+async function dragHeader(p, col, before, beforeUp = () => {}) {
+  const from = await p.locator(`[data-testid=table] th[data-col="${col}"]`).boundingBox();
+  const to = await p.locator(`[data-testid=table] th[data-col="${before}"]`).boundingBox();
+  await p.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await p.mouse.down();
+  await p.mouse.move(from.x + from.width / 2 + 10, from.y + 8, { steps: 3 });
+  await p.mouse.move(to.x + 2, to.y + to.height / 2, { steps: 12 });
+  beforeUp();
+  await p.mouse.up();
+}
+
+test('library lists the trace and opens it', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector(`tr[data-id="${id}"] [data-status=ready]`);
+  await p.screenshot({ path: path.join(SHOTS, 'library.png') });
+  await p.click(`tr[data-id="${id}"] a`);
+  await p.waitForURL(/\/t\/[0-9a-f]{32}\?v=1/);
+  await waitTable(p);
+  const sum = await (await fetch(`${srv.url}/api/traces/${id}/summary`)).json();
+  assert.equal(await tableTotal(p), sum.samples);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('group by Process then Stack, drill the busiest path: counts equal the API', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  // Test.x64.exe: the busiest process with managed and native stacks; drill its heaviest child 8 times.
+  await p.click('[data-testid=table] tr[data-path="Test.x64.exe (3676)"]');
+  const labels = ['Test.x64.exe (3676)'];
+  for (let i = 0; i < 8; i++) {
+    await p.keyboard.press('ArrowRight');
+    await p.waitForFunction((n) => document.querySelectorAll(`[data-testid=table] tr[data-depth="${n}"]`).length > 0, labels.length);
+    await p.keyboard.press('ArrowDown');
+    const sel = await p.$eval('[data-testid=table] tr.sel', (tr) => tr.getAttribute('data-path'));
+    labels.push(sel.split(' › ').at(-1));
+  }
+  const shown = Object.fromEntries((await rows(p)).map((r) => [r.path, r.count]));
+  // Each level from the API, by label path.
+  for (let d = 1; d <= labels.length; d++) {
+    const r = await query(srv.url, id, 'table', { columns: ['Process', 'Stack'], path: labels.slice(0, d - 1), limit: 500 });
+    const want = r.rows.find((x) => x.label === labels[d - 1]);
+    assert.ok(want, `API has ${labels[d - 1]}`);
+    assert.equal(shown[labels.slice(0, d).join(' › ')], want.count, `count of ${labels.slice(0, d).join(' › ')}`);
+    if (d > 1) assert.equal(want.count, Math.max(...r.rows.map((x) => x.count)), 'drilled the heaviest child');
+  }
+  await p.screenshot({ path: path.join(SHOTS, 'cpu-sampled-drilled.png') });
+
+  // The link carries the view: a fresh context shows the same rows and numbers.
+  const link = p.url();
+  assert.match(link, /[?&]o=/);
+  assert.match(link, /[?&]sel=/);
+  const before = await rows(p);
+  const fresh = await newPage();
+  await fresh.p.goto(link);
+  await waitTable(fresh.p);
+  await fresh.p.waitForFunction((n) => document.querySelectorAll('[data-testid=table] tbody tr[data-path]').length >= n, before.length);
+  assert.deepEqual(await rows(fresh.p), before);
+  assert.equal(await fresh.p.$eval('[data-testid=table] tr.sel', (tr) => tr.getAttribute('data-path')), labels.join(' › '));
+  assert.deepEqual(fresh.errors, []);
+  await fresh.c.close();
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('regroup by real mouse drags keeps the total; back/forward restore the grouping', { skip: skip() }, async (t) => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  const total = await tableTotal(p);
+  const sumTop = async () => (await rows(p)).filter((r) => !r.path.includes(' › ')).reduce((a, r) => a + r.count, 0);
+  // Stack across the gold bar: ungrouped.
+  let t0 = 0;
+  await dragHeader(p, 'Stack', 'Count', () => { t0 = Date.now(); });
+  await p.waitForURL(/g=Process&/);
+  await waitTable(p);
+  t.diagnostic(`regroup (mouse up to regrouped table drawn): ${Date.now() - t0} ms`);
+  assert.equal(await tableTotal(p), total);
+  assert.equal(await sumTop(), total, 'top-level rows sum to the total');
+  assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Process']);
+  // Stack back, left of Process: grouped by Stack first.
+  await dragHeader(p, 'Stack', 'Process');
+  await p.waitForURL(/g=Stack,Process/);
+  await waitTable(p);
+  assert.equal(await tableTotal(p), total);
+  assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Stack', 'Process']);
+  // Back: grouped by Process only; back again: Process, Stack; forward: Process.
+  await p.goBack();
+  await p.waitForURL(/g=Process&/);
+  await waitTable(p);
+  assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Process']);
+  await p.goBack();
+  await p.waitForURL(/g=Process,Stack/);
+  await p.goForward();
+  await p.waitForURL(/g=Process&/);
+  await waitTable(p);
+  assert.deepEqual(await p.$$eval('[data-testid=table] th.key', (t) => t.map((x) => x.getAttribute('data-col'))), ['Process']);
+  assert.equal(await tableTotal(p), total);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('images table sorted by File Version shows the unversioned images with their paths', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  await p.selectOption('[data-testid=preset]', { label: 'Images by File Version, Path' });
+  await p.waitForURL(/t=images/);
+  await waitTable(p);
+  const api = await query(srv.url, id, 'table', { table: 'images', columns: ['File Version', 'Image Path'], sort: { by: 'label', descending: false }, limit: 500 });
+  const first = (await rows(p))[0];
+  assert.equal(first.path, api.rows[0].label === '' ? '' : api.rows[0].label);
+  assert.equal(first.count, api.rows[0].count);
+  // Expand the unversioned group: its image paths.
+  await p.click('[data-testid=table] tbody tr:first-child .tog');
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
+  const sub = await query(srv.url, id, 'table', { table: 'images', columns: ['File Version', 'Image Path'], path: [api.rows[0].key], sort: { by: 'label', descending: false }, limit: 500 });
+  const shownPaths = await p.$$eval('[data-testid=table] tr[data-depth="1"] td.label .txt', (t) => t.map((x) => x.textContent));
+  assert.deepEqual(shownPaths, sub.rows.map((r) => r.label));
+  assert.ok(shownPaths.some((x) => /\\/.test(x)), 'paths shown');
+  await p.screenshot({ path: path.join(SHOTS, 'images-by-version.png') });
+  // Clicking the header flips the sort.
+  await p.click('[data-testid=table] th[data-col="File Version"]');
+  await p.waitForURL(/s=File\+Version/);
+  await waitTable(p);
+  const desc = await query(srv.url, id, 'table', { table: 'images', columns: ['File Version', 'Image Path'], sort: { by: 'label', descending: !p.url().includes('asc=1') }, limit: 500 });
+  assert.equal((await rows(p))[0].count, desc.rows[0].count);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('butterfly: callers of a module by module, counts equal the API', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await c.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await p.goto(`${srv.url}/t/${id}?v=1&view=table&t=cpu-sampled&g=Module&c=Count,Weight (ms),% Weight&s=Weight (ms)`);
+  await waitTable(p);
+  await p.click('[data-testid=table] tr[data-path="clr.dll"]', { button: 'right' });
+  await p.click('[data-testid=context-menu] >> text=View callers of module clr.dll by module');
+  await p.waitForSelector('[data-testid=bf-center] .bf-num');
+  const want = await query(srv.url, id, 'butterfly', { kind: 'module', target: 'clr.dll', by: 'module' });
+  assert.equal(Number(await p.$eval('[data-testid=bf-center] .bf-num', (e) => e.getAttribute('data-count'))), want.inclusive.count);
+  const callers = await p.$$eval('[data-testid=bf-callers] tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, Number(tr.children[1].textContent.replace(/,/g, ''))]));
+  assert.deepEqual(callers, want.callers.map((x) => [x.label, x.count]));
+  await p.screenshot({ path: path.join(SHOTS, 'butterfly.png') });
+  // Copy link, open it fresh: same butterfly, same numbers.
+  await p.click('[data-testid=copy-link]');
+  const link = await p.evaluate(() => navigator.clipboard.readText());
+  assert.equal(link, p.url());
+  const fresh = await newPage();
+  await fresh.p.goto(link);
+  await fresh.p.waitForSelector('[data-testid=bf-center] .bf-num');
+  assert.deepEqual(await fresh.p.$$eval('[data-testid=bf-callers] tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, Number(tr.children[1].textContent.replace(/,/g, ''))])), callers);
+  await fresh.c.close();
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('flame graph: search sums the matches, click zooms, the zoom is in the link', { skip: skip() }, async (t) => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  await p.click('[data-testid=tab-flame]');
+  await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  await p.fill('[data-testid=flame-search]', 'clr.dll');
+  const pct = Number(await p.$eval('[data-testid=flame-match]', (e) => e.getAttribute('data-percent')));
+  // Expected: inclusive samples of clr.dll over the total, from the butterfly endpoint; the
+  // flame graph prunes boxes under min_fraction, so allow that much.
+  const bf = await query(srv.url, id, 'butterfly', { kind: 'module', target: 'clr.dll', by: 'module' });
+  assert.ok(Math.abs(pct - (100 * bf.inclusive.count) / bf.total.count) < 0.5, `flame match ${pct}%`);
+  await p.fill('[data-testid=flame-search]', '');
+  // Click the widest box on the second row from the bottom: zooms, breadcrumb grows.
+  const box = await p.locator('[data-testid=flame]').boundingBox();
+  const scroll = await p.locator('.flame-scroll').boundingBox();
+  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
+  const bottom = Math.min(scroll.y + visibleH, box.y + box.height);
+  const t0 = Date.now();
+  await p.mouse.click(box.x + 5, bottom - 17 * 1.5);
+  await p.waitForURL(/fz=/);
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=flame-crumbs] .crumb').length >= 2);
+  t.diagnostic(`flame zoom (click to redrawn with breadcrumb): ${Date.now() - t0} ms`);
+  const crumbs = await p.$$eval('[data-testid=flame-crumbs] .crumb', (b) => b.map((x) => x.textContent));
+  assert.ok(crumbs.length >= 2);
+  const fresh = await newPage();
+  await fresh.p.goto(p.url());
+  await fresh.p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  assert.deepEqual(await fresh.p.$$eval('[data-testid=flame-crumbs] .crumb', (b) => b.map((x) => x.textContent)), crumbs);
+  await fresh.c.close();
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('a broken link opens the longest part that resolves, with a notice', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}?v=1&t=cpu-sampled&g=Process,Stack&o=Test.x64.exe (3676)/ntdll.dll!%3F/no.dll!Nope/deeper`);
+  await p.waitForSelector('[data-testid=notices] .notice');
+  await waitTable(p);
+  const notice = await p.textContent('[data-testid=notices]');
+  assert.match(notice, /depth 2 of 4/);
+  assert.ok((await rows(p)).some((r) => r.path === 'Test.x64.exe (3676) › ntdll.dll!?'), 'the resolving prefix is open');
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('trace text with HTML renders as text and runs no script (stubbed API)', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  const evil = '<img src=x onerror="window.__pwned=1">';
+  const proc = `${evil} (666)`;
+  await p.route('**/api/traces/**', async (route) => {
+    const u = new URL(route.request().url());
+    const json = (b) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(b) });
+    if (u.pathname.endsWith('/summary')) return json({ duration_s: 2, cpus: 1, os_version: evil, events: 1, samples: 3, samples_with_stack: 3, lost_events: 0, start_time: evil, diagnostics: [] });
+    if (u.pathname.endsWith('/columns')) return json({ tables: { 'cpu-sampled': { key_columns: ['Process', 'Stack'], value_columns: ['Count', 'Weight (ms)', '% Weight'] } } });
+    if (u.pathname.endsWith('/timeline')) return json({ start_s: 0, bin_s: 1, series: [{ key: 1, label: proc, total_ms: 3, weight_ms: [2, 1] }], other: null });
+    if (u.pathname.endsWith('/table')) {
+      const q = JSON.parse(route.request().postData());
+      const row = (label, n) => ({ key: 1, label, count: n, weight_ms: n, percent: 100, first_s: 0, last_s: 1, expandable: true });
+      return json({ column: q.path.length ? 'Stack' : 'Process', path: q.path, total: { count: 3, weight_ms: 3 }, parent: { count: 3, weight_ms: 3 }, omitted: 0, rows: [row(q.path.length ? `${evil}!f` : proc, 3)] });
+    }
+    return json({ id: 'e'.repeat(32), name: `${evil}.etl`, size: 1, status: 'ready', uploaded_at: evil });
+  });
+  await p.goto(`${srv.url}/t/${'e'.repeat(32)}?v=1&o=${encodeURIComponent(proc)}`);
+  await p.waitForSelector('[data-testid=table] tr[data-depth="1"]');
+  assert.equal(await p.$$eval('img', (i) => i.length), 0, 'no <img> element created');
+  assert.equal(await p.evaluate(() => window.__pwned), undefined);
+  assert.ok((await p.textContent('[data-testid=table]')).includes(evil), 'shown as text');
+  assert.ok((await p.textContent('.trace-name')).includes(evil));
+  // The library page too.
+  await p.route('**/api/traces', (route) => route.fulfill({ status: 200, contentType: 'application/json',
+    body: JSON.stringify({ traces: [{ id: 'e'.repeat(32), name: `${evil}.etl`, size: 1, uploaded_at: evil, status: 'failed', error: evil }] }) }));
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  assert.ok((await p.textContent('[data-testid=library]')).includes(`${evil}.etl`));
+  assert.equal(await p.$$eval('img', (i) => i.length), 0, 'no <img> element created');
+  assert.equal(await p.evaluate(() => window.__pwned), undefined);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('dragging on the timeline selects a range that applies to the table', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  const tl = await p.locator('[data-testid=timeline]').boundingBox();
+  await p.mouse.move(tl.x + tl.width * 0.3, tl.y + tl.height / 2);
+  await p.mouse.down();
+  await p.mouse.move(tl.x + tl.width * 0.6, tl.y + tl.height / 2, { steps: 10 });
+  await p.mouse.up();
+  await p.waitForURL(/[?&]r=/);
+  await waitTable(p);
+  const m = /[?&]r=([\d.]+)-([\d.]+)/.exec(p.url());
+  const range = { start_s: Number(m[1]), end_s: Number(m[2]) };
+  assert.ok(range.end_s > range.start_s);
+  const api = await query(srv.url, id, 'table', { columns: ['Process', 'Stack'], range, limit: 500 });
+  assert.equal(await tableTotal(p), api.total.count);
+  const shown = await rows(p);
+  assert.deepEqual(shown.map((r) => [r.path, r.count]), api.rows.map((r) => [r.label, r.count]));
+  // The range is in the link: a fresh context shows the same numbers.
+  const fresh = await newPage();
+  await fresh.p.goto(p.url());
+  await waitTable(fresh.p);
+  assert.equal(await tableTotal(fresh.p), api.total.count);
+  await fresh.c.close();
+  // Flame graph by process over that range, filtered to the test process: a screenshot.
+  await p.goto(`${p.url().replace(/view=table/, 'view=flame')}&pp=1&f=${encodeURIComponent('Process=Test.x64.exe (3676)')}`);
+  await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  await p.waitForTimeout(300);
+  await p.screenshot({ path: path.join(SHOTS, 'flame-by-process.png') });
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('upload with the file picker shows progress, then the trace becomes ready', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  await p.setInputFiles('input[type=file]', path.join(traces, 'shutdown-perfdiag-kernel.etl'));
+  // And by drag-and-drop: a drop event carrying a file on the drop zone.
+  const bytes = [...fs.readFileSync(path.join(traces, 'lxcore-manifest.etl'))];
+  await p.evaluate((b) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], 'lxcore-manifest.etl'));
+    const zone = document.querySelector('[data-testid=dropzone]');
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, bytes);
+  await p.waitForSelector('tr[data-id] a:text("lxcore-manifest.etl")', { timeout: 60000 });
+  await p.waitForSelector('[data-testid=upload-bar]');
+  await p.waitForSelector('tr[data-id] a:text("shutdown-perfdiag-kernel.etl")');
+  await p.waitForFunction(() => [...document.querySelectorAll('tr[data-id]')].some((tr) => tr.textContent.includes('shutdown-perfdiag') && tr.querySelector('[data-status=ready]')), null, { timeout: 60000 });
+  const list = await (await fetch(`${srv.url}/api/traces`)).json();
+  assert.ok(list.traces.some((t) => t.name === 'shutdown-perfdiag-kernel.etl' && t.size === fs.statSync(path.join(traces, 'shutdown-perfdiag-kernel.etl')).size));
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('keys: * expands everything under a row (bounded); wheel and keys zoom the timeline; flame tooltip', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  await p.click('[data-testid=table] tr[data-path="Test.x64.exe (3676)"]');
+  await p.keyboard.press('*');
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tbody tr').length > 100);
+  await waitTable(p);
+  const n = (await rows(p)).length;
+  assert.ok(n > 100, `expanded ${n} rows`);
+  assert.ok((await rows(p)).some((r) => r.path.split(' › ').length > 10), 'deep rows opened');
+  // Left on the selected (expanded) row collapses it again.
+  await p.keyboard.press('ArrowLeft');
+  await p.waitForFunction(() => !document.querySelector('[data-testid=table] tr[data-depth="1"]'));
+  // Wheel zooms the timeline around the pointer; the zoom lands in the URL.
+  const tl = await p.locator('[data-testid=timeline]').boundingBox();
+  await p.mouse.move(tl.x + tl.width / 2, tl.y + tl.height / 2);
+  await p.mouse.wheel(0, -400);
+  await p.waitForURL(/[?&]z=/);
+  const z1 = /[?&]z=([\d.]+)-([\d.]+)/.exec(p.url());
+  assert.ok(Number(z1[2]) - Number(z1[1]) < 12.5);
+  // Keyboard: 0 resets the zoom.
+  await p.focus('[data-testid=timeline]');
+  await p.keyboard.press('0');
+  await p.waitForFunction(() => !/[?&]z=/.test(location.search));
+  // Flame tooltip: function, module, samples and percent, as text.
+  await p.goto(`${srv.url}/t/${id}?v=1&view=flame&f=${encodeURIComponent('Process=Test.x64.exe (3676)')}`);
+  await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  const box = await p.locator('[data-testid=flame]').boundingBox();
+  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
+  const scroll = await p.locator('.flame-scroll').boundingBox();
+  await p.mouse.move(box.x + box.width / 2, Math.min(scroll.y + visibleH, box.y + box.height) - 17 * 2.5);
+  await p.waitForSelector('.tip:not([hidden])');
+  const tip = await p.textContent('.tip');
+  assert.match(tip, /Module: .+/);
+  assert.match(tip, /Samples: [\d,]+ ms \([\d.]+%\)/);
+  assert.deepEqual(errors, []);
+  await c.close();
+});

@@ -1,0 +1,33 @@
+// The link format round-trips and degrades gracefully (no browser needed).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultState, toQuery, fromQuery, maximalPaths, encodePath, decodePath } from '../url-state.js';
+
+test('a full view state round-trips through the query string', () => {
+  const s = defaultState('cpu-sampled');
+  Object.assign(s, {
+    view: 'flame', groups: ['Process', 'Thread ID', 'Stack'], cols: ['% Weight', 'Count'], sort: 'Count', desc: false,
+    filters: [{ column: 'Process', value: 'a,b=c (1)', exclude: false }, { column: 'Module', value: 'x.dll', exclude: true }],
+    range: [7, 23.5], zoom: [1.25, 30], open: [['explorer.exe (4321)', 'ntdll.dll!RtlUserThreadStart', 'a/b%c~', '']],
+    sel: ['explorer.exe (4321)', 'ntdll.dll!RtlUserThreadStart'], flameZoom: ['all?', 'x!y'], flameSearch: 'Overlay', icicle: true, perProcess: true,
+    bfKind: 'module', bfTarget: 'tishell64.dll', bfBy: 'module',
+  });
+  const { state, problems } = fromQuery(`?${toQuery(s)}`);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(state, s);
+});
+
+test('only the deepest expanded paths are written', () => {
+  assert.deepEqual(maximalPaths([['a'], ['a', 'b'], ['a', 'b', 'c'], ['d']]), [['a', 'b', 'c'], ['d']]);
+});
+
+test('labels with separators survive', () => {
+  for (const p of [['a/b', 'c%2F', '~', ''], ['x'], ['%', '/']]) assert.deepEqual(decodePath(encodePath(p)), p);
+});
+
+test('malformed or newer links open what can be read and say what was not', () => {
+  const { state, problems } = fromQuery('?v=9&t=nope&r=abc&f=novalue');
+  assert.equal(state.table, 'cpu-sampled');
+  assert.equal(state.range, null);
+  assert.equal(problems.length, 4);
+});

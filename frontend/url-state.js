@@ -1,0 +1,167 @@
+// The view state <-> the URL query string (format version 1). The URL is the source of truth:
+// every change pushes a history entry, back/forward re-render from it. Things are named by
+// labels (process "name (pid)", frame "module!function"), which the API resolves.
+
+export const URL_VERSION = 1;
+
+/**
+ * @typedef {{column: string, value: string, exclude: boolean}} Filter
+ * @typedef {{
+ *   view: 'table'|'flame'|'butterfly',
+ *   table: string,
+ *   groups: string[],
+ *   cols: string[],
+ *   sort: string,
+ *   desc: boolean,
+ *   filters: Filter[],
+ *   range: [number, number] | null,
+ *   zoom: [number, number] | null,
+ *   open: string[][],
+ *   sel: string[] | null,
+ *   flameZoom: string[],
+ *   flameSearch: string,
+ *   icicle: boolean,
+ *   perProcess: boolean,
+ *   bfKind: 'function'|'module',
+ *   bfTarget: string,
+ *   bfBy: 'function'|'module',
+ * }} ViewState
+ */
+
+/** Default columns per table: [grouped key columns, columns right of the gold bar]. */
+export const TABLE_DEFAULTS = {
+  'cpu-sampled': { groups: ['Process', 'Stack'], cols: ['Count', 'Weight (ms)', '% Weight'], sort: 'Weight (ms)' },
+  processes: { groups: ['Process Name', 'Process', 'Command Line'], cols: ['Count'], sort: 'Count' },
+  threads: { groups: ['Process', 'Thread ID', 'Thread Name'], cols: ['Count'], sort: 'Count' },
+  images: { groups: ['Process', 'Image Name', 'File Version', 'Image Path'], cols: ['Count'], sort: 'Count' },
+};
+
+/** @param {string} table @returns {ViewState} */
+export function defaultState(table = 'cpu-sampled') {
+  const d = TABLE_DEFAULTS[table] || TABLE_DEFAULTS['cpu-sampled'];
+  return {
+    view: 'table', table, groups: [...d.groups], cols: [...d.cols], sort: d.sort, desc: true,
+    filters: [], range: null, zoom: null, open: [], sel: null,
+    flameZoom: [], flameSearch: '', icicle: false, perProcess: false,
+    bfKind: 'function', bfTarget: '', bfBy: 'function',
+  };
+}
+
+/** One label of a path: '/' and '%' escaped so paths join with '/'. @param {string} s */
+const escSeg = (s) => (s === '' ? '~' : s.replace(/%/g, '%25').replace(/\//g, '%2F').replace(/~/g, '%7E'));
+/** An empty label (e.g. no file version) is written "~". @param {string} s */
+const unescSeg = (s) => (s === '~' ? '' : s.replace(/%2F/gi, '/').replace(/%7E/gi, '~').replace(/%25/g, '%'));
+
+/** @param {string[]} path */
+export const encodePath = (path) => path.map(escSeg).join('/');
+/** @param {string} s @returns {string[]} */
+export const decodePath = (s) => (s === '' ? [] : s.split('/').map(unescSeg));
+
+/** @param {[number, number]} r */
+const encRange = (r) => `${+r[0].toFixed(6)}-${+r[1].toFixed(6)}`;
+/** @param {string|null} s @returns {[number, number]|null} */
+function decRange(s) {
+  if (!s) return null;
+  const m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(s);
+  if (!m) return null;
+  const a = Number(m[1]);
+  const b = Number(m[2]);
+  return b > a ? [a, b] : null;
+}
+
+/** Only the deepest expanded paths: their prefixes are implied. @param {string[][]} open */
+export function maximalPaths(open) {
+  const keys = open.map(encodePath);
+  const set = new Set(keys);
+  return open.filter((_, i) => ![...set].some((k) => k !== keys[i] && k.startsWith(keys[i] + '/')));
+}
+
+/**
+ * @param {ViewState} s
+ * @returns {string} the query string, without '?'
+ */
+export function toQuery(s) {
+  const q = new URLSearchParams();
+  q.set('v', String(URL_VERSION));
+  q.set('view', s.view);
+  q.set('t', s.table);
+  q.set('g', s.groups.join(','));
+  q.set('c', s.cols.join(','));
+  q.set('s', s.sort);
+  if (!s.desc) q.set('asc', '1');
+  for (const f of s.filters) q.append(f.exclude ? 'x' : 'f', `${f.column}=${f.value}`);
+  if (s.range) q.set('r', encRange(s.range));
+  if (s.zoom) q.set('z', encRange(s.zoom));
+  for (const p of maximalPaths(s.open)) q.append('o', encodePath(p));
+  if (s.sel) q.set('sel', encodePath(s.sel));
+  if (s.view === 'flame') {
+    if (s.flameZoom.length) q.set('fz', encodePath(s.flameZoom));
+    if (s.flameSearch) q.set('fs', s.flameSearch);
+    if (s.icicle) q.set('icicle', '1');
+    if (s.perProcess) q.set('pp', '1');
+  }
+  if (s.view === 'butterfly' || s.bfTarget) {
+    q.set('bk', s.bfKind);
+    q.set('bt', s.bfTarget);
+    q.set('bb', s.bfBy);
+  }
+  // Keep links readable: these characters need no escaping in a query string.
+  return q.toString().replace(/%(2C|21|28|29|2F|3A|3F|40)/g, (m) => decodeURIComponent(m));
+}
+
+/**
+ * Parse a query string; unknown or malformed parts fall back to defaults and are reported.
+ * @param {string} search
+ * @returns {{state: ViewState, problems: string[]}}
+ */
+export function fromQuery(search) {
+  const q = new URLSearchParams(search);
+  const problems = [];
+  const v = q.get('v');
+  if (v !== null && v !== String(URL_VERSION)) problems.push(`link format v=${v} is not v=${URL_VERSION}; opened what could be read`);
+  const table = q.get('t') || 'cpu-sampled';
+  const s = defaultState(TABLE_DEFAULTS[table] ? table : 'cpu-sampled');
+  if (!TABLE_DEFAULTS[table]) problems.push(`unknown table "${table}"`);
+  const view = q.get('view');
+  if (view === 'flame' || view === 'butterfly' || view === 'table') s.view = view;
+  if (q.has('g')) s.groups = q.get('g').split(',').filter(Boolean);
+  if (q.has('c')) s.cols = q.get('c').split(',').filter(Boolean);
+  if (q.has('s')) s.sort = q.get('s');
+  s.desc = q.get('asc') !== '1';
+  for (const [k, val] of q.entries()) {
+    if (k !== 'f' && k !== 'x') continue;
+    const i = val.indexOf('=');
+    if (i <= 0) { problems.push(`malformed filter "${val}"`); continue; }
+    s.filters.push({ column: val.slice(0, i), value: val.slice(i + 1), exclude: k === 'x' });
+  }
+  s.range = decRange(q.get('r'));
+  if (q.get('r') && !s.range) problems.push('malformed time range ignored');
+  s.zoom = decRange(q.get('z'));
+  s.open = q.getAll('o').map(decodePath).filter((p) => p.length);
+  s.sel = q.has('sel') ? decodePath(q.get('sel')) : null;
+  s.flameZoom = q.has('fz') ? decodePath(q.get('fz')) : [];
+  s.flameSearch = q.get('fs') || '';
+  s.icicle = q.get('icicle') === '1';
+  s.perProcess = q.get('pp') === '1';
+  if (q.has('bt')) {
+    s.bfKind = q.get('bk') === 'module' ? 'module' : 'function';
+    s.bfBy = q.get('bb') === 'module' ? 'module' : 'function';
+    s.bfTarget = q.get('bt');
+  }
+  return { state: s, problems };
+}
+
+/** The filters in the API's shape (one entry per column and polarity). @param {Filter[]} fs */
+export function apiFilters(fs) {
+  /** @type {Map<string, {column: string, values: string[], exclude: boolean}>} */
+  const m = new Map();
+  for (const f of fs) {
+    const k = `${f.exclude ? 'x' : 'f'}:${f.column}`;
+    if (!m.has(k)) m.set(k, { column: f.column, values: [], exclude: f.exclude });
+    m.get(k).values.push(f.value);
+  }
+  return [...m.values()];
+}
+
+/** @param {[number, number]|null} r */
+export const apiRange = (r) => (r ? { start_s: r[0], end_s: r[1] } : undefined);
