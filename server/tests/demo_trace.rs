@@ -286,31 +286,104 @@ fn fixture_pdbs_are_in_the_symbol_store_beside_the_trace() {
     assert_eq!(found, 9, "PDBs of ntdll, kernel32, KernelBase, windows.storage, shell32, SHCore, user32, explorer, ntoskrnl");
 }
 
-/// Needs the model's File I/O table (another branch); until it lands on
-/// main, `export --table file-io` says the table is not built yet.
+/// File I/O: explorer's create calls, with the open path of each (FileIo
+/// Create v3) and the stack attached by (timestamp, thread).
 #[test]
-#[ignore = "waits for the model's File I/O table (export --table file-io)"]
 fn explorer_opens_ti_managers_proxy_4663_times() {
-    let rows = export(&["--table", "file-io", "--group", "Process Name,Path"]);
+    let rows = export(&[
+        "--table",
+        "file-io",
+        "--group",
+        "Process,Type,File Path",
+        "--filter",
+        "Type=Create",
+    ]);
     let explorer: Vec<_> = rows
         .iter()
-        .filter(|r| r["Process Name"] == "explorer.exe")
+        .filter(|r| r["Process"].as_str().unwrap().starts_with("explorer.exe ("))
         .collect();
     let total: u64 = explorer.iter().map(|r| count(r)).sum();
     let proxy: u64 = explorer
         .iter()
         .filter(|r| {
-            r["Path"]
-                .as_str()
-                .unwrap()
-                .ends_with(r"\ti_managers_proxy.dll")
+            r["File Path"] == r"C:\Program Files (x86)\Acronis\TrueImageHome\ti_managers_proxy.dll"
         })
         .map(|r| count(r))
         .sum();
     assert_within_1pct("opens of ti_managers_proxy.dll", proxy as f64, 4_663.0);
-    assert_within_1pct(
-        "share of explorer's creates (%)",
-        100.0 * proxy as f64 / total as f64,
-        79.0,
+    let share = 100.0 * proxy as f64 / total as f64;
+    assert_within_1pct("share of explorer's creates (%)", share, 79.0);
+    // The opens carry their stacks: the extension calling CreateFileW.
+    let stacks = export(&[
+        "--table",
+        "file-io",
+        "--group",
+        "Stack",
+        "--filter",
+        r"File Path=C:\Program Files (x86)\Acronis\TrueImageHome\ti_managers_proxy.dll",
+    ]);
+    let with_ext: u64 = stacks
+        .iter()
+        .filter(|r| r["Stack"].as_str().unwrap().contains(&format!("{EXT}!")))
+        .map(count)
+        .sum();
+    assert_eq!(with_ext, proxy, "every open has the extension on its stack");
+}
+
+/// With traces/symbols on the symbol path, the symbols crate names the
+/// Microsoft frames from our fixture PDBs (by the PDB identity in the
+/// trace's DbgID_RSDS events); tishell64, which has no PDB, stays unnamed.
+/// The subtree is then counted by name, through the model's stacks.
+#[test]
+fn symbolized_overlay_subtree_by_name() {
+    let file = etl::EtlFile::open(&demo()).unwrap();
+    let mut trace = model::build(&file);
+    let path = symbols::SymbolPath::parse(repo().join("traces/symbols").to_str().unwrap());
+    let s = symbols::Symbolizer::new(symbols::SymbolizerConfig::new(path)).symbolize(
+        &trace.modules,
+        &trace.frames,
+        &trace.strings,
+        &symbols::Progress::default(),
     );
+    trace.apply_names(s.frames.iter().map(|(row, f)| (*row, f.name.as_str())));
+    let explorer = (0..trace.processes.len())
+        .find(|&p| trace.strings.get(trace.processes.name[p]) == "explorer.exe")
+        .unwrap() as u32;
+    let (lo, hi) = (7_000_000_000i64, 23_000_000_000i64);
+    let mut overlay = 0u64;
+    let mut named = std::collections::BTreeSet::new();
+    for row in 0..trace.samples.len() {
+        let t = trace.samples.time[row];
+        let th = trace.samples.thread(row) as usize;
+        if t < lo || t >= hi || trace.threads.process[th] != explorer {
+            continue;
+        }
+        let labels: Vec<String> = trace
+            .stacks
+            .frames_leaf_first(trace.samples.stack[row])
+            .map(|f| trace.frame_label(f))
+            .collect();
+        if labels
+            .iter()
+            .any(|l| l == "windows.storage.dll!CFSFolder::_GetOverlayInfo")
+        {
+            overlay += 1;
+        }
+        for l in labels {
+            if l.starts_with("kernel32.dll!") || l.starts_with(&format!("{EXT}!")) {
+                named.insert(l);
+            }
+        }
+    }
+    assert_within_1pct(
+        "samples under the named _GetOverlayInfo",
+        overlay as f64,
+        20_191.0,
+    );
+    assert!(named.contains("kernel32.dll!CreateToolhelp32Snapshot"));
+    assert!(named.contains("kernel32.dll!Process32NextW"));
+    assert!(named
+        .iter()
+        .filter(|l| l.starts_with(&format!("{EXT}!")))
+        .all(|l| l.starts_with(&format!("{EXT}!0x"))));
 }
