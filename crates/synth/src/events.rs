@@ -25,6 +25,28 @@ pub mod ktc_opcodes {
     pub const FILE_VERSION: u8 = 64;
 }
 
+/// SysConfig {9b79ee91-b5fd-41c0-a243-4248e266e9d0}: the rundown xperf
+/// writes so that NT paths can be shown with drive letters.
+pub const SYSCONFIG: Guid = Guid::from_u128(0x9b79ee91_b5fd_41c0_a243_4248e266e9d0);
+pub mod sysconfig_opcodes {
+    pub const SYSTEM_PATHS: u8 = 33;
+    pub const VOLUME_MAPPING: u8 = 35;
+}
+
+/// SysConfig SystemPaths: system directory, Windows directory.
+pub fn system_paths(system_directory: &str, windows_directory: &str) -> Vec<u8> {
+    let mut w = Payload::new(8);
+    w.utf16z(system_directory).utf16z(windows_directory);
+    w.done()
+}
+
+/// SysConfig VolumeMapping: NT device path, DOS drive.
+pub fn volume_mapping(nt_path: &str, dos_path: &str) -> Vec<u8> {
+    let mut w = Payload::new(8);
+    w.utf16z(nt_path).utf16z(dos_path);
+    w.done()
+}
+
 /// 0x0F49 / 0x0F4A (v3): Source 0 (timer), new and old interval in 100 ns.
 pub fn profile_interval(interval_100ns: u32) -> Vec<u8> {
     let mut w = Payload::new(8);

@@ -21,7 +21,9 @@ mod images;
 pub mod pdbs;
 mod stacks;
 
-use crate::events::{self, hooks as ev_hooks, ktc_opcodes, KERNEL_TRACE_CONTROL};
+use crate::events::{
+    self, hooks as ev_hooks, ktc_opcodes, sysconfig_opcodes, KERNEL_TRACE_CONTROL, SYSCONFIG,
+};
 use crate::kernel::{self, hooks, versions, ImageFields, ProcessFields, ThreadFields};
 use crate::prng::Rng;
 use etl::writer::{ClassicHeader, EtlWriter, KernelHeader, Record, WriteSummary, WriterConfig};
@@ -53,6 +55,10 @@ const WINDOW_WORK: [(Work, u32); 11] = [
     (Work::Idle, 15_500),
 ];
 pub const PROXY_OPENS: u32 = 4_663;
+/// ti_managers_proxy.dll as FileIo names it (the image event's path is
+/// `ACRONIS_DIR` + `PROXY_DLL`).
+const PROXY_NT_PATH: &str =
+    r"\Device\HarddiskVolume3\Program Files (x86)\Acronis\TrueImageHome\ti_managers_proxy.dll";
 pub const OTHER_EXPLORER_OPENS: u32 = 1_239;
 const EDGE_OPENS: u32 = 240;
 
@@ -412,15 +418,17 @@ fn quiet_work(rng: &mut Rng) -> Work {
 
 /// File creates: (ms, pid, which create, path, work), in time order.
 fn create_plan(rng: &mut Rng) -> Vec<(u64, u32, u64, &'static str, Work)> {
+    // NT paths, as FileIo records them; SysConfig's VolumeMapping maps
+    // `\Device\HarddiskVolume3` to `C:`.
     const OTHER_PATHS: [&str; 6] = [
-        r"C:\Users\demo\Desktop\desktop.ini",
-        r"C:\Users\Public\Desktop\desktop.ini",
-        r"C:\Users\demo\AppData\Local\Microsoft\Windows\Explorer\thumbcache_idx.db",
-        r"C:\Users\demo\AppData\Local\Microsoft\Windows\Explorer\iconcache_32.db",
-        r"C:\Users\demo\AppData\Roaming\Microsoft\Windows\Recent\AutomaticDestinations",
-        r"C:\Windows\System32\imageres.dll",
+        r"\Device\HarddiskVolume3\Users\demo\Desktop\desktop.ini",
+        r"\Device\HarddiskVolume3\Users\Public\Desktop\desktop.ini",
+        r"\Device\HarddiskVolume3\Users\demo\AppData\Local\Microsoft\Windows\Explorer\thumbcache_idx.db",
+        r"\Device\HarddiskVolume3\Users\demo\AppData\Local\Microsoft\Windows\Explorer\iconcache_32.db",
+        r"\Device\HarddiskVolume3\Users\demo\AppData\Roaming\Microsoft\Windows\Recent\AutomaticDestinations",
+        r"\Device\HarddiskVolume3\Windows\System32\imageres.dll",
     ];
-    let proxy = "C:\\Program Files (x86)\\Acronis\\TrueImageHome\\ti_managers_proxy.dll";
+    let proxy = PROXY_NT_PATH;
     let total = PROXY_OPENS + OTHER_EXPLORER_OPENS;
     let mut kinds: Vec<bool> = (0..total).map(|i| i < PROXY_OPENS).collect();
     for i in (1..kinds.len()).rev() {
@@ -443,8 +451,7 @@ fn create_plan(rng: &mut Rng) -> Vec<(u64, u32, u64, &'static str, Work)> {
         .collect();
     for i in 0..EDGE_OPENS {
         let ms = 2_000 + u64::from(i) * 90;
-        let p =
-            r"C:\Users\demo\AppData\Local\Microsoft\Edge\User Data\Default\Cache\Cache_Data\index";
+        let p = r"\Device\HarddiskVolume3\Users\demo\AppData\Local\Microsoft\Edge\User Data\Default\Cache\Cache_Data\index";
         v.push((ms, 9_412, u64::from(total + i), p, Work::Edge));
     }
     v.sort_by_key(|c| (c.0, c.2));
@@ -551,11 +558,11 @@ fn finish_rundown<W: Write + Seek>(g: &mut Gen<'_, W>) -> io::Result<()> {
             &Record::perfinfo(ts, ev_hooks::STACK_KEY_RUNDOWN, 2, &pl),
         )?;
     }
-    let proxy = format!("{ACRONIS_DIR}{PROXY_DLL}");
-    for (j, path) in [proxy.as_str(), r"C:\Users\demo\Desktop\desktop.ini"]
-        .iter()
-        .enumerate()
-    {
+    let files = [
+        PROXY_NT_PATH,
+        r"\Device\HarddiskVolume3\Users\demo\Desktop\desktop.ini",
+    ];
+    for (j, path) in files.iter().enumerate() {
         ts += 1;
         let pl = events::file_rundown(8, 0xFFFF_B20D_0000_0000 + 0x40 * j as u64, path);
         let h = KernelHeader {
@@ -566,5 +573,22 @@ fn finish_rundown<W: Write + Seek>(g: &mut Gen<'_, W>) -> io::Result<()> {
         };
         g.w.write(0, &Record::system(ts, h, &pl))?;
     }
+    // SysConfig rundown, as xperf appends it when merging.
+    let sysconfig = |opcode: u8| ClassicHeader {
+        guid: SYSCONFIG,
+        opcode,
+        level: 0,
+        version: 2,
+        pid: SYSTEM_PID,
+        tid: 0,
+    };
+    ts += 1;
+    let pl = events::system_paths(r"C:\Windows\system32", r"C:\Windows\");
+    let h = sysconfig(sysconfig_opcodes::SYSTEM_PATHS);
+    g.w.write(0, &Record::full(ts, h, &pl))?;
+    ts += 1;
+    let pl = events::volume_mapping(r"\Device\HarddiskVolume3", "C:");
+    let h = sysconfig(sysconfig_opcodes::VOLUME_MAPPING);
+    g.w.write(0, &Record::full(ts, h, &pl))?;
     Ok(())
 }
