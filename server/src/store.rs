@@ -22,6 +22,9 @@ pub struct LoadedTrace {
     pub heap_bytes: u64,
     pub load_seconds: f64,
     last_used: AtomicU64,
+    /// Which symbolization run named this trace (0: not named yet); a run
+    /// replaces the trace in place only if it started after this one.
+    symbol_run: u64,
 }
 
 impl LoadedTrace {
@@ -37,6 +40,7 @@ impl LoadedTrace {
             heap_bytes: heap_bytes * 2,
             load_seconds,
             last_used: AtomicU64::new(last_used),
+            symbol_run: 0,
         }
     }
 
@@ -82,6 +86,8 @@ pub struct Store {
     memory_budget: u64,
     slots: Mutex<HashMap<String, Slot>>,
     clock: AtomicU64,
+    /// Numbers symbolization runs, so the newest result wins.
+    symbol_runs: AtomicU64,
 }
 
 impl Store {
@@ -105,6 +111,7 @@ impl Store {
             memory_budget,
             slots: Mutex::new(HashMap::new()),
             clock: AtomicU64::new(0),
+            symbol_runs: AtomicU64::new(0),
         }))
     }
 
@@ -202,6 +209,7 @@ impl Store {
     /// Name frames from PDBs in the background; queries see the unnamed
     /// trace meanwhile and the named one as soon as it is ready.
     fn symbolize(self: &Arc<Self>, loaded: Arc<LoadedTrace>, trace_path: &Path) {
+        let run = self.symbol_runs.fetch_add(1, Ordering::Relaxed) + 1;
         let progress = Arc::new(symbols::Progress::default());
         if let Ok(mut s) = loaded.symbols.lock() {
             *s = SymbolState::Running(progress.clone());
@@ -215,22 +223,58 @@ impl Store {
         let mut trace = loaded.trace().clone();
         let result = crate::symbolize::symbolize(&mut trace, config, &progress);
         let statuses = crate::symbolize::status_json(&trace, &result);
-        let named = Arc::new(LoadedTrace::new(
+        let mut named = LoadedTrace::new(
             loaded.id.clone(),
             trace,
             loaded.load_seconds,
             self.clock.fetch_add(1, Ordering::Relaxed),
-        ));
+        );
+        named.symbol_run = run;
+        let named = Arc::new(named);
         if let Ok(mut s) = named.symbols.lock() {
             *s = SymbolState::Done(statuses);
         }
         let mut slots = self.slots();
-        // Replace only if the unnamed trace is still the one in place.
+        // Replace only a trace named by an earlier run (or not at all): a
+        // re-run after a PDB upload wins over a first run ending later.
         if let Some(Slot::Ready(cur)) = slots.get(&loaded.id) {
-            if Arc::ptr_eq(cur, &loaded) {
+            if cur.symbol_run < run {
                 slots.insert(loaded.id.clone(), Slot::Ready(named));
             }
         }
+    }
+
+    /// Re-name, in the background, the loaded traces with a module whose
+    /// recorded PDB identity is `guid`/`age` (a PDB for it just arrived).
+    /// Returns their ids. Traces not in memory get it when next loaded.
+    pub fn resymbolize_needing(self: &Arc<Self>, guid: etl::Guid, age: u32) -> Vec<String> {
+        let needing: Vec<Arc<LoadedTrace>> = self
+            .slots()
+            .values()
+            .filter_map(|s| match s {
+                Slot::Ready(t) => Some(t.clone()),
+                _ => None,
+            })
+            .filter(|t| {
+                let m = &t.trace().modules;
+                m.pdb_guid
+                    .iter()
+                    .zip(&m.pdb_age)
+                    .any(|(g, &a)| *g == Some(guid) && a == age)
+            })
+            .collect();
+        let mut ids = Vec::new();
+        for loaded in needing {
+            let Ok(Some(entry)) = self.catalog.get(&loaded.id) else {
+                continue;
+            };
+            ids.push(loaded.id.clone());
+            let path = self.trace_path(&entry);
+            let store = self.clone();
+            std::thread::spawn(move || store.symbolize(loaded, &path));
+        }
+        ids.sort();
+        ids
     }
 
     /// Wait until the trace is loaded (or failed), up to `timeout`.

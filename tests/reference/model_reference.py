@@ -523,12 +523,22 @@ def samples_report(path):
                         or struct.unpack_from("<H", s.payload, s.psize + 6)[0] & 3)
     images, unmatched, by_time_only = image_instances(events, procs)
     # FileVersion describes a file on disk: share it between the loads of one
-    # file (same name, size, link timestamp, checksum), e.g. Test.x64.exe is
+    # file (same name and size; same link timestamp unless one of the events
+    # lacks it, as rundown events of ntdll.dll do), e.g. Test.x64.exe is
     # described when cmd.exe maps it, not when Test.x64.exe loads it.
-    module_version = {}
+    versions = defaultdict(list)
     for i in images:
         if i["file_version"]:
-            module_version.setdefault(module_key(i), i["file_version"])
+            versions[module_key(i)[:2]].append((i["stamp"], i["file_version"]))
+
+    class _Versions:
+        def get(self, key, default):
+            for stamp, v in versions.get(key[:2], ()):
+                if stamp == key[2] or stamp == 0 or key[2] == 0:
+                    return v
+            return default
+
+    module_version = _Versions()
     top = next(p for p, _ in by_process.most_common() if not p.startswith("Idle "))
     top_pid = int(top.rsplit("(", 1)[1].rstrip(")"))
     top_images = sorted(

@@ -1,6 +1,8 @@
 //! WMI_BUFFER_HEADER: the 0x48-byte header in front of every buffer.
 
+use crate::error::Diagnostic;
 use crate::le::{i64_at, u16_at, u32_at, u64_at};
+use crate::walk::WalkError;
 
 pub const BUFFER_HEADER_SIZE: usize = 0x48;
 
@@ -97,5 +99,28 @@ impl BufferInfo {
 
     pub fn cpu(&self) -> u16 {
         self.header.processor_index
+    }
+
+    /// A walk error in this buffer's event area as a diagnostic. Its offset is
+    /// the file offset of the bad event when the buffer is stored plainly;
+    /// inside a compressed buffer there is no such file offset, so it is the
+    /// buffer's, and the message gives the position in the decompressed data.
+    pub fn walk_diagnostic(&self, w: &WalkError) -> Diagnostic {
+        if self.header.is_compressed() {
+            Diagnostic {
+                offset: self.offset,
+                message: format!(
+                    "buffer {} (compressed), decompressed byte {:#x}: {}",
+                    self.index,
+                    BUFFER_HEADER_SIZE + w.offset,
+                    w.message
+                ),
+            }
+        } else {
+            Diagnostic {
+                offset: self.offset + (BUFFER_HEADER_SIZE + w.offset) as u64,
+                message: format!("buffer {}: {}", self.index, w.message),
+            }
+        }
     }
 }

@@ -67,10 +67,7 @@ impl Census {
                 let e = match ev {
                     Ok(e) => e,
                     Err(w) => {
-                        p.errors.push(Diagnostic {
-                            offset: buf.info.offset + 0x48 + w.offset as u64,
-                            message: format!("buffer {}: {}", buf.info.index, w.message),
-                        });
+                        p.errors.push(buf.info.walk_diagnostic(&w));
                         break;
                     }
                 };
@@ -135,7 +132,8 @@ impl Census {
     /// Seconds from the trace's time zero to its last event.
     pub fn duration_s(&self, file: &EtlFile) -> f64 {
         match self.max_timestamp {
-            Some(m) => (m - file.ts0()).max(0) as f64 / file.ticks_per_second(),
+            // Saturating: damaged timestamps can be anywhere in i64.
+            Some(m) => m.saturating_sub(file.ts0()).max(0) as f64 / file.ticks_per_second(),
             None => 0.0,
         }
     }

@@ -90,9 +90,11 @@ impl LogfileHeader {
 /// Convert a FILETIME to an ISO 8601 UTC string with microseconds.
 pub fn filetime_to_iso8601(ft: i64) -> String {
     // 1601-01-01 to 1970-01-01 in 100-ns units.
-    const EPOCH_DIFF: i64 = 116_444_736_000_000_000;
-    let unix_100ns = ft - EPOCH_DIFF;
-    let secs = unix_100ns.div_euclid(10_000_000);
+    const EPOCH_DIFF: i128 = 116_444_736_000_000_000;
+    // In i128: a damaged header can hold any i64, and the shift must not overflow.
+    let unix_100ns = ft as i128 - EPOCH_DIFF;
+    // |unix_100ns| < 2^64, so whole seconds fit an i64.
+    let secs = unix_100ns.div_euclid(10_000_000) as i64;
     let frac = unix_100ns.rem_euclid(10_000_000) / 10;
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
@@ -132,5 +134,12 @@ mod tests {
         // 2020-02-29T12:34:56.789Z
         let ft = 116_444_736_000_000_000 + 1_582_979_696_789 * 10_000;
         assert_eq!(filetime_to_iso8601(ft), "2020-02-29T12:34:56.789000Z");
+    }
+
+    #[test]
+    fn filetime_extremes_do_not_overflow() {
+        // Found by the etl_file fuzz target: a damaged header's start time.
+        assert!(filetime_to_iso8601(i64::MIN).ends_with('Z'));
+        assert!(filetime_to_iso8601(i64::MAX).ends_with('Z'));
     }
 }

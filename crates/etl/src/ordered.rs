@@ -45,10 +45,7 @@ impl<'a> Stream<'a> {
                 let mut it = BufferEvents::at(data, self.pos, info.cpu(), index);
                 match it.next() {
                     Some(Ok(e)) => return Some(e.timestamp),
-                    Some(Err(w)) => diags.push(Diagnostic {
-                        offset: info.offset + 0x48 + w.offset as u64,
-                        message: w.message,
-                    }),
+                    Some(Err(w)) => diags.push(info.walk_diagnostic(&w)),
                     None => {}
                 }
                 self.current = None;

@@ -15,6 +15,18 @@ use std::path::Path;
 /// Largest decompressed buffer accepted (ETW's own maximum is 16 MiB).
 const MAX_BUFFER_BYTES: u32 = 64 << 20;
 
+/// Largest decompressed/compressed size ratio accepted for a buffer. Real
+/// traces stay far below (at most 13.6 in perfview-net452-x64.etl). Without
+/// it, a damaged SavedOffset on a few-byte buffer costs a 64 MiB allocation
+/// and fill, per buffer and per CPU stream of the ordered merge; with it,
+/// memory and work stay within a fixed multiple of the file size.
+pub const MAX_COMPRESSION_RATIO: usize = 128;
+
+/// Buffers up to this size may have any ratio: mostly-empty buffers of a
+/// writer compress far better than 128x, and 1 MiB (the largest ETW buffer
+/// WPR uses) per buffer keeps the worst case bounded anyway.
+pub const RATIO_FREE_BYTES: usize = 1 << 20;
+
 pub struct EtlFile {
     source: Source,
     buffers: Vec<BufferInfo>,
@@ -193,6 +205,16 @@ impl EtlFile {
             return Ok(raw);
         }
         let want = info.header.payload_len();
+        if want > (raw.len().saturating_mul(MAX_COMPRESSION_RATIO)).max(RATIO_FREE_BYTES) {
+            return Err(Diagnostic {
+                offset: info.offset,
+                message: format!(
+                    "compressed buffer claims {want} bytes from {} compressed, \
+                     over the {MAX_COMPRESSION_RATIO}x limit for buffers over 1 MiB",
+                    raw.len()
+                ),
+            });
+        }
         // Only growth is zeroed: decompression overwrites every byte it
         // reports, and a short result is rejected below.
         scratch.truncate(want);
@@ -252,11 +274,23 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
     };
     let len = bytes.len() as u64;
     let mut off = 0u64;
-    let mut stride_hint = 0u64;
+    // Size of the last buffer whose end was confirmed by what follows it.
+    let mut stride = 0u64;
     while off + BUFFER_HEADER_SIZE as u64 <= len {
         let h = BufferHeader::parse(&bytes[off as usize..]);
         match h.filter(plausible) {
-            Some(h) => {
+            Some(mut h) => {
+                if let Some(fixed) = stride_instead_of(bytes, off, &h, stride) {
+                    diagnostics.push(Diagnostic {
+                        offset: off,
+                        message: format!(
+                            "buffer claims {} bytes but the next buffer starts after {fixed}, \
+                             like the buffers before it: BufferSize is damaged",
+                            h.buffer_size
+                        ),
+                    });
+                    h.buffer_size = fixed;
+                }
                 let end = off + h.buffer_size as u64;
                 if end > len {
                     diagnostics.push(Diagnostic {
@@ -278,14 +312,14 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
                     }
                     break;
                 }
-                if off == 0 {
-                    stride_hint = h.buffer_size as u64;
+                if off == 0 || end == len || looks_like_buffer(bytes, end) {
+                    stride = h.buffer_size as u64;
                 }
                 push(&mut buffers, off, h);
                 off = end;
             }
             None => {
-                let next = resync(bytes, off, stride_hint);
+                let next = resync(bytes, off, stride);
                 skipped += 1;
                 diagnostics.push(Diagnostic {
                     offset: off,
@@ -336,31 +370,52 @@ fn plausible(h: &BufferHeader) -> bool {
 /// 8-byte steps for a header whose first event has a valid marker.
 fn resync(bytes: &[u8], off: u64, stride: u64) -> Option<u64> {
     let len = bytes.len() as u64;
-    let looks_like_buffer = |o: u64| -> bool {
-        let Some(h) = BufferHeader::parse(bytes.get(o as usize..).unwrap_or(&[])) else {
-            return false;
-        };
-        if !plausible(&h) || o + h.buffer_size as u64 > len {
-            return false;
-        }
-        if h.is_compressed() {
-            return true;
-        }
-        let m = o as usize + BUFFER_HEADER_SIZE + 3;
-        bytes.get(m).is_some_and(|&b| b & 0xC0 == 0xC0)
-    };
     if stride >= BUFFER_HEADER_SIZE as u64 {
         let next = (off / stride + 1) * stride;
-        if next < len && looks_like_buffer(next) {
+        if next < len && looks_like_buffer(bytes, next) {
             return Some(next);
         }
     }
     let mut o = (off + 8) & !7;
     while o + BUFFER_HEADER_SIZE as u64 <= len {
-        if looks_like_buffer(o) {
+        if looks_like_buffer(bytes, o) {
             return Some(o);
         }
         o += 8;
     }
     None
+}
+
+/// Whether a plausible buffer header that fits the file sits at `o`, and (for
+/// an uncompressed buffer) its first event has a valid marker.
+fn looks_like_buffer(bytes: &[u8], o: u64) -> bool {
+    let Some(h) = BufferHeader::parse(bytes.get(o as usize..).unwrap_or(&[])) else {
+        return false;
+    };
+    if !plausible(&h) || o + h.buffer_size as u64 > bytes.len() as u64 {
+        return false;
+    }
+    if h.is_compressed() {
+        return true;
+    }
+    let m = o as usize + BUFFER_HEADER_SIZE + 3;
+    bytes.get(m).is_some_and(|&b| b & 0xC0 == 0xC0)
+}
+
+/// The stride to step by when an uncompressed buffer claims more bytes than
+/// the buffers before it while a plausible buffer header (or the end of the
+/// file) sits at that stride: a damaged BufferSize, which would otherwise
+/// swallow the buffers after it, or lose them all by running past the end.
+/// Undamaged files never trigger it: buffer sizes vary only in compressed
+/// files (etl-format.md A.3), and a buffer never holds another one's header.
+fn stride_instead_of(bytes: &[u8], off: u64, h: &BufferHeader, stride: u64) -> Option<u32> {
+    let fits = stride >= BUFFER_HEADER_SIZE as u64
+        && u64::from(h.buffer_size) > stride
+        && u64::from(h.saved_offset) <= stride;
+    if h.is_compressed() || !fits {
+        return None;
+    }
+    let next = off + stride;
+    let len = bytes.len() as u64;
+    (next == len || looks_like_buffer(bytes, next)).then_some(stride as u32)
 }

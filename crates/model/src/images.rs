@@ -73,6 +73,9 @@ pub struct ImageTable {
     /// Row in the process table (the System process for kernel images).
     pub process: Vec<u32>,
     pub module: Vec<u32>,
+    /// The path this load recorded (a module's loads may name it differently:
+    /// `\SystemRoot\...` or `\Device\HarddiskVolume2\...`).
+    pub path: Vec<StrId>,
     pub base: Vec<u64>,
     pub size: Vec<u64>,
     /// ns since trace start; `processes::OPEN` when loaded before the trace.
@@ -91,10 +94,12 @@ impl ImageTable {
         self.base.is_empty()
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn push(
         &mut self,
         process: u32,
         module: u32,
+        path: StrId,
         base: u64,
         size: u64,
         load: i64,
@@ -103,6 +108,7 @@ impl ImageTable {
         let i = self.base.len() as u32;
         self.process.push(process);
         self.module.push(module);
+        self.path.push(path);
         self.base.push(base);
         self.size.push(size);
         self.load.push(load);

@@ -167,7 +167,7 @@ fn image_list_of_the_busiest_process() {
             (
                 t.images.base[i],
                 t.images.size[i],
-                s(t.modules.path[m]),
+                s(t.images.path[i]),
                 opt(t.modules.file_version[m]),
                 opt(t.modules.product_name[m]),
                 t.modules.pdb_guid[m].map(|g| g.to_string()),

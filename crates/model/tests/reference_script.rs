@@ -40,6 +40,14 @@ fn run(mode: &str, trace: &str) -> Option<Value> {
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
+fn none_if_empty(v: &Value) -> Value {
+    if v.as_str() == Some("") {
+        Value::Null
+    } else {
+        v.clone()
+    }
+}
+
 fn hex(x: u64) -> String {
     format!("{x:#x}")
 }
@@ -122,8 +130,9 @@ fn perfview_figures_are_the_script_output() {
                 i["base"],
                 i["size"],
                 i["path"],
-                i["file_version"],
-                i["product_name"],
+                // An empty string is "no value", as the model reads it.
+                none_if_empty(&i["file_version"]),
+                none_if_empty(&i["product_name"]),
                 i["pdb_guid"],
                 i["pdb_age"],
                 i["pdb_name"]

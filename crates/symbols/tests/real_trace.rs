@@ -93,3 +93,45 @@ fn symbols_command_prints_the_table() {
         symbols::report::symbols_command(missing, SymbolizerConfig::new(SymbolPath::default()));
     assert!(err.is_err());
 }
+
+/// Issue 5 scope 4: managed frames of the .NET process are named from CLR
+/// method events. In perfview-net452-x64.etl, Test.x64.exe (3676) has 5,129
+/// samples, all with stacks; 4,456 of their leaves (86.9 %) are JIT-compiled
+/// code. That figure was measured independently by another session: leaf
+/// addresses checked against the method ranges (start, size) of the CLR
+/// method load/rundown events, outside this model. The other 673
+/// leaves are in native modules whose PDBs the trace lacks (clr.dll 315,
+/// clrjit.dll 110, ntdll.dll 47, ...) or in stubs outside any method range.
+#[test]
+fn dotnet_process_leaves_named_from_clr_events() {
+    let Some(dir) = traces() else { return };
+    let file = etl::EtlFile::open(&dir.join("perfview-net452-x64.etl")).unwrap();
+    let t = model::build(&file);
+    let p = (0..t.processes.len())
+        .find(|&p| t.processes.pid[p] == 3676)
+        .unwrap();
+    assert_eq!(t.strings.get(t.processes.name[p]), "Test.x64.exe");
+    let (mut samples, mut named) = (0u32, 0u32);
+    for i in 0..t.samples.len() {
+        if t.threads.process[t.samples.thread(i) as usize] as usize != p {
+            continue;
+        }
+        samples += 1;
+        let st = t.samples.stack[i];
+        assert_ne!(st, model::NONE, "every sample of the process has a stack");
+        let leaf = t.stacks.frame[st as usize];
+        if t.frames.func[leaf as usize] == model::NONE {
+            continue;
+        }
+        named += 1;
+        // JIT code lies in no module: the label is the method alone.
+        assert_eq!(t.frames.module[leaf as usize], model::NONE);
+        let label = t.frame_label(leaf);
+        assert!(label.contains("::"), "{label}");
+    }
+    eprintln!(
+        "Test.x64.exe (3676): {named} of {samples} leaves named ({:.1} %)",
+        f64::from(named) * 100.0 / f64::from(samples)
+    );
+    assert_eq!((named, samples), (4456, 5129));
+}

@@ -184,3 +184,13 @@ pub fn stack_walk(p: u8, event_ts: i64, pid: u32, tid: u32, frames: &[u64]) -> V
     }
     w.done()
 }
+
+/// KernelTraceControl DbgID_RSDS (opcode 36, classic header): the image's
+/// base, pid, PDB GUID (Windows byte order), age and PDB path (ANSI).
+pub fn dbgid_rsds(p: u8, base: u64, pid: u32, guid: etl::Guid, age: u32, pdb: &str) -> Vec<u8> {
+    let mut w = Payload::new(p);
+    w.ptr(base).u32(pid);
+    w.b.extend_from_slice(&guid.to_bytes_le());
+    w.u32(age).ansiz(pdb);
+    w.done()
+}

@@ -3,6 +3,7 @@
 pub mod error;
 pub mod query;
 pub mod state;
+pub mod symbols;
 pub mod traces;
 pub mod ui;
 
@@ -29,6 +30,10 @@ pub fn router(state: AppState) -> Router {
             get(traces::list)
                 .post(traces::upload)
                 .layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/symbols",
+            post(symbols::upload).layer(DefaultBodyLimit::disable()),
         )
         .route("/traces/{id}", get(traces::get).delete(traces::delete))
         .route("/traces/{id}/summary", get(traces::summary))

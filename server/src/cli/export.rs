@@ -1,4 +1,4 @@
-//! `etlscope export FILE --table T [--group COL,...] [--range S-E] [--filter COL=V]... [--format csv|json]`:
+//! `etlscope export FILE --table T [--group COL,...] [--range S-E] [--filter COL=V]... [--format csv|json] [--symbol-path P]`:
 //! a table grouped by the given columns with Count and Weight (ms), like
 //! wpaexporter. Grouping here is the simple row-at-a-time kind; the query
 //! engine takes over behind the same interface.
@@ -19,6 +19,8 @@ pub struct ExportArgs<'a> {
     pub range: Option<(f64, f64)>,
     pub filters: Vec<(String, String)>,
     pub json: bool,
+    /// Extra symbol path for naming frames (see `super::symbols`).
+    pub symbol_path: Option<&'a str>,
 }
 
 pub fn parse_range(s: &str) -> anyhow::Result<(f64, f64)> {
@@ -48,7 +50,8 @@ pub fn parse_filter(s: &str) -> anyhow::Result<(String, String)> {
 
 pub fn run(path: &Path, args: ExportArgs<'_>) -> anyhow::Result<()> {
     let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let trace = model::build(&file);
+    let mut trace = model::build(&file);
+    super::symbols::name_frames(&mut trace, path, args.symbol_path);
     let rows = export(&trace, &args)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

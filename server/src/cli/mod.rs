@@ -5,6 +5,7 @@ mod event_tables;
 mod export;
 mod info;
 pub mod serve;
+mod symbols;
 mod synth;
 mod tables;
 
@@ -69,6 +70,18 @@ pub enum Command {
         filter: Vec<String>,
         #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
         format: String,
+        /// Name frames from PDBs on this symbol path (_NT_SYMBOL_PATH syntax);
+        /// a `symbols/` folder beside the trace is searched first.
+        #[arg(long, env = "_NT_SYMBOL_PATH")]
+        symbol_path: Option<String>,
+    },
+    /// List the trace's modules, their PDB identities and symbol status.
+    Symbols {
+        file: PathBuf,
+        /// Symbol path (_NT_SYMBOL_PATH syntax); a `symbols/` folder beside
+        /// the trace is searched first.
+        #[arg(long, env = "_NT_SYMBOL_PATH")]
+        symbol_path: Option<String>,
     },
     /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
     #[command(subcommand)]
@@ -91,6 +104,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             range,
             filter,
             format,
+            symbol_path,
         }) => {
             let args = export::ExportArgs {
                 table: &table,
@@ -101,9 +115,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     .map(|f| export::parse_filter(f))
                     .collect::<anyhow::Result<_>>()?,
                 json: format == "json",
+                symbol_path: symbol_path.as_deref(),
             };
             export::run(&file, args)
         }
+        Some(Command::Symbols { file, symbol_path }) => symbols::run(&file, symbol_path.as_deref()),
         Some(Command::Synth(s)) => synth::run(s),
         Some(Command::Serve(a)) => serve::run(a, false),
         Some(Command::Open { trace, mut serve }) => {

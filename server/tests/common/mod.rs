@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod fixture_trace;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! image information (PDB identity, file version) by timestamp.
 
 use super::lifetimes::{owner, InstanceIndex};
+use super::paths::PathMapper;
 use super::records::{ImageInfoRec, ImageRec, Lifetime};
 use crate::images::{file_name, ImageTable, ModuleTable};
 use crate::processes::{ProcessTable, OPEN};
@@ -25,6 +26,7 @@ pub struct ImageBuild {
     pub unmatched_info: u32,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn build_images(
     recs: &[ImageRec],
     info: &[ImageInfoRec],
@@ -32,11 +34,14 @@ pub fn build_images(
     pointer_size: u32,
     processes: &ProcessTable,
     process_index: &InstanceIndex,
+    mapper: &PathMapper,
     strings: &mut StringTable,
 ) -> ImageBuild {
     let mut modules = ModuleTable::default();
     let mut images = ImageTable::default();
-    let mut module_of: FxHashMap<(String, u64, u32, u32), u32> = FxHashMap::default();
+    // Modules by (DOS path lower-cased, size). A rundown event may lack the
+    // TimeDateStamp (0) that a load event of the same file has: same module.
+    let mut module_of: FxHashMap<(String, u64), Vec<u32>> = FxHashMap::default();
     // Live image per (process row, base).
     let mut live: FxHashMap<(u32, u64), u32> = FxHashMap::default();
     // Image rows by raw timestamp of the event that described them.
@@ -72,17 +77,34 @@ pub fn build_images(
             }
             _ => {}
         }
-        // Key by the whole path: identical binaries at two paths (same name,
-        // size, timestamp, checksum) are still two files, and each image must
+        // Key by the whole path, mapped to DOS form (`\SystemRoot\x` and
+        // `\Device\HarddiskVolume2\Windows\x` are one file): identical
+        // binaries at two paths are still two files, and each image must
         // show its own path.
-        let key = (r.path.to_ascii_lowercase(), r.size, r.timestamp, r.checksum);
-        let module = match module_of.get(&key) {
-            Some(&m) => m,
+        let path = mapper.map(&r.path);
+        let key = (path.to_ascii_lowercase(), r.size);
+        let candidates = module_of.entry(key).or_default();
+        let same = candidates.iter().copied().find(|&m| {
+            let ts = modules.timestamp[m as usize];
+            ts == r.timestamp || ts == 0 || r.timestamp == 0
+        });
+        let module = match same {
+            Some(m) => {
+                let mi = m as usize;
+                if modules.timestamp[mi] == 0 {
+                    modules.timestamp[mi] = r.timestamp;
+                }
+                if modules.checksum[mi] == 0 {
+                    modules.checksum[mi] = r.checksum;
+                }
+                m
+            }
             None => {
+                // Shown as recorded; the DOS form only identifies the file.
                 let n = strings.intern(file_name(&r.path));
                 let p = strings.intern(&r.path);
                 let m = modules.push(n, p, r.size, r.timestamp, r.checksum);
-                module_of.insert(key, m);
+                candidates.push(m);
                 m
             }
         };
@@ -91,7 +113,8 @@ pub fn build_images(
         } else {
             time
         };
-        let row = images.push(process, module, r.base, r.size, load, kernel);
+        let recorded = strings.intern(&r.path);
+        let row = images.push(process, module, recorded, r.base, r.size, load, kernel);
         live.insert((process, r.base), row);
         by_ts.entry(r.ts).or_default().push(row);
     }
@@ -241,7 +264,7 @@ mod tests {
     #[test]
     fn an_unloaded_image_does_not_cover_later_addresses() {
         let mut images = ImageTable::default();
-        let row = images.push(1, 0, 0x1ae1_0000, 0x4f_a000, 100, false);
+        let row = images.push(1, 0, StrId::EMPTY, 0x1ae1_0000, 0x4f_a000, 100, false);
         images.unload[row as usize] = 200;
         let map = AddressMap::new(&images);
         assert_eq!(map.lookup(&images, 1, 0x1aef_8f80, 150), Some(row));
@@ -265,7 +288,16 @@ mod tests {
             rundown(2244, 0x7ff9_8360_0000, a),
             rundown(2292, 0x7ff9_82b9_0000, b),
         ];
-        let ib = build_images(&recs, &[], &clock, 8, &processes, &pidx, &mut strings);
+        let ib = build_images(
+            &recs,
+            &[],
+            &clock,
+            8,
+            &processes,
+            &pidx,
+            &PathMapper::default(),
+            &mut strings,
+        );
         assert_eq!(ib.modules.len(), 2);
         let path_of = |i: usize| strings.get(ib.modules.path[ib.images.module[i] as usize]);
         assert_eq!((path_of(0), path_of(1)), (a, b));

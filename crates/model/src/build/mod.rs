@@ -86,6 +86,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
             t.threads.name[row as usize] = t.strings.intern(&n.name);
         }
     }
+    let mapper = paths::PathMapper::new(&batch.path_maps);
     let ib = images::build_images(
         &batch.images,
         &batch.image_info,
@@ -93,6 +94,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         pointer_size,
         &t.processes,
         &pidx,
+        &mapper,
         &mut t.strings,
     );
     t.modules = ib.modules;

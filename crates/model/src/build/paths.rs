@@ -9,6 +9,9 @@ use super::records::PathMapRec;
 pub struct PathMapper {
     /// (NT prefix lower-cased, with trailing `\`, DOS prefix), longest first.
     prefixes: Vec<(String, String)>,
+    /// Drive of the Windows directory (`C:`), for rooted paths without a
+    /// device such as `\Windows\System32\x.dll` in image loads.
+    system_drive: Option<String>,
 }
 
 fn with_slash(s: &str) -> String {
@@ -43,7 +46,16 @@ impl PathMapper {
             prefixes.push((nt, dos));
         }
         prefixes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
-        PathMapper { prefixes }
+        let system_drive = recs.iter().find_map(|r| match r {
+            PathMapRec::WindowsDirectory(w) if w.get(1..2) == Some(":") => {
+                w.get(..2).map(str::to_string)
+            }
+            _ => None,
+        });
+        PathMapper {
+            prefixes,
+            system_drive,
+        }
     }
 
     /// `path` with its NT prefix replaced by the DOS one, if one matches.
@@ -57,7 +69,15 @@ impl PathMapper {
                 return format!("{dos}{rest}");
             }
         }
-        path.to_string()
+        let rooted = path.starts_with('\\')
+            && !path.starts_with("\\\\")
+            && !path
+                .get(..8)
+                .is_some_and(|h| h.eq_ignore_ascii_case("\\device\\"));
+        match &self.system_drive {
+            Some(drive) if rooted => format!("{drive}{path}"),
+            _ => path.to_string(),
+        }
     }
 }
 

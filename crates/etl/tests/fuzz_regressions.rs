@@ -1,0 +1,60 @@
+//! Replays every input under `tests/fuzz-regressions/<target>/` through the
+//! same code as its `cargo fuzz` target (`fuzz_harness`). Each file is a
+//! minimised input that once crashed, hung or exhausted memory; the test
+//! passes when every one of them now ends cleanly and quickly.
+
+mod fuzz_harness;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Generous for a debug build; a regression that hangs fails here.
+const PER_INPUT: Duration = Duration::from_secs(20);
+
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz-regressions")
+        .join(target);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|x| x == "bin"));
+    v.sort();
+    v
+}
+
+fn replay(target: &str, run: fn(&[u8])) {
+    let files = inputs(target);
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        let start = Instant::now();
+        run(&data);
+        let took = start.elapsed();
+        assert!(
+            took < PER_INPUT,
+            "{}: took {took:?}, over {PER_INPUT:?}",
+            path.display()
+        );
+    }
+    eprintln!("fuzz regressions {target}: {} inputs replayed", files.len());
+}
+
+#[test]
+fn etl_file_regressions() {
+    replay("etl_file", fuzz_harness::etl_file);
+}
+
+#[test]
+fn buffer_events_regressions() {
+    replay("buffer_events", fuzz_harness::buffer_events);
+}
+
+#[test]
+fn xca_regressions() {
+    replay("xca", fuzz_harness::xca);
+}
+
+#[test]
+fn container_regressions() {
+    replay("container", fuzz_harness::container);
+}

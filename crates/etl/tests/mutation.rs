@@ -1,0 +1,370 @@
+//! Mutation test: damages each real trace in many ways (truncation, flipped
+//! bytes, zeroed or 0xFF ranges, absurd buffer sizes and SavedOffsets,
+//! corrupt event sizes) over a fixed set of seeds, and reads every damaged
+//! copy the way `etlscope info` and the ordered iterator do.
+//!
+//! It checks that reading never panics, ends within a time bound, names a
+//! file offset inside the file in every error, and that damage to one byte
+//! of an uncompressed buffer costs at most that buffer's events: the others
+//! are still read. Expected counts come from reading the undamaged file.
+//!
+//! Traces come from `ETLSCOPE_REAL_TRACES` (default `../shared/traces` from
+//! the repository root). Self-contained on purpose: no shared test helpers.
+
+use etl::census::Census;
+use etl::walk::BufferEvents;
+use etl::{Diagnostic, Error, EtlFile};
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Seeds per trace and mutation kind. A trace with megabytes of compressed
+/// buffers costs seconds per read in a debug build, so it gets fewer, to keep
+/// the test near a minute on two cores.
+fn seeds(base: &Baseline) -> u64 {
+    let heavy = base.compressed_bytes > 1 << 20;
+    match (cfg!(debug_assertions), heavy) {
+        (true, true) => 2,
+        (true, false) => 12,
+        (false, true) => 8,
+        (false, false) => 48,
+    }
+}
+
+/// One read of a damaged file must end within this.
+const TIME_BOUND: Duration = Duration::from_secs(if cfg!(debug_assertions) { 30 } else { 5 });
+
+fn traces_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../../shared/traces"
+            ))
+        });
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "mutation test: real traces not found at {} (set ETLSCOPE_REAL_TRACES)",
+        dir.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{msg}");
+    }
+    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
+    None
+}
+
+fn trace_files() -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = traces_dir() else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "etl"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no .etl files in {}", dir.display());
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// SplitMix64: a tiny deterministic PRNG, so every run damages the same bytes.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len())]
+    }
+}
+
+/// What the undamaged file holds, to aim damage and to compare against.
+struct Baseline {
+    len: usize,
+    /// (offset, BufferSize, compressed, events) per buffer.
+    buffers: Vec<(usize, u32, bool, u64)>,
+    /// File offsets of event headers in uncompressed buffers, and where each
+    /// one's u16 size field sits.
+    event_sizes: Vec<usize>,
+    events: u64,
+    compressed_bytes: usize,
+}
+
+fn baseline(bytes: &[u8]) -> Baseline {
+    let file = EtlFile::from_bytes(bytes.to_vec()).unwrap();
+    let census = Census::of(&file);
+    assert!(census.errors.is_empty(), "undamaged trace reports errors");
+    let per_buffer = file.par_map_buffers(|r| r.unwrap().events().count() as u64);
+    let mut event_sizes = Vec::new();
+    for b in file.buffers().iter().filter(|b| !b.header.is_compressed()) {
+        let data = &bytes[b.data_range()];
+        for e in BufferEvents::new(data, 0, 0) {
+            let e = e.unwrap();
+            let at = b.offset as usize + 0x48 + e.offset_in_buffer as usize;
+            // Kernel headers keep the size in their second u16, others in the first.
+            event_sizes.push(at + if e.header_type.is_kernel() { 4 } else { 0 });
+        }
+    }
+    Baseline {
+        len: bytes.len(),
+        buffers: file
+            .buffers()
+            .iter()
+            .zip(&per_buffer)
+            .map(|(b, &n)| {
+                let h = &b.header;
+                (b.offset as usize, h.buffer_size, h.is_compressed(), n)
+            })
+            .collect(),
+        event_sizes,
+        events: census.events,
+        compressed_bytes: file
+            .buffers()
+            .iter()
+            .filter(|b| b.header.is_compressed())
+            .map(|b| b.header.buffer_size as usize)
+            .sum(),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Mutation {
+    Truncate {
+        at: usize,
+    },
+    FlipBytes {
+        seed: u64,
+        count: usize,
+    },
+    Fill {
+        start: usize,
+        len: usize,
+        byte: u8,
+    },
+    BufferSize {
+        buffer: usize,
+        value: u32,
+    },
+    SavedOffset {
+        buffer: usize,
+        value: u32,
+    },
+    EventSize {
+        at: usize,
+        value: u16,
+    },
+    /// One byte of one uncompressed buffer (header included) XORed.
+    OneByteInBuffer {
+        buffer: usize,
+        at: usize,
+        xor: u8,
+    },
+}
+
+impl fmt::Display for Mutation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
+
+const KINDS: usize = 8;
+
+/// Absurd, zero and tiny values for a buffer's size fields.
+const SIZE_VALUES: [u32; 8] = [0, 1, 0x47, 0x48, 0x49, 0xFFFF_FFFF, 0x7FFF_FFFF, 64 << 20];
+
+fn choose(kind: usize, rng: &mut Rng, base: &Baseline) -> Option<Mutation> {
+    let n = base.len;
+    let buffer = rng.below(base.buffers.len());
+    Some(match kind {
+        0 => Mutation::Truncate { at: rng.below(n) },
+        1 => Mutation::FlipBytes {
+            seed: rng.next(),
+            count: 1 + rng.below(16),
+        },
+        2 => {
+            let start = rng.below(n);
+            Mutation::Fill {
+                start,
+                len: 1 + rng.below(4096.min(n - start)),
+                byte: rng.pick(&[0x00, 0xFF]),
+            }
+        }
+        3 => Mutation::BufferSize {
+            buffer,
+            value: if rng.below(4) == 0 {
+                rng.next() as u32
+            } else {
+                rng.pick(&SIZE_VALUES)
+            },
+        },
+        4 => Mutation::SavedOffset {
+            buffer,
+            value: if rng.below(4) == 0 {
+                rng.next() as u32
+            } else {
+                rng.pick(&SIZE_VALUES)
+            },
+        },
+        5 => {
+            if base.event_sizes.is_empty() {
+                return None;
+            }
+            let random = rng.next() as u16;
+            Mutation::EventSize {
+                at: rng.pick(&base.event_sizes),
+                value: rng.pick(&[0, 1, 7, 8, 0x17, 0xFFFF, random]),
+            }
+        }
+        _ => {
+            // Not the header buffer: without its log-file header event the
+            // file is refused as a whole, by design.
+            let candidates: Vec<usize> = (1..base.buffers.len())
+                .filter(|&i| !base.buffers[i].2 && base.buffers[i].3 > 0)
+                .collect();
+            if candidates.is_empty() {
+                return None;
+            }
+            let buffer = rng.pick(&candidates);
+            let (off, size, _, _) = base.buffers[buffer];
+            // Kind 7 aims at the 0x48-byte buffer header, kind 6 anywhere.
+            let span = if kind == 7 { 0x48 } else { size as usize };
+            Mutation::OneByteInBuffer {
+                buffer,
+                at: off + rng.below(span),
+                xor: 1 + rng.below(255) as u8,
+            }
+        }
+    })
+}
+
+fn apply(m: Mutation, bytes: &mut Vec<u8>, base: &Baseline) {
+    let put32 = |bytes: &mut Vec<u8>, at: usize, v: u32| {
+        bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    };
+    match m {
+        Mutation::Truncate { at } => bytes.truncate(at),
+        Mutation::FlipBytes { seed, count } => {
+            let mut r = Rng::new(seed);
+            for _ in 0..count {
+                let at = r.below(bytes.len());
+                bytes[at] ^= 1 + r.below(255) as u8;
+            }
+        }
+        Mutation::Fill { start, len, byte } => bytes[start..start + len].fill(byte),
+        Mutation::BufferSize { buffer, value } => put32(bytes, base.buffers[buffer].0, value),
+        Mutation::SavedOffset { buffer, value } => put32(bytes, base.buffers[buffer].0 + 4, value),
+        Mutation::EventSize { at, value } => {
+            bytes[at..at + 2].copy_from_slice(&value.to_le_bytes());
+        }
+        Mutation::OneByteInBuffer { at, xor, .. } => bytes[at] ^= xor,
+    }
+}
+
+/// Read a damaged file like `etlscope info` + the ordered iterator. Returns
+/// the events the census counted (0 when the file was refused).
+fn read_damaged(bytes: Vec<u8>, what: &str) -> u64 {
+    let len = bytes.len() as u64;
+    let check = |d: &Diagnostic| {
+        assert!(
+            d.offset <= len,
+            "{what}: offset {:#x} past the file: {d}",
+            d.offset
+        );
+        assert!(!d.message.is_empty(), "{what}: empty diagnostic");
+    };
+    let start = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| match EtlFile::from_bytes(bytes) {
+        Ok(file) => {
+            let census = Census::of(&file);
+            let mut ordered = 0u64;
+            let diags = file.for_each_event_in_order(|e| {
+                ordered += 1;
+                std::hint::black_box(e.payload.len());
+            });
+            census.errors.iter().for_each(check);
+            diags.iter().for_each(check);
+            assert_eq!(
+                census.events, ordered,
+                "{what}: census and ordered merge disagree"
+            );
+            Ok(census.events)
+        }
+        Err(e) => Err(e),
+    }));
+    let took = start.elapsed();
+    assert!(took < TIME_BOUND, "{what}: reading took {took:?}");
+    match result {
+        Ok(Ok(events)) => events,
+        Ok(Err(Error::NotEtl { offset, message })) => {
+            assert!(
+                offset <= len,
+                "{what}: refusal offset {offset:#x} past the file"
+            );
+            assert!(!message.is_empty());
+            0
+        }
+        Ok(Err(e)) => panic!("{what}: unexpected error kind: {e}"),
+        Err(_) => panic!("{what}: the reader panicked (see above)"),
+    }
+}
+
+#[test]
+fn damaged_real_traces_read_cleanly() {
+    let files = trace_files();
+    let started = Instant::now();
+    let mut reads = 0u64;
+    let mut refused = 0u64;
+    for (name, bytes) in &files {
+        let base = baseline(bytes);
+        for kind in 0..KINDS {
+            for seed in 0..seeds(&base) {
+                let mut rng = Rng::new((kind as u64) << 32 | seed);
+                let Some(m) = choose(kind, &mut rng, &base) else {
+                    continue;
+                };
+                let mut damaged = bytes.clone();
+                apply(m, &mut damaged, &base);
+                let what = format!("{name} seed {seed}: {m}");
+                let events = read_damaged(damaged, &what);
+                reads += 1;
+                refused += u64::from(events == 0 && base.events > 0);
+                if let Mutation::OneByteInBuffer { buffer, .. } = m {
+                    let lost_at_most = base.buffers[buffer].3;
+                    assert!(
+                        events + lost_at_most >= base.events,
+                        "{what}: read {events} of {} events; one damaged buffer holds only {lost_at_most}",
+                        base.events
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "mutation: {} traces, {reads} damaged reads ({refused} refused as a whole) in {:?}",
+        files.len(),
+        started.elapsed()
+    );
+}

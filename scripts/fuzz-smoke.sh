@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Short, bounded fuzzing for CI: every cargo-fuzz target replays its committed
+# regression inputs (crates/etl/tests/fuzz-regressions/<target>/) and then
+# fuzzes from them for FUZZ_SECONDS (default 30). Exits non-zero if any target
+# crashes, hangs (>10 s per input) or exceeds 2 GiB. Installs cargo-fuzz when
+# missing; needs the nightly toolchain.
+#   FUZZ_SECONDS=30 FUZZ_TARGETS="etl_file xca" scripts/fuzz-smoke.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${FUZZ_SECONDS:-30}"
+targets="${FUZZ_TARGETS:-etl_file buffer_events xca container}"
+
+if ! rustup toolchain list | grep -q '^nightly'; then
+    echo "fuzz-smoke: installing the nightly toolchain"
+    rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "fuzz-smoke: installing cargo-fuzz"
+    cargo install cargo-fuzz --locked
+fi
+
+work="$(mktemp -d /tmp/etlscope-fuzz-smoke.XXXXXX)"
+echo "fuzz-smoke: building targets (work dir $work)"
+for t in $targets; do
+    (cd fuzz && cargo +nightly fuzz build "$t" >/dev/null 2>>"$work/build.log") || {
+        cat "$work/build.log"; exit 1; }
+done
+
+failed=()
+for t in $targets; do
+    # Fuzz into a scratch copy so that new inputs never land in the repository.
+    corpus="$work/corpus-$t"
+    mkdir -p "$corpus" "$work/artifacts-$t"
+    cp crates/etl/tests/fuzz-regressions/"$t"/*.bin "$corpus"/ 2>/dev/null || true
+    log="$work/$t.log"
+    start=$(date +%s)
+    set +e
+    (cd fuzz && cargo +nightly fuzz run "$t" "$corpus" -- \
+        -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
+        -print_final_stats=1 -artifact_prefix="$work/artifacts-$t/") >"$log" 2>&1
+    rc=$?
+    set -e
+    stat() { grep -m1 "^stat::$1:" "$log" | awk '{print $2}' || true; }
+    cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}' || true)
+    printf 'fuzz-smoke: %-14s rc=%d  %ss  %s execs  %s exec/s  cov %s  regressions %s\n' \
+        "$t" "$rc" "$(( $(date +%s) - start ))" "$(stat number_of_executed_units)" \
+        "$(stat average_exec_per_sec)" "${cov:-?}" \
+        "$(ls crates/etl/tests/fuzz-regressions/"$t"/*.bin 2>/dev/null | wc -l)"
+    if [ "$rc" -ne 0 ]; then
+        failed+=("$t")
+        grep -E 'panicked|ERROR: libFuzzer|SUMMARY|Test unit written' "$log" | head -20 || true
+        echo "  full log: $log; inputs: $work/artifacts-$t/"
+        echo "  reproduce: cd fuzz && cargo +nightly fuzz run $t <input>; minimise with cargo +nightly fuzz tmin $t <input>"
+    fi
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "fuzz-smoke: FAILED: ${failed[*]}"
+    exit 1
+fi
+echo "fuzz-smoke: all targets clean"
