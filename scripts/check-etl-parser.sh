@@ -60,6 +60,9 @@ for spec in "8 4 5000 16384 1" "4 4 5000 16384 2" "8 1 20000 65536 3" "4 8 3000 
     check "writer P=$ps cpus=$cpus events=$events buffer=$bsize" "$out"
 done
 
+# The committed demo trace (written uncompressed for this check).
+check "demo traces/explorer-overlay.etl" traces/explorer-overlay.etl
+
 # A real uncompressed trace, when the shared folder is there.
 real="${ETLSCOPE_REAL_TRACES:-$(pwd)/../shared/traces}/shutdown-perfdiag-kernel.etl"
 if [[ -f "$real" ]]; then

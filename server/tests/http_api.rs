@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{export_json, real_traces_dir, temp_dir, Server};
+use common::{demo_trace_count, export_json, real_traces_dir, temp_dir, Server};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -54,7 +54,10 @@ fn upload_list_query_restart_query() {
     let (s, b) = server.post("/api/traces?name=again.etl", &again);
     assert_eq!(s, 200, "{b}");
     let (_, list) = server.json("GET", "/api/traces", "");
-    assert_eq!(list["traces"].as_array().unwrap().len(), 7);
+    assert_eq!(
+        list["traces"].as_array().unwrap().len(),
+        7 + demo_trace_count()
+    );
     for id in ids.values() {
         let v = server.wait_ready(id, 120);
         assert_eq!(v["summary"]["skipped_buffers"], 0, "{v}");
@@ -89,7 +92,11 @@ fn upload_list_query_restart_query() {
     drop(server);
     let server = Server::start(&data, &[]);
     let (_, list) = server.json("GET", "/api/traces", "");
-    assert_eq!(list["traces"].as_array().unwrap().len(), 7, "{list}");
+    assert_eq!(
+        list["traces"].as_array().unwrap().len(),
+        7 + demo_trace_count(),
+        "{list}"
+    );
     let (s, v) = server.json("POST", &format!("/api/traces/{x64}/table"), query);
     assert_eq!(s, 200, "{v}");
     assert_eq!(per_process(&v), want);

@@ -2,19 +2,19 @@
 //! for pointer size `p` (4 or 8).
 
 /// Appends little-endian fields; pointer-sized ones take `p` bytes.
-struct Payload {
+pub(crate) struct Payload {
     p: u8,
-    b: Vec<u8>,
+    pub(crate) b: Vec<u8>,
 }
 
 impl Payload {
-    fn new(p: u8) -> Payload {
+    pub(crate) fn new(p: u8) -> Payload {
         Payload {
             p,
             b: Vec::with_capacity(128),
         }
     }
-    fn ptr(&mut self, v: u64) -> &mut Self {
+    pub(crate) fn ptr(&mut self, v: u64) -> &mut Self {
         if self.p == 4 {
             self.b.extend_from_slice(&(v as u32).to_le_bytes());
         } else {
@@ -22,34 +22,34 @@ impl Payload {
         }
         self
     }
-    fn u8(&mut self, v: u8) -> &mut Self {
+    pub(crate) fn u8(&mut self, v: u8) -> &mut Self {
         self.b.push(v);
         self
     }
-    fn u16(&mut self, v: u16) -> &mut Self {
+    pub(crate) fn u16(&mut self, v: u16) -> &mut Self {
         self.b.extend_from_slice(&v.to_le_bytes());
         self
     }
-    fn u32(&mut self, v: u32) -> &mut Self {
+    pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
         self.b.extend_from_slice(&v.to_le_bytes());
         self
     }
-    fn u64(&mut self, v: u64) -> &mut Self {
+    pub(crate) fn u64(&mut self, v: u64) -> &mut Self {
         self.b.extend_from_slice(&v.to_le_bytes());
         self
     }
-    fn ansiz(&mut self, s: &str) -> &mut Self {
+    pub(crate) fn ansiz(&mut self, s: &str) -> &mut Self {
         self.b.extend_from_slice(s.as_bytes());
         self.b.push(0);
         self
     }
-    fn utf16z(&mut self, s: &str) -> &mut Self {
+    pub(crate) fn utf16z(&mut self, s: &str) -> &mut Self {
         for u in s.encode_utf16().chain([0]) {
             self.b.extend_from_slice(&u.to_le_bytes());
         }
         self
     }
-    fn done(&mut self) -> Vec<u8> {
+    pub(crate) fn done(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.b)
     }
 }

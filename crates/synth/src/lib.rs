@@ -7,14 +7,19 @@
 //! - [`model`]: a machine to trace (processes, threads, images, stacks);
 //! - [`bench`]: the `bench` scenario: rundown, then samples with stacks,
 //!   either a fixed number or until the file reaches a size;
+//! - [`explorer`]: the `explorer-overlay` demo scenario (see its docs);
+//! - [`events`]: payloads the demo adds (stack keys, FileIo, image info);
 //! - [`image_samples`]: one process sampled inside one image whose PDB
 //!   identity the trace records (for symbol tests).
 
 pub mod bench;
+pub mod events;
+pub mod explorer;
 pub mod image_samples;
 pub mod kernel;
 pub mod model;
 pub mod prng;
 
 pub use bench::{write_bench, write_bench_bytes, BenchParams};
+pub use explorer::{write_explorer_overlay, ExplorerParams};
 pub use model::Model;

@@ -7,6 +7,7 @@ mod info;
 mod progress;
 pub mod serve;
 mod symbols;
+mod synth;
 mod tables;
 
 use clap::{Parser, Subcommand};
@@ -83,6 +84,9 @@ pub enum Command {
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
+    /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
+    #[command(subcommand)]
+    Synth(synth::Scenario),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -117,6 +121,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             export::run(&file, args)
         }
         Some(Command::Symbols { file, symbol_path }) => symbols::run(&file, symbol_path.as_deref()),
+        Some(Command::Synth(s)) => synth::run(s),
         Some(Command::Serve(a)) => serve::run(a, false),
         Some(Command::Open { trace, mut serve }) => {
             serve.traces = vec![trace];
