@@ -106,11 +106,11 @@ impl FuncKeys {
         };
         match self.model_func.get(key as usize) {
             Some(&f) if f != NONE => {
-                let name = trace
-                    .funcs
-                    .name
-                    .get(f as usize)
-                    .map_or("?", |&s| trace.strings.get(s));
+                // A row the function table lacks keeps a stable placeholder.
+                let name = trace.funcs.name.get(f as usize).map_or_else(
+                    || format!("func#{f}"),
+                    |&s| trace.strings.get(s).to_string(),
+                );
                 // JIT-compiled code has no module: show the method alone.
                 if m == NONE {
                     name.to_string()
