@@ -196,7 +196,9 @@ impl Store {
                 let _ = self.catalog.set_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
                 drop(slots);
+                release_free_memory();
                 self.symbolize(loaded, &path);
+                release_free_memory();
             }
             Err(msg) => {
                 tracing::warn!(id = %entry.id, error = %msg, "ingest failed");
@@ -338,6 +340,16 @@ fn evict_over_budget(slots: &mut HashMap<String, Slot>, budget: u64, keep: &str)
             }
             None => return,
         }
+    }
+}
+
+/// Give memory freed after a build back to the OS: glibc keeps it in its
+/// arenas otherwise, and RSS stays at the ingest's peak.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks glibc's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
