@@ -26,7 +26,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Serve the API and the web UI (with no trace given: the bundled demo trace).
+    /// Serve the API and the web UI (plain `etlscope`, with no subcommand, serves the bundled demo).
     Serve(serve::ServeArgs),
     /// Serve one trace and print its viewer URL.
     Open {
@@ -125,8 +125,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Serve(a)) => serve::run(a, false),
         Some(Command::Open { trace, mut serve }) => {
             serve.traces = vec![trace];
-            serve::run(serve, true)
+            serve::run(serve, false)
         }
-        None => serve::run(serve::ServeArgs::defaults(), false),
+        // `cargo run --release` with no arguments: the demo.
+        None => serve::run(serve::ServeArgs::defaults(), true),
     }
 }

@@ -53,6 +53,7 @@ pub fn default_data_dir() -> PathBuf {
 /// The bundled demo traces (`traces/*.etl` of the source tree), if present.
 pub fn demo_traces() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces");
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|rd| {
             rd.flatten()
@@ -65,7 +66,8 @@ pub fn demo_traces() -> Vec<PathBuf> {
     v
 }
 
-pub fn run(mut args: ServeArgs, open_first: bool) -> anyhow::Result<()> {
+/// Serve; with `demo` and no trace given, the bundled demo traces.
+pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
     if !args.addr.ip().is_loopback() && args.token.is_none() {
         bail!(
             "listening on {} (not loopback) requires --token (or ETLSCOPE_TOKEN) so that strangers cannot upload or delete",
@@ -79,7 +81,7 @@ pub fn run(mut args: ServeArgs, open_first: bool) -> anyhow::Result<()> {
         args.symbol_path.clone(),
     )
     .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
-    if args.traces.is_empty() && !open_first {
+    if args.traces.is_empty() && demo {
         args.traces = demo_traces();
     }
     let mut ids = Vec::new();

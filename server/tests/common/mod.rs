@@ -34,17 +34,6 @@ pub fn real_traces_dir() -> Option<PathBuf> {
     None
 }
 
-/// How many bundled demo traces (`traces/*.etl`) `serve` registers on its
-/// own when started without traces: catalog counts include them.
-pub fn demo_trace_count() -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces");
-    std::fs::read_dir(dir).map_or(0, |rd| {
-        rd.flatten()
-            .filter(|e| e.path().extension().is_some_and(|x| x == "etl"))
-            .count()
-    })
-}
-
 pub fn temp_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
         "etlscope-test-{tag}-{}-{}",
