@@ -37,6 +37,10 @@ pub struct ServeArgs {
     pub traces: Vec<PathBuf>,
 }
 
+/// The view of the demo investigation (README walkthrough): 7-23 s, Process
+/// then Stack, drilled to CFSFolder::_GetOverlayInfo.
+const DEMO_VIEW: &str = "v=1&view=table&t=cpu-sampled&g=Process,Stack&r=7-23&o=explorer.exe%20%286148%29%2Fntdll.dll%21RtlUserThreadStart%2Fkernel32.dll%21BaseThreadInitThunk%2FSHCore.dll%21WorkThreadManager%3A%3ACThread%3A%3AThreadProc%2FSHCore.dll%21ExecuteWorkItemThreadProc%2Fshell32.dll%21CDefView%3A%3A_GetItemOverlay%2Fwindows.storage.dll%21CShellItem%3A%3AGetAttributes%2Fwindows.storage.dll%21CFSFolder%3A%3A_GetOverlayInfo&sel=explorer.exe%20%286148%29%2Fntdll.dll%21RtlUserThreadStart%2Fkernel32.dll%21BaseThreadInitThunk%2FSHCore.dll%21WorkThreadManager%3A%3ACThread%3A%3AThreadProc%2FSHCore.dll%21ExecuteWorkItemThreadProc%2Fshell32.dll%21CDefView%3A%3A_GetItemOverlay%2Fwindows.storage.dll%21CShellItem%3A%3AGetAttributes%2Fwindows.storage.dll%21CFSFolder%3A%3A_GetOverlayInfo";
+
 pub fn default_data_dir() -> PathBuf {
     if let Some(x) = std::env::var_os("XDG_DATA_HOME") {
         return PathBuf::from(x).join("etlscope");
@@ -113,6 +117,9 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
         );
         for (id, path) in ids.iter().zip(&args.traces) {
             println!("  {} -> http://{addr}/t/{id}", path.display());
+            if path.file_name().is_some_and(|n| n == "explorer-overlay.etl") {
+                println!("    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}");
+            }
         }
         use std::io::Write;
         std::io::stdout().flush().ok();
