@@ -117,7 +117,10 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
         );
         for (id, path) in ids.iter().zip(&args.traces) {
             println!("  {} -> http://{addr}/t/{id}", path.display());
-            if path.file_name().is_some_and(|n| n == "explorer-overlay.etl") {
+            if path
+                .file_name()
+                .is_some_and(|n| n == "explorer-overlay.etl")
+            {
                 println!("    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}");
             }
         }
