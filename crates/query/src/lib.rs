@@ -14,6 +14,7 @@ pub mod filter;
 pub mod flame;
 pub mod funcs;
 mod plan;
+mod row_table_specs;
 pub mod row_tables;
 mod scan;
 pub mod synthetic;
@@ -30,7 +31,7 @@ pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
 pub use funcs::FuncKeys;
 
-pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest};
+pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};
 pub use scan::Cell;
 pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
 pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
@@ -226,10 +227,10 @@ impl Engine {
         }
     }
 
-    /// Processes, Threads or Images as a grouped table (build once, query
-    /// many times).
+    /// A row table (Processes ... Generic Events) as a grouped table
+    /// (build once, query many times).
     pub fn row_table(&self, kind: RowTableKind) -> RowTable {
-        RowTable::build(&self.trace, kind)
+        RowTable::build(self, kind)
     }
 
     /// `module!function` of a func key ("n/a" for samples without a stack).

@@ -71,7 +71,8 @@ impl Default for SortSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
-    /// cpu-sampled (default), processes, threads or images.
+    /// cpu-sampled (default), processes, threads, images, file-io, disk-io,
+    /// cpu-precise or generic.
     #[serde(default = "default_table")]
     pub table: String,
     pub columns: Vec<String>,
@@ -188,24 +189,21 @@ pub async fn table(
         .map(Json)
 }
 
-fn row_table_kind(name: &str) -> Option<RowTableKind> {
-    match name {
-        "processes" => Some(RowTableKind::Processes),
-        "threads" => Some(RowTableKind::Threads),
-        "images" => Some(RowTableKind::Images),
-        _ => None,
-    }
+fn unknown_table(name: &str) -> ApiError {
+    let mut names = vec!["cpu-sampled"];
+    names.extend(RowTableKind::ALL.iter().map(|k| k.name()));
+    bad(format!(
+        "unknown table {name:?}; tables are {}",
+        names.join(", ")
+    ))
 }
 
 pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
-    if let Some(kind) = row_table_kind(&spec.table) {
+    if let Some(kind) = RowTableKind::from_name(&spec.table) {
         return run_row_table(t, kind, spec);
     }
     if spec.table != "cpu-sampled" {
-        return Err(bad(format!(
-            "unknown table {:?}; tables are cpu-sampled, processes, threads, images",
-            spec.table
-        )));
+        return Err(unknown_table(&spec.table));
     }
     let engine = &t.engine;
     let columns: Vec<Column> = spec
@@ -255,6 +253,16 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
     Ok(v)
 }
 
+fn bad_path(depth: usize, label: &str) -> ApiError {
+    let mut e = ApiError::new(
+        axum::http::StatusCode::BAD_REQUEST,
+        "bad_path",
+        format!("no row {label:?} at depth {depth} of the tree"),
+    );
+    e.detail = Some(json!({"resolved_depth": depth}));
+    e
+}
+
 fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiResult<Value> {
     let table = t.row_table(kind);
     let col = |name: &str| -> ApiResult<usize> {
@@ -274,33 +282,21 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
         .iter()
         .map(|c| col(c))
         .collect::<ApiResult<_>>()?;
-    let by_label = |c: usize,
-                    filters: &[RowFilter],
-                    path: &[u32],
-                    cols: &[usize],
-                    l: &str|
-     -> ApiResult<u32> {
-        let r = table
-            .query(&RowTableRequest {
-                columns: cols.to_vec(),
-                filters: filters.to_vec(),
-                range: None,
-                path: path.to_vec(),
-                sort: SortBy::default(),
-                limit: 0,
-            })
-            .map_err(bad)?;
-        find_label(&r, l).ok_or_else(|| bad(format!("no {} called {l:?}", table.columns[c])))
-    };
     let mut filters = Vec::new();
     for f in &spec.filters {
         let c = col(&f.column)?;
         let mut values = Vec::new();
         for v in &f.values {
-            values.push(match v {
-                KeyOrLabel::Key(k) => *k,
-                KeyOrLabel::Label(l) => by_label(c, &[], &[], &[c], l)?,
-            });
+            match v {
+                KeyOrLabel::Key(k) => values.push(*k),
+                KeyOrLabel::Label(l) => {
+                    let keys = table.keys_of_label(c, l);
+                    if keys.is_empty() {
+                        return Err(bad(format!("no {} called {l:?}", table.columns[c])));
+                    }
+                    values.extend(keys);
+                }
+            }
         }
         filters.push(RowFilter {
             column: c,
@@ -308,32 +304,88 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
             exclude: f.exclude,
         });
     }
+    let range = range(&spec.range)?;
     let mut path = Vec::new();
-    for (i, p) in spec.path.iter().enumerate() {
+    for p in &spec.path {
         let key = match p {
             KeyOrLabel::Key(k) => *k,
             KeyOrLabel::Label(l) => {
-                let c = *columns
-                    .get(i)
-                    .ok_or_else(|| bad("path is longer than the columns"))?;
-                by_label(c, &filters, &path, &columns, l)?
+                let level = table
+                    .query(&RowTableRequest {
+                        columns: columns.clone(),
+                        filters: filters.clone(),
+                        range,
+                        path: path.clone(),
+                        limit: 0,
+                        ..RowTableRequest::default()
+                    })
+                    .map_err(bad)?;
+                find_label(&level, l).ok_or_else(|| bad_path(path.len(), l))?
             }
         };
         path.push(key);
     }
+    // A value column's name sorts by its sum.
+    let sort_value = spec
+        .sort
+        .by
+        .as_deref()
+        .and_then(|b| table.values.iter().position(|(n, _)| *n == b));
+    let sort_by = match sort_value {
+        Some(_) => SortBy {
+            column: ValueColumn::Count,
+            descending: spec.sort.descending,
+        },
+        None => sort(&spec.sort)?,
+    };
     let req = RowTableRequest {
         columns: columns.clone(),
         filters,
-        range: range(&spec.range)?,
+        range,
         path,
-        sort: sort(&spec.sort)?,
+        sort: sort_by,
+        sort_value,
         limit: spec.limit,
     };
     let r = table.query(&req).map_err(bad)?;
-    let name = columns.get(req.path.len()).map(|&c| table.columns[c]);
+    let name = table.next_column(&columns, &req.path);
     let mut v = response_json(&r, name);
+    if !table.values.is_empty() {
+        if let Some(rows) = v["rows"].as_array_mut() {
+            for (jr, row) in rows.iter_mut().zip(&r.rows) {
+                let values: serde_json::Map<String, Value> = table
+                    .values
+                    .iter()
+                    .zip(&row.sums)
+                    .map(|(&(n, div), &s)| (n.to_string(), json!(s as f64 / div)))
+                    .collect();
+                jr["values"] = Value::Object(values);
+            }
+        }
+    }
     v["path"] = json!(req.path);
     Ok(v)
+}
+
+/// Key, stack and value columns of a row table, as `/columns` lists them.
+pub fn row_table_columns(table: &query::RowTable) -> Value {
+    let mut values = vec!["Count"];
+    values.extend(table.weight_name);
+    values.extend(table.values.iter().map(|(n, _)| *n));
+    // Lifetime tables (Processes, Threads, Images) show counts only.
+    if table.weight_name.is_some() || !table.values.is_empty() {
+        values.extend(["% Weight", "First (s)", "Last (s)"]);
+    }
+    let stacks: Vec<&str> = (0..table.columns.len())
+        .filter(|&c| table.is_stack(c))
+        .map(|c| table.columns[c])
+        .collect();
+    json!({
+        "key_columns": table.columns,
+        "stack_columns": stacks,
+        "weight_column": table.weight_name,
+        "value_columns": values,
+    })
 }
 
 pub async fn columns(
@@ -351,15 +403,8 @@ pub async fn columns(
             "value_columns": ["Count", "Weight (ms)", "% Weight", "First (s)", "Last (s)"],
         }),
     );
-    for (name, kind) in [
-        ("processes", RowTableKind::Processes),
-        ("threads", RowTableKind::Threads),
-        ("images", RowTableKind::Images),
-    ] {
-        tables.insert(
-            name.into(),
-            json!({"key_columns": t.row_table(kind).columns, "value_columns": ["Count"]}),
-        );
+    for kind in RowTableKind::ALL {
+        tables.insert(kind.name().into(), row_table_columns(t.row_table(kind)));
     }
     Ok(Json(json!({ "tables": tables })))
 }
