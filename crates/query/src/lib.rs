@@ -233,6 +233,39 @@ impl Engine {
         RowTable::build(self, kind)
     }
 
+    /// Func key of the samples without a stack (the Function column's `n/a`).
+    pub fn no_stack_func(&self) -> u32 {
+        self.keys.no_stack_func
+    }
+
+    /// The Module column's key of a func key (`?` outside every module,
+    /// `n/a` for the no-stack key).
+    pub fn module_key_of_func(&self, func: u32) -> u32 {
+        if func == self.keys.no_stack_func || func == NONE {
+            return self.keys.no_stack_module;
+        }
+        match self.funcs.module_of(func) {
+            NONE => self.keys.unknown_module,
+            m => m,
+        }
+    }
+
+    /// Every func key of Module column key `module`: a "stack contains
+    /// this module" filter is a contains filter on them.
+    pub fn funcs_of_module(&self, module: u32) -> Vec<u32> {
+        if module == self.keys.no_stack_module {
+            return vec![self.keys.no_stack_func];
+        }
+        let want = if module == self.keys.unknown_module {
+            NONE
+        } else {
+            module
+        };
+        (0..self.funcs.len() as u32)
+            .filter(|&f| self.funcs.module_of(f) == want)
+            .collect()
+    }
+
     /// `module!function` of a func key ("n/a" for samples without a stack).
     pub fn func_label(&self, key: u32) -> String {
         if key == NONE || key == self.keys.no_stack_func {

@@ -186,3 +186,37 @@ fn file_io_row_table_groups_like_a_plain_loop() {
     assert_eq!(r.rows.iter().map(|r| r.count).sum::<u64>(), f.len() as u64);
     assert_eq!(rt.next_column(&[col("Stack")], &[]), Some("Stack"));
 }
+
+/// A minimum stack depth of 2 leaves the samples whose stack row is at
+/// least two frames deep (plain loop over the model's samples): every
+/// sample without a stack walk (its IP alone is its stack) and the few
+/// walks of one frame are out.
+#[test]
+fn min_stack_depth_leaves_samples_with_stack() {
+    use query::FlameRequest;
+    let Some(e) = engine() else { return };
+    let filters = Filters {
+        min_stack_depth: 2,
+        ..Filters::default()
+    };
+    let mut r = req(&[Column::Process], &[]);
+    r.filters = filters.clone();
+    let t = e.table(&r).unwrap();
+    let g = e
+        .flame(&FlameRequest {
+            filters,
+            min_fraction: 0.0,
+            ..FlameRequest::default()
+        })
+        .unwrap();
+    let tr = e.trace();
+    let deep = tr
+        .samples
+        .stack
+        .iter()
+        .filter(|&&s| tr.stacks.depth.get(s as usize).is_some_and(|&d| d >= 2))
+        .count() as u64;
+    assert_eq!(t.total.count, deep);
+    assert_eq!(g.total.count, deep);
+    assert!(deep <= tr.info.samples_with_stack && deep > tr.info.samples_with_stack * 9 / 10);
+}

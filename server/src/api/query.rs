@@ -42,6 +42,11 @@ pub struct FilterSpec {
     pub values: Vec<KeyOrLabel>,
     #[serde(default)]
     pub exclude: bool,
+    /// cpu-sampled: keep (or drop) the samples whose stack contains the
+    /// function (`Function`, or a `Stack` row's key/label) or any frame of
+    /// the module (`Module`), wherever it is on the stack.
+    #[serde(default)]
+    pub contains: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -285,6 +290,12 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
     let mut filters = Vec::new();
     for f in &spec.filters {
         let c = col(&f.column)?;
+        if f.contains && !table.is_stack(c) {
+            return Err(bad(format!(
+                "'contains' needs a stack column; {:?} is not one",
+                f.column
+            )));
+        }
         let mut values = Vec::new();
         for v in &f.values {
             match v {
@@ -423,6 +434,10 @@ pub struct FlameSpec {
     pub order: Option<String>,
     #[serde(default)]
     pub per_process: bool,
+    /// Leave out the samples without a stack walk (their stack is the
+    /// instruction pointer alone).
+    #[serde(default)]
+    pub exclude_no_stack: bool,
 }
 
 fn default_fraction() -> f64 {
@@ -440,6 +455,10 @@ fn sample_filters(
         ..Filters::default()
     };
     for f in specs {
+        if f.contains {
+            filters.columns.push(contains_filter(t, f)?);
+            continue;
+        }
         let c = column(&f.column)?;
         let mut values = Vec::new();
         for v in &f.values {
@@ -467,6 +486,58 @@ fn sample_filters(
     Ok(filters)
 }
 
+/// A "stack contains" filter as the engine's: a `Stack (Inverted)` filter
+/// on func keys matches every stack containing one of them.
+fn contains_filter(t: &LoadedTrace, f: &FilterSpec) -> ApiResult<ColumnFilter> {
+    let e = &t.engine;
+    let c = column(&f.column)?;
+    let mut funcs = Vec::new();
+    for v in &f.values {
+        match (c, v) {
+            (Column::Function | Column::StackInverted, KeyOrLabel::Key(k)) => funcs.push(*k),
+            (Column::Stack, KeyOrLabel::Key(n)) => {
+                let func = e.call_tree().func.get(*n as usize).copied();
+                funcs.push(func.ok_or_else(|| bad(format!("no call node {n}")))?);
+            }
+            (Column::Module, KeyOrLabel::Key(m)) => funcs.extend(e.funcs_of_module(*m)),
+            // A label names every key shown so (a module loaded twice
+            // under one name is two module rows).
+            (Column::Function | Column::StackInverted | Column::Stack, KeyOrLabel::Label(l)) => {
+                let all: Vec<u32> = (0..e.funcs().len() as u32)
+                    .filter(|&k| e.func_label(k) == *l)
+                    .collect();
+                if all.is_empty() {
+                    return Err(bad(format!("no function called {l:?}")));
+                }
+                funcs.extend(all);
+            }
+            (Column::Module, KeyOrLabel::Label(l)) => {
+                let tr = t.trace();
+                let all: Vec<u32> = (0..tr.modules.len() as u32)
+                    .filter(|&m| tr.strings.get(tr.modules.name[m as usize]) == l.as_str())
+                    .collect();
+                if all.is_empty() {
+                    return Err(bad(format!("no module called {l:?}")));
+                }
+                for m in all {
+                    funcs.extend(e.funcs_of_module(m));
+                }
+            }
+            _ => {
+                return Err(bad(format!(
+                    "'contains' works on Function, Module and Stack, not {:?}",
+                    f.column
+                )))
+            }
+        }
+    }
+    Ok(ColumnFilter {
+        column: Column::StackInverted,
+        values: funcs,
+        exclude: f.exclude,
+    })
+}
+
 pub async fn flame(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -481,8 +552,13 @@ pub async fn flame(
         if !(0.0..1.0).contains(&spec.min_fraction) {
             return Err(bad("min_fraction must be in [0, 1)"));
         }
+        let mut filters = sample_filters(&t, &spec.range, &spec.filters)?;
+        if spec.exclude_no_stack {
+            // A sample without a stack walk keeps its IP as a one-frame stack.
+            filters.min_stack_depth = 2;
+        }
         let req = FlameRequest {
-            filters: sample_filters(&t, &spec.range, &spec.filters)?,
+            filters,
             min_fraction: spec.min_fraction,
             order: match spec.order.as_deref() {
                 None | Some("name") => FlameOrder::Name,
@@ -501,6 +577,7 @@ pub async fn flame(
             "self_ms": ms(&g.self_ns),
             "func": g.func,
             "label": g.label,
+            "module": flame_modules(&t, &g.func),
         }))
     })
     .await
@@ -659,6 +736,26 @@ pub async fn timeline(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
     .map(Json)
+}
+
+/// Module name of each flame box's func key ("" for the root and process
+/// boxes), labelled once per distinct module.
+fn flame_modules(t: &LoadedTrace, funcs: &[u32]) -> Vec<String> {
+    let e = &t.engine;
+    let mut names: std::collections::HashMap<u32, String> = Default::default();
+    funcs
+        .iter()
+        .map(|&f| {
+            if f == model::NONE {
+                return String::new();
+            }
+            let m = e.module_key_of_func(f);
+            names
+                .entry(m)
+                .or_insert_with(|| e.label(Column::Module, m))
+                .clone()
+        })
+        .collect()
 }
 
 /// A function or module key by its label, including functions that are
