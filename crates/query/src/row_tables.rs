@@ -12,7 +12,7 @@ use crate::row_table_specs::{spec, KeySpec};
 use crate::table_query::{percent, Row, SortBy, TableResponse, Totals, ValueColumn};
 use crate::{Column, Engine, QueryError};
 use model::NONE;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// The key (labelled `n/a`) of rows without a stack, at a stack column's first level.
 pub const NO_STACK: u32 = u32::MAX - 2;
@@ -385,7 +385,9 @@ impl RowTable {
                     label: next_column.map_or_else(String::new, |c| self.label(c, key).to_string()),
                     count: g.count,
                     weight_ns: g.weight,
-                    percent_weight: if self.weight.is_empty() {
+                    // No weight (or none recorded, e.g. I/O without
+                    // completions): % of the count, as WPA's % Count.
+                    percent_weight: if self.weight.is_empty() || total.weight == 0 {
                         percent(g.count as i64, total.count as i64)
                     } else {
                         percent(g.weight, total.weight)
@@ -467,9 +469,12 @@ impl RowTable {
 
 impl Nodes {
     fn add_chain(&mut self, engine: &Engine, tree: &CallTree, node: u32) {
+        // Parents precede children in preorder, so the walk ends; the
+        // bound only guards a malformed tree.
         let mut n = node;
-        let mut seen = FxHashSet::default();
-        while n != ROOT && n != NONE && !self.label.contains_key(&n) && seen.insert(n) {
+        let mut steps = 0usize;
+        while n != ROOT && n != NONE && !self.label.contains_key(&n) && steps <= tree.len() {
+            steps += 1;
             let p = tree.parent.get(n as usize).copied().unwrap_or(ROOT);
             self.parent.insert(n, if p == NONE { ROOT } else { p });
             self.label.insert(n, engine.label(Column::Stack, n));
