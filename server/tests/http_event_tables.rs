@@ -96,6 +96,8 @@ fn event_tables_match_export() {
     }
 
     // CPU Usage (ms) of CPU Precise is the summed run time, as export weighs it.
+    // (No real trace here has context switches, so this is empty today;
+    // query's row_table_cpu_precise test checks the sums on hand-made rows.)
     let v = q(json!({"table": "cpu-precise", "columns": ["New Process"], "limit": 0}));
     let export = export_json(&[fname, "--table", "cpu-precise", "--group", "New Process"]);
     let want: BTreeMap<String, f64> = export
