@@ -8,6 +8,7 @@ const ROW = 17;
 
 /**
  * @typedef {{traceId: string, query: () => any, zoom: string[], search: string, icicle: boolean, perProcess: boolean,
+ *   noStack?: boolean, onNoStack?: (on: boolean) => void,
  *   onZoom: (path: string[]) => void, onSearch: (q: string) => void, onIcicle: (on: boolean) => void, onPerProcess: (on: boolean) => void,
  *   onNotice: (msg: string) => void, onContext: (label: string, ev: MouseEvent) => void}} FlameOpts
  */
@@ -25,6 +26,9 @@ export class Flame {
     const perProc = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox' }));
     perProc.checked = o.perProcess;
     perProc.addEventListener('change', () => o.onPerProcess(perProc.checked));
+    const noStack = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', 'data-testid': 'flame-no-stack' }));
+    noStack.checked = !!o.noStack;
+    noStack.addEventListener('change', () => o.onNoStack && o.onNoStack(noStack.checked));
     let t = 0;
     this.searchBox.addEventListener('input', () => {
       this.o.search = this.searchBox.value;
@@ -38,7 +42,8 @@ export class Flame {
     this.state = h('div', { class: 'state' });
     host.append(
       h('div', { class: 'toolbar' }, [this.crumbs, h('span', { class: 'spacer' }), this.searchBox, this.matchInfo,
-        h('label', { class: 'chk' }, [icicle, ' Icicle']), h('label', { class: 'chk' }, [perProc, ' By process'])]),
+        h('label', { class: 'chk' }, [icicle, ' Icicle']), h('label', { class: 'chk' }, [perProc, ' By process']),
+        h('label', { class: 'chk', title: 'Leave out samples without a stack walk (the instruction pointer alone)' }, [noStack, ' Hide samples without stacks'])]),
       this.state, this.scroll, this.tip,
     );
     /** @type {any} */
@@ -53,7 +58,7 @@ export class Flame {
     this.state.textContent = 'Loading flame graph…';
     this.state.className = 'state loading';
     try {
-      const q = { ...this.o.query(), min_fraction: 0.0005, order: 'name', per_process: this.o.perProcess };
+      const q = { ...this.o.query(), min_fraction: 0.0005, order: 'name', per_process: this.o.perProcess, exclude_no_stack: !!this.o.noStack };
       const d = await api.flame(this.o.traceId, q);
       const n = d.depth.length;
       const parent = new Int32Array(n).fill(-1);
@@ -166,7 +171,9 @@ export class Flame {
       }
       const y = this.o.icicle ? dep * ROW : H - (dep + 1) * ROW;
       const label = String(d.label[i]);
-      let fill = i === 0 ? '#c8ccd4' : moduleColour(moduleOf(label));
+      // The API names each box's module (JIT frames have none: '?'); older servers do not.
+      const mod = d.module ? String(d.module[i]) : moduleOf(label);
+      let fill = i === 0 ? '#c8ccd4' : moduleColour(mod);
       if (searching) fill = isMatch ? '#d6249f' : '#dcdfe4';
       g.fillStyle = dep < zdepth ? '#e4e6ea' : fill;
       g.fillRect(x, y, Math.max(0.5, w - 0.5), ROW - 1);
@@ -223,7 +230,7 @@ export class Flame {
       const pct = (100 * d.width_ms[i]) / (d.width_ms[0] || 1);
       this.tip.append(
         h('div', { class: 'tip-title', text: label }),
-        h('div', { text: `Module: ${i === 0 ? '—' : moduleOf(label)}` }),
+        h('div', { text: `Module: ${i === 0 ? '—' : (d.module ? String(d.module[i]) : moduleOf(label))}` }),
         h('div', { text: `Samples: ${fmtInt(d.width_ms[i])} ms (${fmt2(pct)}%)` }),
         h('div', { text: `Self: ${fmtInt(d.self_ms[i])} ms` }),
       );

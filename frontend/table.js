@@ -5,8 +5,14 @@ import * as api from './api.js';
 import { h, clear, fmtInt, fmt2, fmt3 } from './dom.js';
 import { ApiError } from './api.js';
 
-export const VALUE_COLUMNS = ['Count', 'Weight (ms)', '% Weight', 'First (s)', 'Last (s)'];
-const SORT_KEY = { Count: 'count', 'Weight (ms)': 'weight', '% Weight': 'percent', 'First (s)': 'first', 'Last (s)': 'last' };
+/** The weight column of each table (its sum is the API's `weight_ms`). */
+const WEIGHT_COLUMNS = ['Weight (ms)', 'Duration (ms)', 'Disk Service Time (ms)', 'CPU Usage (ms)'];
+/** Summed value columns of the event tables (the API's `values`), sorted by their own name. */
+const SUM_COLUMNS = ['Size', 'Waits (ms)', 'Ready (ms)'];
+export const VALUE_COLUMNS = ['Count', ...WEIGHT_COLUMNS, ...SUM_COLUMNS, '% Weight', 'First (s)', 'Last (s)'];
+/** @type {Record<string, string>} */
+const SORT_KEY = { Count: 'count', '% Weight': 'percent', 'First (s)': 'first', 'Last (s)': 'last',
+  ...Object.fromEntries(WEIGHT_COLUMNS.map((c) => [c, 'weight'])), ...Object.fromEntries(SUM_COLUMNS.map((c) => [c, c])) };
 export const SELF_KEY = 4294967294;
 /** Most rows `*` expands in one go, so a deep stack cannot flood the browser. */
 const EXPAND_ALL_LIMIT = 400;
@@ -16,7 +22,7 @@ const LIMIT = 500;
 
 /**
  * @typedef {{key: number, label: string, count: number, weight_ms: number, percent: number,
- *   first_s: number, last_s: number, expandable: boolean, column: string, depth: number, colDepth: number,
+ *   first_s: number, last_s: number, expandable: boolean, values?: Record<string, number>, column: string, depth: number, colDepth: number,
  *   labels: string[], keys: (number|string)[], children: Node[]|null, omitted: number, parent: Node|null,
  *   loading?: boolean}} Node
  */
@@ -26,7 +32,8 @@ const isValue = (c) => VALUE_COLUMNS.includes(c);
 
 /** @param {string} c */
 function colWidth(c) {
-  if (c === 'Stack' || c === 'Stack (Inverted)') return 600;
+  if (c === 'Stack' || c === 'Stack (Inverted)' || c.endsWith(' Stack')) return 600;
+  if (c === 'File Path' || c === 'Path Name') return 420;
   if (c === 'Image Path' || c === 'Command Line') return 340;
   if (c === 'Process' || c === 'Function' || c === 'Image Name' || c === 'Process Name' || c === 'File Version' || c === 'Description' || c === 'Product Name') return 200;
   if (c === 'Count') return 84;
@@ -47,11 +54,13 @@ function labelEl(label) {
 function valueText(n, c) {
   switch (c) {
     case 'Count': return fmtInt(n.count);
-    case 'Weight (ms)': return fmt2(n.weight_ms);
     case '% Weight': return fmt2(n.percent);
     case 'First (s)': return fmt3(n.first_s);
     case 'Last (s)': return fmt3(n.last_s);
-    default: return '';
+    case 'Size': return n.values && c in n.values ? fmtInt(n.values[c]) : '';
+    default:
+      if (WEIGHT_COLUMNS.includes(c)) return fmt2(n.weight_ms);
+      return n.values && c in n.values ? fmt2(n.values[c]) : '';
   }
 }
 

@@ -11,7 +11,10 @@ import { showMenu } from './context-menu.js';
 import { PRESETS } from './presets.js';
 import { moduleOf } from './palette.js';
 
-const TABLE_NAMES = { 'cpu-sampled': 'CPU Usage (Sampled)', processes: 'Processes', threads: 'Threads', images: 'Images' };
+const TABLE_NAMES = {
+  'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
+  'file-io': 'File I/O', 'disk-io': 'Disk I/O', generic: 'Generic Events',
+};
 
 export class TracePage {
   /**
@@ -88,8 +91,7 @@ export class TracePage {
         chip('Events', fmtInt(sum.events)),
         chip('Samples', `${fmtInt(sum.samples)} (${fmtInt(sum.samples_with_stack)} with stacks)`),
         chip('Lost', `${fmtInt(sum.lost_events)} events, ${fmtInt(sum.lost_buffers || 0)} buffers`, sum.lost_events || sum.lost_buffers ? 'warn' : ''),
-        // The summary has no symbol status yet; say what we know rather than guess.
-        chip('Symbols', sum.symbols ? String(sum.symbols) : `${fmtInt(sum.modules || 0)} modules, status not reported`),
+        chip('Symbols', symbolText(sum), sum.symbols && sum.symbols.status === 'done' && !(sum.symbols.by_status || {}).loaded ? 'warn' : ''),
         chip('Size', fmtSize(entry.size)),
       ]),
       h('span', { class: 'spacer' }),
@@ -111,7 +113,7 @@ export class TracePage {
 
   /** The timeline follows the filters; filtered to processes, it stacks their threads. */
   timelineQuery() {
-    const fs = this.s.filters.filter((f) => this.columnsOf('cpu-sampled').includes(f.column));
+    const fs = this.s.filters.filter((f) => this.columnsOf('cpu-sampled').includes(f.column) || f.column === 'Stack contains');
     /** @type {'process'|'thread'} */
     const by = fs.some((f) => f.column === 'Process' && !f.exclude) ? 'thread' : 'process';
     return { filters: apiFilters(fs), by };
@@ -271,13 +273,20 @@ export class TracePage {
   rowMenu(n, ev) {
     const s = this.s;
     const items = [];
-    const isStack = n.column === 'Stack' || n.column === 'Stack (Inverted)';
+    const isStack = n.column === 'Stack' || n.column === 'Stack (Inverted)' || n.column.endsWith(' Stack');
+    // Event tables: a filter on their stack column keeps the rows whose stack passes through the frame.
+    const rowStack = isStack && s.table !== 'cpu-sampled';
     const isFunc = isStack || n.column === 'Function';
-    const filterCol = isStack ? 'Function' : n.column;
+    const filterCol = isStack && !rowStack ? 'Function' : n.column;
     const self = n.key === SELF_KEY;
-    if (!self && this.columnsOf(s.table).includes(filterCol)) {
+    if (!self && isStack && s.table === 'cpu-sampled') {
+      // Every sample whose stack has this frame, wherever it is called from (the API's `contains`).
+      const what = `Stack contains ${n.label}`;
+      items.push({ label: `Filter to ${what}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack contains', value: n.label, exclude: false }], open: [], sel: null }) });
+      items.push({ label: `Exclude ${what}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack contains', value: n.label, exclude: true }], open: [], sel: null }) });
+    } else if (!self && this.columnsOf(s.table).includes(filterCol)) {
       // The API's Function filter matches the leaf frame of a sample, so say so on Stack rows.
-      const what = isStack ? `leaf Function = ${n.label}` : `${filterCol} = ${n.label}`;
+      const what = rowStack ? `${filterCol} = ${n.label} (rows whose stack contains it)` : isStack ? `leaf Function = ${n.label}` : `${filterCol} = ${n.label}`;
       items.push({ label: `Filter to ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: false }], open: [], sel: null }) });
       items.push({ label: `Exclude ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: true }], open: [], sel: null }) });
     }
@@ -315,6 +324,8 @@ export class TracePage {
       onSearch: (q) => { this.s.flameSearch = q; this.write(this.s, 'replace'); },
       onIcicle: (on) => { this.s.icicle = on; this.write(this.s, 'push'); this.flame.o.icicle = on; this.flame.draw(); },
       onPerProcess: (on) => this.update({ perProcess: on, flameZoom: [] }),
+      noStack: !!s.noStack,
+      onNoStack: (on) => this.update({ noStack: on, flameZoom: [] }),
       onNotice: (m) => this.notice(m),
       onContext: (label, ev) => showMenu(ev, [
         { label: 'View callers/callees of this function', action: () => this.update({ view: 'butterfly', bfKind: 'function', bfTarget: label, bfBy: 'function' }) },
@@ -336,6 +347,16 @@ export class TracePage {
   }
 }
 
+/** The summary's symbol state in a few words. @param {any} sum */
+function symbolText(sum) {
+  const y = sum.symbols;
+  if (!y) return `${fmtInt(sum.modules || 0)} modules, status not reported`;
+  if (y.status === 'running') return `loading ${fmtInt(y.modules_done || 0)} of ${fmtInt(y.modules_total || 0)} modules`;
+  if (y.status !== 'done') return String(y.status);
+  const by = Object.entries(y.by_status || {}).map(([k, v]) => `${fmtInt(Number(v))} ${k}`).join(', ');
+  return `${fmtInt(y.resolved_frames || 0)} of ${fmtInt(y.frames || 0)} frames named; modules: ${by || 'none'}`;
+}
+
 /** @param {import('./table.js').Node} n @param {string[]} cols */
 function rowText(n, cols) {
   const vals = cols.filter((c) => VALUE_COLUMNS.includes(c)).map((c) => {
@@ -348,7 +369,7 @@ function rowText(n, cols) {
 /** The Stack frames from the root of the stack to this row, one per line. @param {import('./table.js').Node} n */
 function stackText(n) {
   const out = [];
-  for (let x = n; x && (x.column === 'Stack' || x.column === 'Stack (Inverted)'); x = x.parent) out.push(x.label);
+  for (let x = n; x && (x.column === 'Stack' || x.column === 'Stack (Inverted)' || x.column.endsWith(' Stack')); x = x.parent) out.push(x.label);
   return out.reverse().join('\n');
 }
 

@@ -22,6 +22,7 @@ export const URL_VERSION = 1;
  *   flameSearch: string,
  *   icicle: boolean,
  *   perProcess: boolean,
+ *   noStack: boolean,
  *   bfKind: 'function'|'module',
  *   bfTarget: string,
  *   bfBy: 'function'|'module',
@@ -34,6 +35,10 @@ export const TABLE_DEFAULTS = {
   processes: { groups: ['Process Name', 'Process', 'Command Line'], cols: ['Count'], sort: 'Count' },
   threads: { groups: ['Process', 'Thread ID', 'Thread Name'], cols: ['Count'], sort: 'Count' },
   images: { groups: ['Process', 'Image Name', 'File Version', 'Image Path'], cols: ['Count'], sort: 'Count' },
+  'file-io': { groups: ['Type', 'File Path'], cols: ['Count', 'Size', 'Duration (ms)', '% Weight'], sort: 'Count' },
+  'disk-io': { groups: ['IO Type', 'Path Name'], cols: ['Count', 'Size', 'Disk Service Time (ms)', '% Weight'], sort: 'Count' },
+  'cpu-precise': { groups: ['New Process', 'New Thread Id', 'New Thread Stack'], cols: ['Count', 'CPU Usage (ms)', 'Waits (ms)', 'Ready (ms)', '% Weight'], sort: 'CPU Usage (ms)' },
+  generic: { groups: ['Provider', 'Event Name', 'Process'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count' },
 };
 
 /** @param {string} table @returns {ViewState} */
@@ -42,7 +47,7 @@ export function defaultState(table = 'cpu-sampled') {
   return {
     view: 'table', table, groups: [...d.groups], cols: [...d.cols], sort: d.sort, desc: true,
     filters: [], range: null, zoom: null, open: [], sel: null,
-    flameZoom: [], flameSearch: '', icicle: false, perProcess: false,
+    flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
     bfKind: 'function', bfTarget: '', bfBy: 'function',
   };
 }
@@ -99,6 +104,7 @@ export function toQuery(s) {
     if (s.flameSearch) q.set('fs', s.flameSearch);
     if (s.icicle) q.set('icicle', '1');
     if (s.perProcess) q.set('pp', '1');
+    if (s.noStack) q.set('ns', '1');
   }
   if (s.view === 'butterfly' || s.bfTarget) {
     q.set('bk', s.bfKind);
@@ -143,6 +149,7 @@ export function fromQuery(search) {
   s.flameSearch = q.get('fs') || '';
   s.icicle = q.get('icicle') === '1';
   s.perProcess = q.get('pp') === '1';
+  s.noStack = q.get('ns') === '1';
   if (q.has('bt')) {
     s.bfKind = q.get('bk') === 'module' ? 'module' : 'function';
     s.bfBy = q.get('bb') === 'module' ? 'module' : 'function';
@@ -153,11 +160,14 @@ export function fromQuery(search) {
 
 /** The filters in the API's shape (one entry per column and polarity). @param {Filter[]} fs */
 export function apiFilters(fs) {
-  /** @type {Map<string, {column: string, values: string[], exclude: boolean}>} */
+  /** @type {Map<string, {column: string, values: string[], exclude: boolean, contains?: boolean}>} */
   const m = new Map();
   for (const f of fs) {
     const k = `${f.exclude ? 'x' : 'f'}:${f.column}`;
-    if (!m.has(k)) m.set(k, { column: f.column, values: [], exclude: f.exclude });
+    // "Stack contains" (cpu-sampled): every sample whose stack has the frame, anywhere.
+    const contains = f.column.endsWith(' contains');
+    const column = contains ? f.column.slice(0, -' contains'.length) : f.column;
+    if (!m.has(k)) m.set(k, contains ? { column, values: [], exclude: f.exclude, contains: true } : { column, values: [], exclude: f.exclude });
     m.get(k).values.push(f.value);
   }
   return [...m.values()];

@@ -379,3 +379,64 @@ test('keys: * expands everything under a row (bounded); wheel and keys zoom the 
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('File I/O: creates grouped by File Path, the top path and its count equal the API', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  await p.click('[data-testid=tab-file-io]');
+  await p.waitForURL(/t=file-io/);
+  await waitTable(p);
+  // Filter to Type = Create from the row's context menu, then drill into it: paths by count.
+  await p.click('[data-testid=table] tr[data-path="Create"]', { button: 'right' });
+  await p.click('[data-testid=context-menu] >> text=Filter to Type = Create');
+  await p.waitForURL(/f=Type/);
+  await waitTable(p);
+  const api = await query(srv.url, id, 'table', { table: 'file-io', columns: ['File Path'], filters: [{ column: 'Type', values: ['Create'] }], sort: { by: 'count' }, limit: 500 });
+  assert.equal(await tableTotal(p), api.total.count);
+  await p.click('[data-testid=table] tr[data-path="Create"] .tog');
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
+  const top = (await rows(p)).find((r) => r.path.startsWith('Create › '));
+  assert.equal(top.path, `Create › ${api.rows[0].label}`);
+  assert.equal(top.count, api.rows[0].count);
+  // The brief's figure (etlscope export --table file-io --group "File Path" --filter Type=Create).
+  assert.equal(api.rows[0].label, 'C:\\Windows\\CSC\\v2.0.6\\namespace\\clrmain');
+  assert.equal(top.count, 69);
+  await p.screenshot({ path: path.join(SHOTS, 'file-io-creates.png') });
+  // The same grouping by link: File Path alone, filtered to creates.
+  const fresh = await newPage();
+  await fresh.p.goto(`${srv.url}/t/${id}?v=1&t=file-io&g=File Path&c=Count,Size&s=Count&f=${encodeURIComponent('Type=Create')}`);
+  await waitTable(fresh.p);
+  const first = (await rows(fresh.p))[0];
+  assert.deepEqual(first, { path: api.rows[0].label, count: 69 });
+  assert.deepEqual(fresh.errors, []);
+  await fresh.c.close();
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('filter to a Stack frame keeps every sample whose stack contains it (the API contains filter)', { skip: skip() }, async () => {
+  const { p, c, errors } = await newPage();
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  await p.click('[data-testid=table] tr[data-path="Test.x64.exe (3676)"]');
+  await p.keyboard.press('ArrowRight');
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
+  await p.keyboard.press('ArrowDown');
+  const sel = await p.$eval('[data-testid=table] tr.sel', (tr) => tr.getAttribute('data-path'));
+  const frame = sel.split(' › ').at(-1);
+  await p.click('[data-testid=table] tr.sel', { button: 'right' });
+  await p.click(`[data-testid=context-menu] >> text=Filter to Stack contains ${frame}`);
+  await p.waitForURL(/Stack\+contains|Stack%20contains/);
+  await waitTable(p);
+  const want = await query(srv.url, id, 'table', { columns: ['Process'], filters: [{ column: 'Stack', values: [frame], contains: true }], limit: 0 });
+  assert.equal(await tableTotal(p), want.total.count);
+  const fly = await query(srv.url, id, 'butterfly', { kind: 'function', target: frame });
+  assert.ok(want.total.count >= fly.inclusive.count, 'the label covers at least the function the butterfly resolves');
+  // The flame graph colours by the API's module names and can hide samples without stacks.
+  await p.click('[data-testid=tab-flame]');
+  await p.click('[data-testid=flame-no-stack]');
+  await p.waitForURL(/[?&]ns=1/);
+  assert.deepEqual(errors, []);
+  await c.close();
+});

@@ -9,7 +9,7 @@ test('a full view state round-trips through the query string', () => {
     view: 'flame', groups: ['Process', 'Thread ID', 'Stack'], cols: ['% Weight', 'Count'], sort: 'Count', desc: false,
     filters: [{ column: 'Process', value: 'a,b=c (1)', exclude: false }, { column: 'Module', value: 'x.dll', exclude: true }],
     range: [7, 23.5], zoom: [1.25, 30], open: [['explorer.exe (4321)', 'ntdll.dll!RtlUserThreadStart', 'a/b%c~', '']],
-    sel: ['explorer.exe (4321)', 'ntdll.dll!RtlUserThreadStart'], flameZoom: ['all?', 'x!y'], flameSearch: 'Overlay', icicle: true, perProcess: true,
+    sel: ['explorer.exe (4321)', 'ntdll.dll!RtlUserThreadStart'], flameZoom: ['all?', 'x!y'], flameSearch: 'Overlay', icicle: true, perProcess: true, noStack: true,
     bfKind: 'module', bfTarget: 'tishell64.dll', bfBy: 'module',
   });
   const { state, problems } = fromQuery(`?${toQuery(s)}`);

@@ -18,7 +18,7 @@ pub struct LoadedTrace {
     pub engine: query::Engine,
     /// Symbol lookup: under way (progress) and, once done, each module's status.
     pub symbols: Mutex<SymbolState>,
-    row_tables: [std::sync::OnceLock<query::RowTable>; 3],
+    row_tables: [std::sync::OnceLock<query::RowTable>; 7],
     pub heap_bytes: u64,
     pub load_seconds: f64,
     last_used: AtomicU64,
@@ -48,14 +48,10 @@ impl LoadedTrace {
         self.engine.trace()
     }
 
-    /// Processes, Threads and Images tables, built on first use.
+    /// Row tables (Processes ... Generic Events), built on first use.
     pub fn row_table(&self, kind: query::RowTableKind) -> &query::RowTable {
-        let i = match kind {
-            query::RowTableKind::Processes => 0,
-            query::RowTableKind::Threads => 1,
-            query::RowTableKind::Images => 2,
-        };
-        self.row_tables[i].get_or_init(|| query::RowTable::build(self.trace(), kind))
+        let i = kind.index().min(self.row_tables.len() - 1);
+        self.row_tables[i].get_or_init(|| self.engine.row_table(kind))
     }
 }
 

@@ -121,6 +121,7 @@ impl Engine {
                 first_ns: 0,
                 last_ns: 0,
                 expandable: deeper,
+                sums: Vec::new(),
             })
             .collect();
         // [self] of the callers tree means the outermost frame was reached.

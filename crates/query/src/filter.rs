@@ -42,6 +42,10 @@ pub struct Filters {
     pub range: Option<TimeRange>,
     pub columns: Vec<ColumnFilter>,
     pub selection: Option<Selection>,
+    /// Keep only samples whose stack has at least this many frames (after
+    /// folding to functions). 2 leaves out the samples without a stack
+    /// walk, whose stack is the instruction pointer alone.
+    pub min_stack_depth: u16,
 }
 
 pub const MAX_SELECTION_PATHS: usize = 64;
@@ -79,6 +83,8 @@ pub(crate) enum Test {
     Contains(KeySet),
     /// Leaf-first funcs match this prefix; with `exact`, nothing follows.
     InvertedPrefix(Vec<u32>, bool),
+    /// At least this many frames deep.
+    MinDepth(u16),
 }
 
 #[derive(Debug, Clone)]
@@ -159,6 +165,11 @@ impl Engine {
                     keep(ok, self.inverted_match(n as u32, funcs, *exact));
                 }
             }
+            Test::MinDepth(d) => {
+                for (ok, &depth) in v.node.iter_mut().zip(&tree.depth) {
+                    keep(ok, depth >= *d);
+                }
+            }
         }
     }
 
@@ -176,6 +187,10 @@ impl Engine {
 
     /// Predicates of the column filters.
     pub(crate) fn filter_preds(&self, filters: &Filters) -> Vec<Pred> {
+        let depth = (filters.min_stack_depth > 0).then_some(Pred {
+            test: Test::MinDepth(filters.min_stack_depth),
+            negate: false,
+        });
         filters
             .columns
             .iter()
@@ -193,6 +208,7 @@ impl Engine {
                     negate: f.exclude,
                 }
             })
+            .chain(depth)
             .collect()
     }
 

@@ -14,6 +14,7 @@ pub mod filter;
 pub mod flame;
 pub mod funcs;
 mod plan;
+mod row_table_specs;
 pub mod row_tables;
 mod scan;
 pub mod synthetic;
@@ -30,7 +31,7 @@ pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
 pub use funcs::FuncKeys;
 
-pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest};
+pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};
 pub use scan::Cell;
 pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
 pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
@@ -226,10 +227,43 @@ impl Engine {
         }
     }
 
-    /// Processes, Threads or Images as a grouped table (build once, query
-    /// many times).
+    /// A row table (Processes ... Generic Events) as a grouped table
+    /// (build once, query many times).
     pub fn row_table(&self, kind: RowTableKind) -> RowTable {
-        RowTable::build(&self.trace, kind)
+        RowTable::build(self, kind)
+    }
+
+    /// Func key of the samples without a stack (the Function column's `n/a`).
+    pub fn no_stack_func(&self) -> u32 {
+        self.keys.no_stack_func
+    }
+
+    /// The Module column's key of a func key (`?` outside every module,
+    /// `n/a` for the no-stack key).
+    pub fn module_key_of_func(&self, func: u32) -> u32 {
+        if func == self.keys.no_stack_func || func == NONE {
+            return self.keys.no_stack_module;
+        }
+        match self.funcs.module_of(func) {
+            NONE => self.keys.unknown_module,
+            m => m,
+        }
+    }
+
+    /// Every func key of Module column key `module`: a "stack contains
+    /// this module" filter is a contains filter on them.
+    pub fn funcs_of_module(&self, module: u32) -> Vec<u32> {
+        if module == self.keys.no_stack_module {
+            return vec![self.keys.no_stack_func];
+        }
+        let want = if module == self.keys.unknown_module {
+            NONE
+        } else {
+            module
+        };
+        (0..self.funcs.len() as u32)
+            .filter(|&f| self.funcs.module_of(f) == want)
+            .collect()
     }
 
     /// `module!function` of a func key ("n/a" for samples without a stack).

@@ -74,6 +74,8 @@ pub struct Row {
     pub last_ns: i64,
     /// Whether expanding the row can show children.
     pub expandable: bool,
+    /// Row tables: sums of their value columns (`RowTable::values`), in order.
+    pub sums: Vec<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -144,6 +146,7 @@ impl Engine {
                 first_ns: c.first_ns,
                 last_ns: c.last_ns,
                 expandable,
+                sums: Vec::new(),
             })
             .collect();
         if req.sort.column == ValueColumn::Label {

@@ -127,3 +127,96 @@ fn busiest_stack_path_adds_up_to_a_leaf() {
     let leaf_total = resp.parent.count;
     assert!(leaf_total > 0);
 }
+
+/// File I/O creates per path, Size sums, and the Stack drill, against a
+/// plain loop over the model's file I/O rows.
+#[test]
+fn file_io_row_table_groups_like_a_plain_loop() {
+    use query::{RowFilter, RowTableKind, RowTableRequest, NO_STACK};
+    let Some(e) = engine() else { return };
+    let t = e.trace();
+    let rt = e.row_table(RowTableKind::FileIo);
+    let col = |n: &str| rt.columns.iter().position(|c| *c == n).unwrap();
+    let create = rt.keys_of_label(col("Type"), "Create");
+    let r = rt
+        .query(&RowTableRequest {
+            columns: vec![col("File Path")],
+            filters: vec![RowFilter {
+                column: col("Type"),
+                values: create.clone(),
+                exclude: false,
+            }],
+            ..RowTableRequest::default()
+        })
+        .unwrap();
+    let f = &t.file_io;
+    let mut want: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+    for i in 0..f.len() {
+        if f.op[i] == model::io::FileOp::Create {
+            let e = want
+                .entry(t.strings.get(f.path[i]).to_string())
+                .or_default();
+            e.0 += 1;
+            e.1 += f.size[i] as i64;
+        }
+    }
+    let got: BTreeMap<String, (u64, i64)> = r
+        .rows
+        .iter()
+        .map(|r| (r.label.clone(), (r.count, r.sums[0])))
+        .collect();
+    assert_eq!(got, want);
+    // Lead's figure from `etlscope export --table file-io --group "File Path" --filter Type=Create`.
+    assert_eq!(r.total.count, 562);
+
+    // Stack level 1: rows with no stack are `n/a`; the rest split by outermost frame.
+    let r = rt
+        .query(&RowTableRequest {
+            columns: vec![col("Stack")],
+            ..RowTableRequest::default()
+        })
+        .unwrap();
+    let no_stack = f.stack.iter().filter(|&&s| s == model::NONE).count() as u64;
+    let na = r
+        .rows
+        .iter()
+        .find(|r| r.key == NO_STACK)
+        .map_or(0, |r| r.count);
+    assert_eq!(na, no_stack);
+    assert_eq!(r.rows.iter().map(|r| r.count).sum::<u64>(), f.len() as u64);
+    assert_eq!(rt.next_column(&[col("Stack")], &[]), Some("Stack"));
+}
+
+/// A minimum stack depth of 2 leaves the samples whose stack row is at
+/// least two frames deep (plain loop over the model's samples): every
+/// sample without a stack walk (its IP alone is its stack) and the few
+/// walks of one frame are out.
+#[test]
+fn min_stack_depth_leaves_samples_with_stack() {
+    use query::FlameRequest;
+    let Some(e) = engine() else { return };
+    let filters = Filters {
+        min_stack_depth: 2,
+        ..Filters::default()
+    };
+    let mut r = req(&[Column::Process], &[]);
+    r.filters = filters.clone();
+    let t = e.table(&r).unwrap();
+    let g = e
+        .flame(&FlameRequest {
+            filters,
+            min_fraction: 0.0,
+            ..FlameRequest::default()
+        })
+        .unwrap();
+    let tr = e.trace();
+    let deep = tr
+        .samples
+        .stack
+        .iter()
+        .filter(|&&s| tr.stacks.depth.get(s as usize).is_some_and(|&d| d >= 2))
+        .count() as u64;
+    assert_eq!(t.total.count, deep);
+    assert_eq!(g.total.count, deep);
+    assert!(deep <= tr.info.samples_with_stack && deep > tr.info.samples_with_stack * 9 / 10);
+}

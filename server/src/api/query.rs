@@ -42,6 +42,11 @@ pub struct FilterSpec {
     pub values: Vec<KeyOrLabel>,
     #[serde(default)]
     pub exclude: bool,
+    /// cpu-sampled: keep (or drop) the samples whose stack contains the
+    /// function (`Function`, or a `Stack` row's key/label) or any frame of
+    /// the module (`Module`), wherever it is on the stack.
+    #[serde(default)]
+    pub contains: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -71,7 +76,8 @@ impl Default for SortSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
-    /// cpu-sampled (default), processes, threads or images.
+    /// cpu-sampled (default), processes, threads, images, file-io, disk-io,
+    /// cpu-precise or generic.
     #[serde(default = "default_table")]
     pub table: String,
     pub columns: Vec<String>,
@@ -188,24 +194,21 @@ pub async fn table(
         .map(Json)
 }
 
-fn row_table_kind(name: &str) -> Option<RowTableKind> {
-    match name {
-        "processes" => Some(RowTableKind::Processes),
-        "threads" => Some(RowTableKind::Threads),
-        "images" => Some(RowTableKind::Images),
-        _ => None,
-    }
+fn unknown_table(name: &str) -> ApiError {
+    let mut names = vec!["cpu-sampled"];
+    names.extend(RowTableKind::ALL.iter().map(|k| k.name()));
+    bad(format!(
+        "unknown table {name:?}; tables are {}",
+        names.join(", ")
+    ))
 }
 
 pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
-    if let Some(kind) = row_table_kind(&spec.table) {
+    if let Some(kind) = RowTableKind::from_name(&spec.table) {
         return run_row_table(t, kind, spec);
     }
     if spec.table != "cpu-sampled" {
-        return Err(bad(format!(
-            "unknown table {:?}; tables are cpu-sampled, processes, threads, images",
-            spec.table
-        )));
+        return Err(unknown_table(&spec.table));
     }
     let engine = &t.engine;
     let columns: Vec<Column> = spec
@@ -255,6 +258,16 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
     Ok(v)
 }
 
+fn bad_path(depth: usize, label: &str) -> ApiError {
+    let mut e = ApiError::new(
+        axum::http::StatusCode::BAD_REQUEST,
+        "bad_path",
+        format!("no row {label:?} at depth {depth} of the tree"),
+    );
+    e.detail = Some(json!({"resolved_depth": depth}));
+    e
+}
+
 fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiResult<Value> {
     let table = t.row_table(kind);
     let col = |name: &str| -> ApiResult<usize> {
@@ -274,33 +287,27 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
         .iter()
         .map(|c| col(c))
         .collect::<ApiResult<_>>()?;
-    let by_label = |c: usize,
-                    filters: &[RowFilter],
-                    path: &[u32],
-                    cols: &[usize],
-                    l: &str|
-     -> ApiResult<u32> {
-        let r = table
-            .query(&RowTableRequest {
-                columns: cols.to_vec(),
-                filters: filters.to_vec(),
-                range: None,
-                path: path.to_vec(),
-                sort: SortBy::default(),
-                limit: 0,
-            })
-            .map_err(bad)?;
-        find_label(&r, l).ok_or_else(|| bad(format!("no {} called {l:?}", table.columns[c])))
-    };
     let mut filters = Vec::new();
     for f in &spec.filters {
         let c = col(&f.column)?;
+        if f.contains && !table.is_stack(c) {
+            return Err(bad(format!(
+                "'contains' needs a stack column; {:?} is not one",
+                f.column
+            )));
+        }
         let mut values = Vec::new();
         for v in &f.values {
-            values.push(match v {
-                KeyOrLabel::Key(k) => *k,
-                KeyOrLabel::Label(l) => by_label(c, &[], &[], &[c], l)?,
-            });
+            match v {
+                KeyOrLabel::Key(k) => values.push(*k),
+                KeyOrLabel::Label(l) => {
+                    let keys = table.keys_of_label(c, l);
+                    if keys.is_empty() {
+                        return Err(bad(format!("no {} called {l:?}", table.columns[c])));
+                    }
+                    values.extend(keys);
+                }
+            }
         }
         filters.push(RowFilter {
             column: c,
@@ -308,32 +315,88 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
             exclude: f.exclude,
         });
     }
+    let range = range(&spec.range)?;
     let mut path = Vec::new();
-    for (i, p) in spec.path.iter().enumerate() {
+    for p in &spec.path {
         let key = match p {
             KeyOrLabel::Key(k) => *k,
             KeyOrLabel::Label(l) => {
-                let c = *columns
-                    .get(i)
-                    .ok_or_else(|| bad("path is longer than the columns"))?;
-                by_label(c, &filters, &path, &columns, l)?
+                let level = table
+                    .query(&RowTableRequest {
+                        columns: columns.clone(),
+                        filters: filters.clone(),
+                        range,
+                        path: path.clone(),
+                        limit: 0,
+                        ..RowTableRequest::default()
+                    })
+                    .map_err(bad)?;
+                find_label(&level, l).ok_or_else(|| bad_path(path.len(), l))?
             }
         };
         path.push(key);
     }
+    // A value column's name sorts by its sum.
+    let sort_value = spec
+        .sort
+        .by
+        .as_deref()
+        .and_then(|b| table.values.iter().position(|(n, _)| *n == b));
+    let sort_by = match sort_value {
+        Some(_) => SortBy {
+            column: ValueColumn::Count,
+            descending: spec.sort.descending,
+        },
+        None => sort(&spec.sort)?,
+    };
     let req = RowTableRequest {
         columns: columns.clone(),
         filters,
-        range: range(&spec.range)?,
+        range,
         path,
-        sort: sort(&spec.sort)?,
+        sort: sort_by,
+        sort_value,
         limit: spec.limit,
     };
     let r = table.query(&req).map_err(bad)?;
-    let name = columns.get(req.path.len()).map(|&c| table.columns[c]);
+    let name = table.next_column(&columns, &req.path);
     let mut v = response_json(&r, name);
+    if !table.values.is_empty() {
+        if let Some(rows) = v["rows"].as_array_mut() {
+            for (jr, row) in rows.iter_mut().zip(&r.rows) {
+                let values: serde_json::Map<String, Value> = table
+                    .values
+                    .iter()
+                    .zip(&row.sums)
+                    .map(|(&(n, div), &s)| (n.to_string(), json!(s as f64 / div)))
+                    .collect();
+                jr["values"] = Value::Object(values);
+            }
+        }
+    }
     v["path"] = json!(req.path);
     Ok(v)
+}
+
+/// Key, stack and value columns of a row table, as `/columns` lists them.
+pub fn row_table_columns(table: &query::RowTable) -> Value {
+    let mut values = vec!["Count"];
+    values.extend(table.weight_name);
+    values.extend(table.values.iter().map(|(n, _)| *n));
+    // Lifetime tables (Processes, Threads, Images) show counts only.
+    if table.weight_name.is_some() || !table.values.is_empty() {
+        values.extend(["% Weight", "First (s)", "Last (s)"]);
+    }
+    let stacks: Vec<&str> = (0..table.columns.len())
+        .filter(|&c| table.is_stack(c))
+        .map(|c| table.columns[c])
+        .collect();
+    json!({
+        "key_columns": table.columns,
+        "stack_columns": stacks,
+        "weight_column": table.weight_name,
+        "value_columns": values,
+    })
 }
 
 pub async fn columns(
@@ -351,15 +414,8 @@ pub async fn columns(
             "value_columns": ["Count", "Weight (ms)", "% Weight", "First (s)", "Last (s)"],
         }),
     );
-    for (name, kind) in [
-        ("processes", RowTableKind::Processes),
-        ("threads", RowTableKind::Threads),
-        ("images", RowTableKind::Images),
-    ] {
-        tables.insert(
-            name.into(),
-            json!({"key_columns": t.row_table(kind).columns, "value_columns": ["Count"]}),
-        );
+    for kind in RowTableKind::ALL {
+        tables.insert(kind.name().into(), row_table_columns(t.row_table(kind)));
     }
     Ok(Json(json!({ "tables": tables })))
 }
@@ -378,6 +434,10 @@ pub struct FlameSpec {
     pub order: Option<String>,
     #[serde(default)]
     pub per_process: bool,
+    /// Leave out the samples without a stack walk (their stack is the
+    /// instruction pointer alone).
+    #[serde(default)]
+    pub exclude_no_stack: bool,
 }
 
 fn default_fraction() -> f64 {
@@ -395,6 +455,10 @@ fn sample_filters(
         ..Filters::default()
     };
     for f in specs {
+        if f.contains {
+            filters.columns.push(contains_filter(t, f)?);
+            continue;
+        }
         let c = column(&f.column)?;
         let mut values = Vec::new();
         for v in &f.values {
@@ -422,6 +486,58 @@ fn sample_filters(
     Ok(filters)
 }
 
+/// A "stack contains" filter as the engine's: a `Stack (Inverted)` filter
+/// on func keys matches every stack containing one of them.
+fn contains_filter(t: &LoadedTrace, f: &FilterSpec) -> ApiResult<ColumnFilter> {
+    let e = &t.engine;
+    let c = column(&f.column)?;
+    let mut funcs = Vec::new();
+    for v in &f.values {
+        match (c, v) {
+            (Column::Function | Column::StackInverted, KeyOrLabel::Key(k)) => funcs.push(*k),
+            (Column::Stack, KeyOrLabel::Key(n)) => {
+                let func = e.call_tree().func.get(*n as usize).copied();
+                funcs.push(func.ok_or_else(|| bad(format!("no call node {n}")))?);
+            }
+            (Column::Module, KeyOrLabel::Key(m)) => funcs.extend(e.funcs_of_module(*m)),
+            // A label names every key shown so (a module loaded twice
+            // under one name is two module rows).
+            (Column::Function | Column::StackInverted | Column::Stack, KeyOrLabel::Label(l)) => {
+                let all: Vec<u32> = (0..e.funcs().len() as u32)
+                    .filter(|&k| e.func_label(k) == *l)
+                    .collect();
+                if all.is_empty() {
+                    return Err(bad(format!("no function called {l:?}")));
+                }
+                funcs.extend(all);
+            }
+            (Column::Module, KeyOrLabel::Label(l)) => {
+                let tr = t.trace();
+                let all: Vec<u32> = (0..tr.modules.len() as u32)
+                    .filter(|&m| tr.strings.get(tr.modules.name[m as usize]) == l.as_str())
+                    .collect();
+                if all.is_empty() {
+                    return Err(bad(format!("no module called {l:?}")));
+                }
+                for m in all {
+                    funcs.extend(e.funcs_of_module(m));
+                }
+            }
+            _ => {
+                return Err(bad(format!(
+                    "'contains' works on Function, Module and Stack, not {:?}",
+                    f.column
+                )))
+            }
+        }
+    }
+    Ok(ColumnFilter {
+        column: Column::StackInverted,
+        values: funcs,
+        exclude: f.exclude,
+    })
+}
+
 pub async fn flame(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -436,8 +552,13 @@ pub async fn flame(
         if !(0.0..1.0).contains(&spec.min_fraction) {
             return Err(bad("min_fraction must be in [0, 1)"));
         }
+        let mut filters = sample_filters(&t, &spec.range, &spec.filters)?;
+        if spec.exclude_no_stack {
+            // A sample without a stack walk keeps its IP as a one-frame stack.
+            filters.min_stack_depth = 2;
+        }
         let req = FlameRequest {
-            filters: sample_filters(&t, &spec.range, &spec.filters)?,
+            filters,
             min_fraction: spec.min_fraction,
             order: match spec.order.as_deref() {
                 None | Some("name") => FlameOrder::Name,
@@ -456,6 +577,7 @@ pub async fn flame(
             "self_ms": ms(&g.self_ns),
             "func": g.func,
             "label": g.label,
+            "module": flame_modules(&t, &g.func),
         }))
     })
     .await
@@ -614,6 +736,26 @@ pub async fn timeline(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
     .map(Json)
+}
+
+/// Module name of each flame box's func key ("" for the root and process
+/// boxes), labelled once per distinct module.
+fn flame_modules(t: &LoadedTrace, funcs: &[u32]) -> Vec<String> {
+    let e = &t.engine;
+    let mut names: std::collections::HashMap<u32, String> = Default::default();
+    funcs
+        .iter()
+        .map(|&f| {
+            if f == model::NONE {
+                return String::new();
+            }
+            let m = e.module_key_of_func(f);
+            names
+                .entry(m)
+                .or_insert_with(|| e.label(Column::Module, m))
+                .clone()
+        })
+        .collect()
 }
 
 /// A function or module key by its label, including functions that are

@@ -276,8 +276,36 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "stacks": tr.stacks.len(),
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,
+        "symbols": symbol_summary(t),
         "diagnostics": i.diagnostics.iter().take(50).map(|d| json!({"offset": d.offset, "message": d.message})).collect::<Vec<_>>(),
     })
+}
+
+/// Symbol lookup in a few numbers: the state, progress while running, then
+/// how many modules ended in each status and how many of their frames got names.
+fn symbol_summary(t: &LoadedTrace) -> Value {
+    let Ok(state) = t.symbols.lock() else {
+        return json!({"status": "unknown"});
+    };
+    match &*state {
+        SymbolState::Pending => json!({"status": "pending"}),
+        SymbolState::Running(p) => json!({"status": "running",
+            "modules_done": p.modules_done.load(Ordering::Relaxed),
+            "modules_total": p.modules_total.load(Ordering::Relaxed)}),
+        SymbolState::Done(modules) => {
+            let mut counts = serde_json::Map::new();
+            let (mut frames, mut resolved) = (0u64, 0u64);
+            for m in modules {
+                let status = m["status"].as_str().unwrap_or("unknown").to_string();
+                let n = counts.get(&status).and_then(Value::as_u64).unwrap_or(0);
+                counts.insert(status, json!(n + 1));
+                frames += m["frames"].as_u64().unwrap_or(0);
+                resolved += m["resolved_frames"].as_u64().unwrap_or(0);
+            }
+            json!({"status": "done", "modules": modules.len(), "by_status": counts,
+                   "frames": frames, "resolved_frames": resolved})
+        }
+    }
 }
 
 /// Symbol lookup state: progress while running, then each module's status.
