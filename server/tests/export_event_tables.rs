@@ -5,30 +5,9 @@
 //! prefixes are mapped through the trace's VolumeMapping events.
 
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::Command;
 
-/// `$ETLSCOPE_REAL_TRACES`, else `../shared/traces` next to the repository;
-/// missing: skip loudly, or fail when `CI=true`.
-fn real_traces_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "real traces folder {} is missing (set ETLSCOPE_REAL_TRACES)",
-        dir.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
-    None
-}
+use testdata::real_traces_dir;
 
 fn export_json(args: &[&str]) -> Option<Vec<Value>> {
     let file = real_traces_dir()?.join("perfview-net452-x64.etl");

@@ -7,30 +7,9 @@
 mod expected;
 
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::Command;
 
-/// `$ETLSCOPE_REAL_TRACES`, else `../shared/traces` next to the repository;
-/// missing: skip loudly, or fail when `CI=true`.
-fn real_traces_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "real traces folder {} is missing (set ETLSCOPE_REAL_TRACES)",
-        dir.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
-    None
-}
+use testdata::real_traces_dir;
 
 /// (file, pointer size, cpus, StartTime as ISO 8601, EventsLost), by hand
 /// from the log-file header bytes.

@@ -35,28 +35,7 @@ fn seeds(base: &Baseline) -> u64 {
 /// One read of a damaged file must end within this.
 const TIME_BOUND: Duration = Duration::from_secs(if cfg!(debug_assertions) { 30 } else { 5 });
 
-fn traces_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/traces"
-            ))
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "mutation test: real traces not found at {} (set ETLSCOPE_REAL_TRACES)",
-        dir.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
-    None
-}
+use testdata::real_traces_dir as traces_dir;
 
 fn trace_files() -> Vec<(String, Vec<u8>)> {
     let Some(dir) = traces_dir() else {

@@ -32,30 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// The real-trace folder, or None (with a loud notice) when it is missing.
-/// Under CI=true a missing folder is a failure.
-fn traces_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/traces"
-            ))
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "real traces not found at {} (set ETLSCOPE_REAL_TRACES)",
-        dir.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n!!!!!!!! SKIPPING real-trace model test: {msg} !!!!!!!!\n");
-    None
-}
+use testdata::real_traces_dir as traces_dir;
 
 fn build(name: &str) -> Option<Trace> {
     let path = traces_dir()?.join(name);

@@ -12,27 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `$ETLSCOPE_REAL_TRACES`, else `../shared/traces` next to the repository;
-/// missing: skip loudly, or fail when `CI=true`.
-pub fn real_traces_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces"))
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "real traces folder {} is missing (set ETLSCOPE_REAL_TRACES)",
-        dir.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
-    None
-}
+#[allow(unused_imports)]
+pub use testdata::real_traces_dir;
 
 pub fn temp_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(

@@ -6,31 +6,8 @@ pub mod zips;
 
 use std::path::PathBuf;
 
-/// The folder of real traces: `$ETLSCOPE_REAL_TRACES`, else `../shared/traces`
-/// next to the repository. `None` (with a loud notice) when it is missing;
-/// with `CI=true` a missing folder fails the test instead.
-pub fn real_traces_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/traces"
-            ))
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "real traces folder {} is missing (set ETLSCOPE_REAL_TRACES)",
-        dir.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    eprintln!("\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
-    None
-}
+#[allow(unused_imports)]
+pub use testdata::real_traces_dir;
 
 /// Path of one real trace; panics if the folder exists but the file does not.
 pub fn real_trace(dir: &std::path::Path, name: &str) -> PathBuf {
