@@ -18,7 +18,6 @@ use etl::decode::{
 };
 use etl::{EtlFile, Event, Guid};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 use testdata::real_traces_dir as traces_dir;

@@ -29,7 +29,6 @@
 use model::io::{DiskOp, FileOp};
 use model::{Trace, NONE};
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use testdata::real_traces_dir as traces_dir;

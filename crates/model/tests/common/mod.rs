@@ -2,7 +2,6 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 
 #[allow(unused_imports)]
 pub use testdata::real_traces_dir;
