@@ -2,7 +2,6 @@
 
 #![allow(dead_code)]
 
-
 #[allow(unused_imports)]
 pub use testdata::real_traces_dir;
 
