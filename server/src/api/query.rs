@@ -178,20 +178,38 @@ fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
         .map(|row| row.key)
 }
 
+/// Parse a query body, wait for the trace, and answer off the async runtime:
+/// what every query endpoint does around its own computation.
+async fn answer<S, F>(
+    app: AppState,
+    headers: HeaderMap,
+    id: String,
+    body: axum::body::Bytes,
+    compute: F,
+) -> ApiResult<Json<Value>>
+where
+    S: serde::de::DeserializeOwned + Send + 'static,
+    F: FnOnce(&LoadedTrace, S) -> ApiResult<Value> + Send + 'static,
+{
+    read_auth(&app, &headers)?;
+    let spec: S = serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
+    let t = loaded(&app, &id).await?;
+    tokio::task::spawn_blocking(move || compute(&t, spec))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map(Json)
+}
+
 pub async fn table(
     State(app): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
-    read_auth(&app, &headers)?;
-    let spec: TableSpec =
-        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
-    let t = loaded(&app, &id).await?;
-    tokio::task::spawn_blocking(move || run_table(&t, &spec))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map(Json)
+    answer(app, headers, id, body, |t, spec: TableSpec| {
+        run_table(t, &spec)
+    })
+    .await
 }
 
 fn unknown_table(name: &str) -> ApiError {
@@ -544,15 +562,11 @@ pub async fn flame(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
-    read_auth(&app, &headers)?;
-    let spec: FlameSpec =
-        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
-    let t = loaded(&app, &id).await?;
-    tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+    answer(app, headers, id, body, |t, spec: FlameSpec| {
         if !(0.0..1.0).contains(&spec.min_fraction) {
             return Err(bad("min_fraction must be in [0, 1)"));
         }
-        let mut filters = sample_filters(&t, &spec.range, &spec.filters)?;
+        let mut filters = sample_filters(t, &spec.range, &spec.filters)?;
         if spec.exclude_no_stack {
             // A sample without a stack walk keeps its IP as a one-frame stack.
             filters.min_stack_depth = 2;
@@ -577,12 +591,10 @@ pub async fn flame(
             "self_ms": ms(&g.self_ns),
             "func": g.func,
             "label": g.label,
-            "module": flame_modules(&t, &g.func),
+            "module": flame_modules(t, &g.func),
         }))
     })
     .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map(Json)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -606,11 +618,7 @@ pub async fn butterfly(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
-    read_auth(&app, &headers)?;
-    let spec: ButterflySpec =
-        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
-    let t = loaded(&app, &id).await?;
-    tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+    answer(app, headers, id, body, |t, spec: ButterflySpec| {
         let col = match spec.kind.as_str() {
             "function" => Column::Function,
             "module" => Column::Module,
@@ -630,7 +638,7 @@ pub async fn butterfly(
                 match find_label(&all, l) {
                     Some(k) => k,
                     // A function may never be a leaf: look it up by label among funcs.
-                    None => find_func_or_module(&t, col, l)
+                    None => find_func_or_module(t, col, l)
                         .ok_or_else(|| bad(format!("no {} called {l:?}", col.name())))?,
                 }
             }
@@ -646,7 +654,7 @@ pub async fn butterfly(
                 Some("module") => NeighborBy::Module,
                 Some(b) => return Err(bad(format!("unknown 'by' {b:?}: function or module"))),
             },
-            filters: sample_filters(&t, &spec.range, &spec.filters)?,
+            filters: sample_filters(t, &spec.range, &spec.filters)?,
         };
         let b = t.engine.butterfly(&req).map_err(bad)?;
         let list = |v: &[query::Neighbor]| {
@@ -664,8 +672,6 @@ pub async fn butterfly(
         }))
     })
     .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map(Json)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -698,11 +704,7 @@ pub async fn timeline(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
-    read_auth(&app, &headers)?;
-    let spec: TimelineSpec =
-        serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
-    let t = loaded(&app, &id).await?;
-    tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+    answer(app, headers, id, body, |t, spec: TimelineSpec| {
         if spec.bins == 0 || spec.bins > 10_000 {
             return Err(bad("bins must be between 1 and 10000"));
         }
@@ -719,7 +721,7 @@ pub async fn timeline(
                 Some(b) => return Err(bad(format!("unknown 'by' {b:?}: process or thread"))),
             },
             top: spec.top.min(100),
-            filters: sample_filters(&t, &None, &spec.filters)?,
+            filters: sample_filters(t, &None, &spec.filters)?,
         };
         let tl = t.engine.timeline(&req).map_err(bad)?;
         let series = |s: &query::Series| {
@@ -734,8 +736,6 @@ pub async fn timeline(
         }))
     })
     .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map(Json)
 }
 
 /// Module name of each flame box's func key ("" for the root and process
