@@ -18,9 +18,24 @@ export class Timeline {
     this.legend = h('div', { class: 'legend' });
     this.info = h('span', { class: 'tl-info' });
     this.title = h('span', { class: 'tl-title', text: 'CPU usage by process' });
+    // WPA's "Select Time Range": type "7-23" (seconds from the trace start), Enter applies.
+    this.rangeInput = /** @type {HTMLInputElement} */ (h('input', {
+      class: 'range-input', 'data-testid': 'range-input', placeholder: 'start-end s', title: 'Select a time range: start-end in seconds, Enter applies',
+      value: o.range ? fmtRange(o.range) : '',
+    }));
+    this.rangeInput.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      const txt = this.rangeInput.value.trim();
+      if (!txt) { this.o.onRange(null); return; }
+      const r = parseRange(txt, this.o.duration);
+      this.rangeInput.classList.toggle('bad', !r);
+      if (r) this.o.onRange(r);
+    });
     const bar = h('div', { class: 'tl-bar' }, [
       this.title,
       this.info,
+      h('label', { class: 'range-label', text: 'Range' }),
+      this.rangeInput,
       h('button', { class: 'btn small', text: 'Zoom to selection', onclick: () => { if (this.o.range) this.setZoom(this.o.range, true); } }),
       h('button', { class: 'btn small', text: 'Reset zoom', onclick: () => this.setZoom(null, true) }),
       h('button', { class: 'btn small', text: 'Clear selection', 'data-testid': 'clear-range', onclick: () => this.o.onRange(null) }),
@@ -137,6 +152,7 @@ export class Timeline {
       g.textAlign = 'left';
     }
     const r = this.drag ? this.drag.range : this.o.range;
+    if (document.activeElement !== this.rangeInput) this.rangeInput.value = r ? fmtRange(r) : '';
     if (r) {
       const x0 = this.tToX(r[0]);
       const x1 = this.tToX(r[1]);
@@ -225,6 +241,21 @@ export class Timeline {
     clearTimeout(this.commitTimer);
     this.commitTimer = window.setTimeout(() => this.o.onZoom(this.o.zoom), 600);
   }
+}
+
+/** @param {[number, number]} r */
+const fmtRange = (r) => `${+r[0].toFixed(6)}-${+r[1].toFixed(6)}`;
+
+/**
+ * "7-23", "7 - 23", "7.5–23 s": a range inside [0, duration], or null.
+ * @param {string} txt @param {number} duration @returns {[number, number]|null}
+ */
+export function parseRange(txt, duration) {
+  const m = /^\s*(\d+(?:\.\d*)?)\s*(?:-|–|\.\.)\s*(\d+(?:\.\d*)?)\s*s?\s*$/.exec(txt);
+  if (!m) return null;
+  const a = Math.max(0, Number(m[1]));
+  const b = Math.min(duration, Number(m[2]));
+  return b > a ? [a, b] : null;
 }
 
 /** @param {number} raw */

@@ -1,0 +1,223 @@
+// The blog's investigation, scripted through the UI on the bundled demo trace
+// (traces/explorer-overlay.etl, symbols from traces/symbols/). Every number read from the page
+// is compared with one derived from `etlscope export` (the CLI's CSV/JSON tables, computed here
+// from raw rows: stack prefixes, module runs), not from the HTTP API the page itself uses.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch } from './browser.mjs';
+import { buildRelease, startServer, repoRoot } from './server.mjs';
+
+const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
+const BIN = path.join(repoRoot, 'target/release/etlscope');
+const SHOTS = path.join(repoRoot, 'docs/screenshots');
+const VIEWPORT = { width: 1600, height: 1000 };
+const RANGE = [7, 23];
+const TARGET = 'windows.storage.dll!CFSFolder::_GetOverlayInfo';
+const SHELL_EXT = 'tishell64_26_0_39450.dll';
+const SEP = ' › ';
+
+/** @type {any} */ let srv;
+/** @type {import('playwright-core').Browser} */ let browser;
+let id = '';
+
+before(async () => {
+  buildRelease();
+  srv = await startServer([DEMO]);
+  id = srv.ids[0];
+  // The investigation reads function names: wait for the background symbol lookup.
+  for (let i = 0; i < 300; i++) {
+    const s = await (await fetch(`${srv.url}/api/traces/${id}/symbols`)).json();
+    if (s.status === 'done') break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  browser = await launch();
+  fs.mkdirSync(SHOTS, { recursive: true });
+});
+after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
+
+/** `etlscope export ... --format json` rows. @param {string[]} args @returns {any[]} */
+function exportRows(args) {
+  const r = spawnSync(BIN, ['export', DEMO, '--range', `${RANGE[0]}-${RANGE[1]}`, '--format', 'json', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+const moduleOf = (/** @type {string} */ frame) => frame.slice(0, frame.indexOf('!') < 0 ? frame.length : frame.indexOf('!'));
+
+/** Samples of `proc` whose stack (root first) starts with `frames`. */
+function exportPrefixCount(/** @type {any[]} */ rows, /** @type {string} */ proc, /** @type {string[]} */ frames) {
+  let n = 0;
+  for (const r of rows) {
+    if (r.Process !== proc) continue;
+    const st = r.Stack.split(';');
+    if (frames.every((f, i) => st[i] === f)) n += r.Count;
+  }
+  return n;
+}
+
+/** Callers by module of `mod`: per sample, each module that calls into a run of `mod` frames, once. */
+function exportCallersByModule(/** @type {any[]} */ rows, /** @type {string} */ mod) {
+  const callers = new Map();
+  let inclusive = 0;
+  for (const r of rows) {
+    const mods = r.Stack.split(';').map(moduleOf);
+    if (!mods.includes(mod)) continue;
+    inclusive += r.Count;
+    const seen = new Set();
+    mods.forEach((m, i) => { if (m === mod && i > 0 && mods[i - 1] !== mod) seen.add(mods[i - 1]); });
+    for (const c of seen) callers.set(c, (callers.get(c) || 0) + r.Count);
+  }
+  return { inclusive, callers: [...callers.entries()].sort((a, b) => b[1] - a[1]) };
+}
+
+async function newPage() {
+  const c = await browser.newContext({ viewport: VIEWPORT });
+  await c.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const p = await c.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  return { p, c, errors };
+}
+
+const waitTable = (/** @type {any} */ p) => p.waitForFunction(() => { const s = document.querySelector('[data-testid=table-status]'); return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr'); });
+const num = (/** @type {string} */ s) => Number(s.replace(/,/g, ''));
+/** A CSS attribute value: backslashes (Windows paths) and quotes escaped. @param {string} s */
+const cssString = (s) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+/** The count shown on the row with this path. */
+const rowCount = (/** @type {any} */ p, /** @type {string[]} */ labels) => p.$eval(`[data-testid=table] tr[data-path="${cssString(labels.join(SEP))}"] td.num`, (td) => td.textContent).then(num);
+const selectedPath = (/** @type {any} */ p) => p.$eval('[data-testid=table] tr.sel', (tr) => tr.getAttribute('data-path').split(' › '));
+const bfNumbers = async (/** @type {any} */ p) => ({
+  inclusive: Number(await p.$eval('[data-testid=bf-center] .bf-num', (e) => e.getAttribute('data-count'))),
+  callers: await p.$$eval('[data-testid=bf-callers] tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, Number(tr.children[1].textContent.replace(/,/g, ''))])),
+});
+const copyLink = async (/** @type {any} */ p) => {
+  await p.click('[data-testid=copy-link]');
+  const link = await p.evaluate(() => navigator.clipboard.readText());
+  assert.equal(link, p.url(), 'Copy link copies the address of this view');
+  return link;
+};
+
+test('the demo investigation through the UI: every number equals etlscope export; links reopen each step', async (t) => {
+  const cpuRows = exportRows(['--table', 'cpu-sampled', '--group', 'Process,Stack']);
+  const { p, c, errors } = await newPage();
+  /** @type {{name: string, link: string, check: (q: any) => Promise<void>}[]} */
+  const steps = [];
+
+  // 1. Open the trace, select 7-23 s, "Utilization by Process, Stack".
+  await p.goto(`${srv.url}/`);
+  await p.click(`tr[data-id="${id}"] a`);
+  await waitTable(p);
+  await p.fill('[data-testid=range-input]', `${RANGE[0]}-${RANGE[1]}`);
+  await p.press('[data-testid=range-input]', 'Enter');
+  await p.waitForURL(/[?&]r=7-23(&|$)/);
+  await p.selectOption('[data-testid=preset]', { label: 'Utilization by Process, Stack' });
+  await waitTable(p);
+  const proc = await p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => trs.map((tr) => tr.getAttribute('data-path')).find((x) => x.startsWith('explorer.exe (')));
+  assert.ok(proc, 'explorer.exe is a top-level row');
+  const explorerTotal = cpuRows.filter((r) => r.Process === proc).reduce((a, r) => a + r.Count, 0);
+  assert.equal(await rowCount(p, [proc]), explorerTotal, 'explorer.exe samples in 7-23 s');
+  t.diagnostic(`${proc}: ${explorerTotal} samples in ${RANGE[0]}-${RANGE[1]} s`);
+
+  // 2. Drill the hot path with the keyboard (right expands, down goes to the heaviest child).
+  await p.click(`[data-testid=table] tr[data-path="${proc}"]`);
+  let labels = [proc];
+  for (let i = 0; i < 16 && labels.at(-1) !== TARGET; i++) {
+    await p.keyboard.press('ArrowRight');
+    await p.waitForFunction((n) => document.querySelectorAll(`[data-testid=table] tr[data-depth="${n}"]`).length > 0, labels.length);
+    await p.keyboard.press('ArrowDown');
+    labels = await selectedPath(p);
+  }
+  assert.equal(labels.at(-1), TARGET, `drilled to ${TARGET}`);
+  const overlay = await rowCount(p, labels);
+  assert.equal(overlay, exportPrefixCount(cpuRows, proc, labels.slice(1)), `${TARGET} samples`);
+  t.diagnostic(`${labels.join(' > ')}: ${overlay} samples`);
+  await p.screenshot({ path: path.join(SHOTS, 'demo-drill.png') });
+  const drillLabels = labels;
+  steps.push({ name: 'drill', link: await copyLink(p), check: async (q) => {
+    await waitTable(q);
+    await q.waitForSelector('[data-testid=table] tr.sel');
+    assert.deepEqual(await selectedPath(q), drillLabels);
+    assert.equal(await rowCount(q, drillLabels), overlay);
+  } });
+
+  // 3. Further down the hot path: the shell extension; right-click, callers of its module by module.
+  await p.focus('[data-testid=table]'); // back from the Copy link button
+  for (let i = 0; i < 6 && moduleOf(labels.at(-1)) !== SHELL_EXT; i++) {
+    await p.keyboard.press('ArrowRight');
+    await p.waitForFunction((n) => document.querySelectorAll(`[data-testid=table] tr[data-depth="${n}"]`).length > 0, labels.length);
+    await p.keyboard.press('ArrowDown');
+    labels = await selectedPath(p);
+  }
+  assert.equal(moduleOf(labels.at(-1)), SHELL_EXT, 'the hot path enters the shell extension');
+  await p.click(`[data-testid=table] tr[data-path="${cssString(labels.join(SEP))}"]`, { button: 'right' });
+  await p.click(`[data-testid=context-menu] >> text=View callers of module ${SHELL_EXT} by module`);
+  await p.waitForSelector('[data-testid=bf-center] .bf-num');
+  const bf = await bfNumbers(p);
+  const want = exportCallersByModule(cpuRows, SHELL_EXT);
+  assert.equal(bf.inclusive, want.inclusive, `${SHELL_EXT} inclusive samples`);
+  assert.deepEqual(bf.callers, want.callers, 'callers by module');
+  t.diagnostic(`${SHELL_EXT}: inclusive ${bf.inclusive}; callers ${JSON.stringify(bf.callers)}`);
+  await p.screenshot({ path: path.join(SHOTS, 'demo-callers-by-module.png') });
+  steps.push({ name: 'callers', link: await copyLink(p), check: async (q) => {
+    await q.waitForSelector('[data-testid=bf-center] .bf-num');
+    assert.deepEqual(await bfNumbers(q), bf);
+  } });
+
+  // 4. Images sorted by File Version: the unversioned group first, expanded to its paths.
+  await p.selectOption('[data-testid=preset]', { label: 'Images by File Version, Path' });
+  await p.waitForURL(/t=images/);
+  await waitTable(p);
+  const imgRows = exportRows(['--table', 'images', '--group', 'File Version,Image Path']);
+  const unversioned = imgRows.filter((r) => r['File Version'] === '').map((r) => r['Image Path']).sort();
+  const first = await p.$eval('[data-testid=table] tbody tr[data-depth="0"]', (tr) => ({ path: tr.getAttribute('data-path'), count: Number(tr.querySelector('td.num').textContent.replace(/,/g, '')) }));
+  assert.equal(first.path, '', 'sorted by File Version, the unversioned images come first');
+  assert.equal(first.count, imgRows.filter((r) => r['File Version'] === '').reduce((a, r) => a + r.Count, 0));
+  await p.click('[data-testid=table] tbody tr[data-depth="0"] .tog');
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
+  const paths = (await p.$$eval('[data-testid=table] tr[data-depth="1"] td.label .txt', (x) => x.map((e) => e.textContent))).sort();
+  assert.deepEqual(paths, unversioned);
+  assert.ok(paths.includes('C:\\Program Files (x86)\\Acronis\\TrueImageHome\\ti_managers_proxy.dll'));
+  t.diagnostic(`${paths.length} images without version information`);
+  await p.screenshot({ path: path.join(SHOTS, 'demo-images-unversioned.png') });
+  steps.push({ name: 'images', link: await copyLink(p), check: async (q) => {
+    await q.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
+    assert.deepEqual((await q.$$eval('[data-testid=table] tr[data-depth="1"] td.label .txt', (x) => x.map((e) => e.textContent))).sort(), unversioned);
+  } });
+
+  // 5. File I/O by type and path: creates, the most-opened file and its count.
+  await p.click('[data-testid=tab-file-io]');
+  await p.waitForURL(/t=file-io/);
+  await waitTable(p);
+  const ioRows = exportRows(['--table', 'file-io', '--group', 'Type,File Path']);
+  const creates = ioRows.filter((r) => r.Type === 'Create').sort((a, b) => b.Count - a.Count);
+  await p.click('[data-testid=table] tr[data-path="Create"] .tog');
+  await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
+  const top = await p.$eval('[data-testid=table] tr[data-depth="1"]', (tr) => ({ path: tr.getAttribute('data-path'), count: Number(tr.querySelector('td.num').textContent.replace(/,/g, '')) }));
+  assert.equal(top.path, `Create${SEP}${creates[0]['File Path']}`);
+  assert.equal(top.count, creates[0].Count);
+  assert.equal(await rowCount(p, ['Create']), creates.reduce((a, r) => a + r.Count, 0));
+  t.diagnostic(`most opened: ${creates[0]['File Path']} ${top.count} times`);
+  await p.screenshot({ path: path.join(SHOTS, 'demo-file-io.png') });
+  steps.push({ name: 'file-io', link: await copyLink(p), check: async (q) => {
+    await waitTable(q);
+    await q.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
+    assert.equal(await rowCount(q, top.path.split(SEP)), top.count);
+  } });
+
+  // 6. Each copied link, opened in a fresh browser context, shows the same view and numbers.
+  for (const s of steps) {
+    const fresh = await newPage();
+    await fresh.p.goto(s.link);
+    await s.check(fresh.p);
+    assert.match(fresh.p.url(), /[?&]r=7-23(&|$)/, `${s.name}: the time range is in the link`);
+    assert.equal(await fresh.p.$$eval('[data-testid=notices] .notice', (n) => n.length), 0, `${s.name}: no notice`);
+    assert.deepEqual(fresh.errors, []);
+    await fresh.c.close();
+  }
+  assert.deepEqual(errors, []);
+  await c.close();
+});
