@@ -1,4 +1,4 @@
-// Router: "/" is the library, "/t/{id}?v=1&..." a trace view. History entries carry the state,
+// Router: "/" is the library, "/t/{id}?v=2&..." a trace view. History entries carry the state,
 // so back/forward re-render from the URL.
 import { renderLibrary } from './library.js';
 import { TracePage } from './trace-page.js';

@@ -15,7 +15,12 @@ export async function renderButterfly(host, o) {
   kind.value = o.kind;
   const by = /** @type {HTMLSelectElement} */ (h('select', {}, [h('option', { value: 'function', text: 'by function' }), h('option', { value: 'module', text: 'by module' })]));
   by.value = o.by;
-  const go = () => o.onChange(/** @type {any} */ (kind.value), input.value.trim(), /** @type {any} */ (by.value));
+  // The box shows the target's label; the link keeps its stable identity until the text is edited.
+  let shown = o.target;
+  const go = () => {
+    const v = input.value.trim();
+    o.onChange(/** @type {any} */ (kind.value), v === shown && kind.value === o.kind ? o.target : v, /** @type {any} */ (by.value));
+  };
   input.addEventListener('keydown', (e) => { if (e.key === 'Enter') go(); });
   kind.addEventListener('change', go);
   by.addEventListener('change', go);
@@ -35,6 +40,7 @@ export async function renderButterfly(host, o) {
     return;
   }
   clear(body);
+  if (document.activeElement !== input) { input.value = r.target.label; shown = r.target.label; }
   const total = r.total.weight_ms || 1;
   /** @param {string} title @param {any[]} rows @param {string} cls */
   const list = (title, rows, cls) => {

@@ -24,7 +24,9 @@ const LIMIT = 500;
  * @typedef {{key: number, label: string, count: number, weight_ms: number, percent: number,
  *   first_s: number, last_s: number, expandable: boolean, values?: Record<string, number>, column: string, depth: number, colDepth: number,
  *   labels: string[], keys: (number|string)[], children: Node[]|null, omitted: number, parent: Node|null,
- *   loading?: boolean}} Node
+ *   id?: string, refs: string[], loading?: boolean}} Node
+ * `refs` names the row in links: its stable identity (`id`: process pid@start, module
+ * name@timestamp:size, function by module+RVA) where the API gives one, else its label.
  */
 
 /** @param {string} c */
@@ -103,7 +105,7 @@ export class TreeTable {
   static widths = new Map();
 
   /** @param {Node} n */
-  static pathKey(n) { return n.labels.join('\u0001'); }
+  static pathKey(n) { return n.refs.join('\u0001'); }
 
   /** @param {any[]} path */
   async fetch(path) {
@@ -121,6 +123,7 @@ export class TreeTable {
       depth: parent ? parent.depth + 1 : 0,
       colDepth: parent && parent.column === col ? parent.colDepth + 1 : 0,
       labels: parent ? [...parent.labels, row.label] : [row.label],
+      refs: parent ? [...parent.refs, row.id ?? row.label] : [row.id ?? row.label],
       keys: parent ? [...parent.keys, row.key] : [row.key],
       children: null, omitted: 0,
     }));
@@ -144,7 +147,7 @@ export class TreeTable {
     if (gen !== this.generation) return;
     this.total = r.total;
     this.root = /** @type {Node} */ ({ key: -1, label: '', count: r.parent.count, weight_ms: r.parent.weight_ms, percent: 100, first_s: 0, last_s: 0,
-      expandable: true, column: '', depth: -1, colDepth: 0, labels: [], keys: [], children: null, omitted: r.omitted, parent: null });
+      expandable: true, column: '', depth: -1, colDepth: 0, labels: [], refs: [], keys: [], children: null, omitted: r.omitted, parent: null });
     this.root.children = this.adopt(r, null);
     this.root.children.forEach((c) => { c.parent = null; });
     this.expanded.clear();
@@ -159,13 +162,16 @@ export class TreeTable {
     if (this.selected) this.scrollToSelected();
   }
 
-  /** @param {string[]} labels @returns {Node|null} */
+  /** A path segment from a link names a row by its stable identity or, readable, by its label. */
+  static names(/** @type {Node} */ c, /** @type {string} */ seg) { return c.refs[c.refs.length - 1] === seg || c.label === seg; }
+
+  /** @param {string[]} labels identities or labels @returns {Node|null} */
   findLoaded(labels) {
     let list = this.root ? this.root.children : null;
     let n = null;
     for (const l of labels) {
       if (!list) return null;
-      n = list.find((c) => c.label === l) || null;
+      n = list.find((c) => TreeTable.names(c, l)) || null;
       if (!n) return null;
       list = n.children;
     }
@@ -179,7 +185,7 @@ export class TreeTable {
     let parent = null;
     for (let i = 0; i < labels.length; i++) {
       if (gen !== this.generation) return;
-      let n = list.find((c) => c.label === labels[i]);
+      let n = list.find((c) => TreeTable.names(c, labels[i]));
       if (!n) {
         // Not among the loaded siblings (cut by the limit, or gone): ask the API, which
         // resolves labels and says how deep the path still resolves.
@@ -188,7 +194,7 @@ export class TreeTable {
           n = /** @type {Node} */ ({ key: r.path[i], label: labels[i], count: r.parent.count, weight_ms: r.parent.weight_ms,
             percent: this.total.count ? (100 * r.parent.weight_ms) / (this.total.weight_ms || 1) : 0, first_s: 0, last_s: 0,
             expandable: true, column: list.length ? list[0].column : this.o.groups[Math.min(i, this.o.groups.length - 1)], depth: i, colDepth: 0,
-            labels: labels.slice(0, i + 1), keys: r.path, children: null, omitted: 0, parent });
+            labels: [...(parent ? parent.labels : []), labels[i]], refs: [...(parent ? parent.refs : []), labels[i]], keys: r.path, children: null, omitted: 0, parent });
           n.children = this.adopt(r, n);
           n.omitted = r.omitted;
           list.push(n);
@@ -265,7 +271,7 @@ export class TreeTable {
   /** @param {boolean} push */
   emitTree(push) {
     const open = [...this.expanded].map((k) => k.split('\u0001'));
-    this.o.onTreeState(open, this.selected ? this.selected.labels : null, push);
+    this.o.onTreeState(open, this.selected ? this.selected.refs : null, push);
   }
 
   /** @returns {Node[]} visible rows in order */

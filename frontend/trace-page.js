@@ -300,13 +300,16 @@ export class TracePage {
     }
     if (s.table === 'cpu-sampled' && !self && (isFunc || n.column === 'Module')) {
       const mod = n.column === 'Module' ? n.label : moduleOf(n.label);
+      // Links name the target by its stable identity when the row has one.
+      const fnRef = n.id || n.label;
+      const modRef = n.id && n.id.startsWith('mod:') ? n.id : n.id && n.id.startsWith('fn:') ? `mod:${n.id.slice(3, n.id.lastIndexOf('+'))}` : mod;
       items.push(null);
       if (isFunc) {
-        items.push({ label: 'View callers/callees of this function', action: () => this.update({ view: 'butterfly', bfKind: 'function', bfTarget: n.label, bfBy: 'function' }) });
-        items.push({ label: 'View callers of this function by module', action: () => this.update({ view: 'butterfly', bfKind: 'function', bfTarget: n.label, bfBy: 'module' }) });
+        items.push({ label: 'View callers/callees of this function', action: () => this.update({ view: 'butterfly', bfKind: 'function', bfTarget: fnRef, bfBy: 'function' }) });
+        items.push({ label: 'View callers of this function by module', action: () => this.update({ view: 'butterfly', bfKind: 'function', bfTarget: fnRef, bfBy: 'module' }) });
       }
-      items.push({ label: `View callers/callees of module ${mod}`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: mod, bfBy: 'function' }) });
-      items.push({ label: `View callers of module ${mod} by module`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: mod, bfBy: 'module' }) });
+      items.push({ label: `View callers/callees of module ${mod}`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: modRef, bfBy: 'function' }) });
+      items.push({ label: `View callers of module ${mod} by module`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: modRef, bfBy: 'module' }) });
     }
     items.push(null);
     items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols)).then(() => toast('Row copied')) });

@@ -1,8 +1,12 @@
-// The view state <-> the URL query string (format version 1). The URL is the source of truth:
-// every change pushes a history entry, back/forward re-render from it. Things are named by
-// labels (process "name (pid)", frame "module!function"), which the API resolves.
+// The view state <-> the URL query string (format version 2). The URL is the source of truth:
+// every change pushes a history entry, back/forward re-render from it. Tree paths name rows by
+// stable identities where the API gives them (v2: process `pid:PID@START`, module
+// `mod:NAME@TIMESTAMP:SIZE`, frame `fn:MODULE+RVA`) and by labels otherwise; readable labels
+// (process "name (pid)", frame "module!function") are accepted in every segment, as v1 wrote them.
 
-export const URL_VERSION = 1;
+export const URL_VERSION = 2;
+/** Versions this code reads without loss. */
+const READS = ['1', '2'];
 
 /**
  * @typedef {{column: string, value: string, exclude: boolean}} Filter
@@ -124,7 +128,7 @@ export function fromQuery(search) {
   const q = new URLSearchParams(search);
   const problems = [];
   const v = q.get('v');
-  if (v !== null && v !== String(URL_VERSION)) problems.push(`link format v=${v} is not v=${URL_VERSION}; opened what could be read`);
+  if (v !== null && !READS.includes(v)) problems.push(`link format v=${v} is not v=${URL_VERSION}; opened what could be read`);
   const table = q.get('t') || 'cpu-sampled';
   const s = defaultState(TABLE_DEFAULTS[table] ? table : 'cpu-sampled');
   if (!TABLE_DEFAULTS[table]) problems.push(`unknown table "${table}"`);

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { launch } from './browser.mjs';
 import { buildRelease, startServer, repoRoot } from './server.mjs';
@@ -220,4 +221,65 @@ test('the demo investigation through the UI: every number equals etlscope export
   }
   assert.deepEqual(errors, []);
   await c.close();
+});
+
+test('links name rows by stable identities: a link made before symbols load opens after, and back', async (t) => {
+  // The same trace without its symbols/ folder: frames stay module!?. Same content, same trace id.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-nosym-'));
+  const copy = path.join(dir, 'explorer-overlay.etl');
+  fs.copyFileSync(DEMO, copy);
+  const bare = await startServer([copy]);
+  try {
+    assert.equal(bare.ids[0], id, 'trace ids come from the content');
+    for (let i = 0; i < 300; i++) {
+      if ((await (await fetch(`${bare.url}/api/traces/${id}/symbols`)).json()).status === 'done') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const { p, c, errors } = await newPage();
+    await p.goto(`${bare.url}/t/${id}?v=1&t=cpu-sampled&g=Process,Stack&r=7-23`);
+    await waitTable(p);
+    const proc = 'explorer.exe (6148)';
+    await p.click(`[data-testid=table] tr[data-path="${proc}"]`);
+    let labels = [proc];
+    for (let i = 0; i < 7; i++) {
+      await p.keyboard.press('ArrowRight');
+      await p.waitForFunction((n) => document.querySelectorAll(`[data-testid=table] tr[data-depth="${n}"]`).length > 0, labels.length);
+      await p.keyboard.press('ArrowDown');
+      labels = await selectedPath(p);
+    }
+    assert.ok(labels.slice(1).every((l) => l.endsWith('!?')), `unsymbolized: ${labels.join(' > ')}`);
+    const link = new URL(p.url());
+    // The link names the process by pid@start and frames by module identity + RVA, not labels.
+    const sel = link.searchParams.get('sel') || '';
+    assert.match(sel, /^pid:6148@[-0-9]+\/fn:ntdll\.dll@[0-9a-f]+:[0-9a-f]+\+[0-9a-f]+\//, sel);
+    assert.ok(!sel.includes('!?'), 'no labels of unnamed frames in the link');
+    t.diagnostic(`link made before symbols: sel=${sel}`);
+    await c.close();
+
+    // Opened where symbols are loaded: the same path resolves to named functions, no notice.
+    const named = await newPage();
+    await named.p.goto(`${srv.url}${link.pathname}${link.search}`);
+    await waitTable(named.p);
+    await named.p.waitForSelector('[data-testid=table] tr.sel');
+    const namedPath = await selectedPath(named.p);
+    assert.equal(namedPath.length, labels.length);
+    assert.deepEqual(namedPath.map(moduleOf), labels.map(moduleOf), 'same modules along the path');
+    assert.ok(namedPath.slice(1).every((l) => !l.endsWith('!?')), `named: ${namedPath.join(' > ')}`);
+    assert.equal(await named.p.$$eval('[data-testid=notices] .notice', (n) => n.length), 0);
+    t.diagnostic(`opened with symbols: ${namedPath.join(' > ')}`);
+
+    // And back: a link made with symbols opens where they are missing (as module!? rows).
+    const back = await newPage();
+    await back.p.goto(named.p.url().replace(srv.url, bare.url));
+    await waitTable(back.p);
+    await back.p.waitForSelector('[data-testid=table] tr.sel');
+    assert.deepEqual(await selectedPath(back.p), labels);
+    assert.equal(await back.p.$$eval('[data-testid=notices] .notice', (n) => n.length), 0);
+    assert.deepEqual([...errors, ...named.errors, ...back.errors], []);
+    await named.c.close();
+    await back.c.close();
+  } finally {
+    bare.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

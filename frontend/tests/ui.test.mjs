@@ -60,7 +60,7 @@ test('library lists the trace and opens it', { skip: skip() }, async () => {
   await p.waitForSelector(`tr[data-id="${id}"] [data-status=ready]`);
   await p.screenshot({ path: path.join(SHOTS, 'library.png') });
   await p.click(`tr[data-id="${id}"] a`);
-  await p.waitForURL(/\/t\/[0-9a-f]{32}\?v=1/);
+  await p.waitForURL(/\/t\/[0-9a-f]{32}\?v=2/);
   await waitTable(p);
   const sum = await (await fetch(`${srv.url}/api/traces/${id}/summary`)).json();
   assert.equal(await tableTotal(p), sum.samples);

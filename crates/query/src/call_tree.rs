@@ -16,6 +16,9 @@ pub struct CallTree {
     pub parent: Vec<u32>,
     /// Func key (`NONE` for the root).
     pub func: Vec<u32>,
+    /// The frame row that first made the node (`NONE` for the root): the
+    /// node's name in links, valid before and after symbols load.
+    pub frame: Vec<u32>,
     /// Frames from the outermost frame, 0 for the root.
     pub depth: Vec<u16>,
     /// One past the last node of the subtree: n's subtree is `n..end[n]`.
@@ -34,6 +37,7 @@ impl CallTree {
         let mut index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         let mut p_parent = vec![NONE];
         let mut p_func = vec![NONE];
+        let mut p_frame = vec![NONE];
         let mut p_of_stack = Vec::with_capacity(n + 1);
         for s in 0..n {
             let parent = stacks.parent.get(s).copied().unwrap_or(NONE);
@@ -42,12 +46,14 @@ impl CallTree {
             } else {
                 ROOT
             };
-            let f = funcs.of_frame(stacks.frame.get(s).copied().unwrap_or(NONE));
+            let frame = stacks.frame.get(s).copied().unwrap_or(NONE);
+            let f = funcs.of_frame(frame);
             let next = p_parent.len() as u32;
             let id = *index.entry((pp, f)).or_insert(next);
             if id == next {
                 p_parent.push(pp);
                 p_func.push(f);
+                p_frame.push(frame);
             }
             p_of_stack.push(id);
         }
@@ -80,6 +86,7 @@ impl CallTree {
         let mut t = CallTree {
             parent: vec![NONE; m],
             func: vec![NONE; m],
+            frame: vec![NONE; m],
             depth: vec![0; m],
             end: vec![0; m],
             of_stack: p_of_stack.iter().map(|&p| pre[p as usize]).collect(),
@@ -92,6 +99,7 @@ impl CallTree {
                 t.depth[node] = t.depth[parent as usize].saturating_add(1);
             }
             t.func[node] = p_func[p as usize];
+            t.frame[node] = p_frame[p as usize];
         }
         // Subtree ends by reverse preorder: a subtree ends where its last
         // child's does, or right after itself.

@@ -15,6 +15,9 @@ pub struct FuncKeys {
     pub model_func: Vec<u32>,
     /// Number of symbolized keys; module keys follow them.
     pub symbolized: u32,
+    /// One frame row of each key (the first), `NONE` when no frame has it:
+    /// with its module, the frame's RVA names the key in links.
+    pub first_frame: Vec<u32>,
 }
 
 impl FuncKeys {
@@ -39,7 +42,7 @@ impl FuncKeys {
         let unknown = symbolized + modules;
         module.push(NONE);
         model_func.push(NONE);
-        let of_frame = (0..frames.len())
+        let of_frame: Vec<u32> = (0..frames.len())
             .map(|i| {
                 let f = frames.func.get(i).copied().unwrap_or(NONE);
                 let m = frames.module.get(i).copied().unwrap_or(NONE);
@@ -50,11 +53,20 @@ impl FuncKeys {
                 }
             })
             .collect();
+        let mut first_frame = vec![NONE; module.len()];
+        for (i, &k) in of_frame.iter().enumerate() {
+            if let Some(slot) = first_frame.get_mut(k as usize) {
+                if *slot == NONE {
+                    *slot = i as u32;
+                }
+            }
+        }
         FuncKeys {
             of_frame,
             module,
             model_func,
             symbolized,
+            first_frame,
         }
     }
 

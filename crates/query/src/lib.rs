@@ -17,6 +17,7 @@ mod plan;
 mod row_table_specs;
 pub mod row_tables;
 mod scan;
+pub mod stable_ids;
 pub mod synthetic;
 pub mod table_query;
 pub mod timeline;
@@ -33,6 +34,7 @@ pub use funcs::FuncKeys;
 
 pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};
 pub use scan::Cell;
+pub use stable_ids::{Resolved, StableId};
 pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
 pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
 

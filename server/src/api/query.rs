@@ -2,8 +2,10 @@
 //! butterflies and timelines, as JSON. Columns are named as WPA names them;
 //! times are seconds from trace start. Path elements and filter values may
 //! be keys (numbers) or labels (strings, e.g. `explorer.exe (4321)` or
-//! `windows.storage.dll!CFSFolder::_GetOverlayInfo`), so links stay readable
-//! and survive re-ingest.
+//! `windows.storage.dll!CFSFolder::_GetOverlayInfo`) or stable identities
+//! (`pid:6148@0`, `mod:NAME@TIMESTAMP:SIZE`, `fn:MODULE+RVA`; see
+//! query::stable_ids), which CPU Usage (Sampled) rows carry as `id`, so links
+//! survive re-ingest and symbols that load later.
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
@@ -170,6 +172,39 @@ fn response_json(r: &TableResponse, column: Option<&str>) -> Value {
     })
 }
 
+/// Give each row of a CPU Usage (Sampled) level its stable identity (`id`),
+/// when its column names processes, modules or functions.
+fn add_stable_ids(v: &mut Value, engine: &query::Engine, r: &TableResponse) {
+    let (Some(col), Some(rows)) = (r.column, v["rows"].as_array_mut()) else {
+        return;
+    };
+    for (jr, row) in rows.iter_mut().zip(&r.rows) {
+        if let Some(id) = engine.stable_id(col, row.key) {
+            jr["id"] = json!(id);
+        }
+    }
+}
+
+/// A path element, filter value or target that is a stable identity:
+/// `Some(Ok)` names what it resolves to, `Some(Err)` an identity this trace
+/// lacks, `None` a plain label.
+fn stable(t: &LoadedTrace, s: &str) -> Option<Result<query::Resolved, ()>> {
+    t.engine.resolve_stable_id(s)
+}
+
+/// The row of `level` that `l` names: by stable identity, else by label.
+fn find_row(t: &LoadedTrace, level: &TableResponse, l: &str) -> Option<u32> {
+    match (stable(t, l), level.column) {
+        (Some(Ok(r)), Some(col)) => level
+            .rows
+            .iter()
+            .find(|row| t.engine.key_is(col, row.key, &r))
+            .map(|row| row.key),
+        (Some(_), _) => None,
+        (None, _) => find_label(level, l),
+    }
+}
+
 /// Resolve a label among the rows a query returns.
 fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
     r.rows
@@ -249,7 +284,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
                         limit: 0,
                     })
                     .map_err(bad)?;
-                find_label(&level, l).ok_or_else(|| {
+                find_row(t, &level, l).ok_or_else(|| {
                     let mut e = ApiError::new(
                         axum::http::StatusCode::BAD_REQUEST,
                         "bad_path",
@@ -272,6 +307,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
     let r = engine.table(&req).map_err(bad)?;
     let col = r.column.map(|c| c.name());
     let mut v = response_json(&r, col);
+    add_stable_ids(&mut v, engine, &r);
     v["path"] = json!(req.path);
     Ok(v)
 }
@@ -490,7 +526,7 @@ fn sample_filters(
                             ..TableRequest::default()
                         })
                         .map_err(bad)?;
-                    find_label(&all, l)
+                    find_row(t, &all, l)
                         .ok_or_else(|| bad(format!("no {} called {l:?}", c.name())))?
                 }
             });
@@ -511,6 +547,22 @@ fn contains_filter(t: &LoadedTrace, f: &FilterSpec) -> ApiResult<ColumnFilter> {
     let c = column(&f.column)?;
     let mut funcs = Vec::new();
     for v in &f.values {
+        if let KeyOrLabel::Label(l) = v {
+            match stable(t, l) {
+                Some(Ok(query::Resolved::Func(k))) if c != Column::Module => {
+                    funcs.push(k);
+                    continue;
+                }
+                Some(Ok(query::Resolved::Modules(ms))) if c == Column::Module => {
+                    for m in ms {
+                        funcs.extend(e.funcs_of_module(m));
+                    }
+                    continue;
+                }
+                Some(_) => return Err(bad(format!("no {} {l:?} in this trace", f.column))),
+                None => {}
+            }
+        }
         match (c, v) {
             (Column::Function | Column::StackInverted, KeyOrLabel::Key(k)) => funcs.push(*k),
             (Column::Stack, KeyOrLabel::Key(n)) => {
@@ -626,7 +678,13 @@ pub async fn butterfly(
         };
         let key = match &spec.target {
             KeyOrLabel::Key(k) => *k,
-            KeyOrLabel::Label(l) => {
+            KeyOrLabel::Label(l) => match stable(t, l) {
+                Some(Ok(query::Resolved::Func(k))) if col == Column::Function => k,
+                Some(Ok(query::Resolved::Modules(ms))) if col == Column::Module => {
+                    ms.first().copied().unwrap_or(model::NONE)
+                }
+                Some(_) => return Err(bad(format!("no {} {l:?} in this trace", col.name()))),
+                None => {
                 let all = t
                     .engine
                     .table(&TableRequest {
@@ -641,7 +699,8 @@ pub async fn butterfly(
                     None => find_func_or_module(t, col, l)
                         .ok_or_else(|| bad(format!("no {} called {l:?}", col.name())))?,
                 }
-            }
+                }
+            },
         };
         let req = ButterflyRequest {
             target: if col == Column::Module {
@@ -663,7 +722,7 @@ pub async fn butterfly(
                 .collect::<Vec<_>>()
         };
         Ok(json!({
-            "target": {"key": key, "label": t.engine.label(col, key)},
+            "target": {"key": key, "label": t.engine.label(col, key), "id": t.engine.stable_id(col, key)},
             "total": totals(&b.total),
             "inclusive": totals(&b.inclusive),
             "self": totals(&b.self_),
