@@ -10,11 +10,14 @@
 //! - [`explorer`]: the `explorer-overlay` demo scenario (see its docs);
 //! - [`events`]: payloads the demo adds (stack keys, FileIo, image info);
 //! - [`image_samples`]: one process sampled inside one image whose PDB
-//!   identity the trace records (for symbol tests).
+//!   identity the trace records (for symbol tests);
+//! - [`hostile_names`]: every string the UI shows is HTML with inline
+//!   script (for the test that the UI renders trace text as text).
 
 pub mod bench;
 pub mod events;
 pub mod explorer;
+pub mod hostile_names;
 pub mod image_samples;
 pub mod kernel;
 pub mod model;
@@ -22,4 +25,5 @@ pub mod prng;
 
 pub use bench::{write_bench, write_bench_bytes, BenchParams};
 pub use explorer::{write_explorer_overlay, ExplorerParams};
+pub use hostile_names::write_hostile_names;
 pub use model::Model;

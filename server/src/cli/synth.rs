@@ -1,6 +1,7 @@
 //! `etlscope synth SCENARIO -o FILE`: write a synthetic trace with our own
 //! writer. `explorer-overlay` is the committed demo trace (deterministic:
-//! same seed, same bytes); `bench` makes benchmark traces of any size.
+//! same seed, same bytes); `bench` makes benchmark traces of any size;
+//! `hostile-names` has HTML for every string the UI shows (XSS test).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -19,6 +20,11 @@ pub enum Scenario {
     },
     /// Sampled-CPU benchmark trace: rundown, then samples with stacks.
     Bench(BenchArgs),
+    /// Every string the UI shows is HTML with inline script (XSS test).
+    HostileNames {
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -71,6 +77,10 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 None => synth::write_bench(sink, &params)?,
             };
             (a.output, s)
+        }
+        Scenario::HostileNames { output } => {
+            let (_, s) = synth::write_hostile_names(create(&output)?)?;
+            (output, s)
         }
     };
     println!(
