@@ -188,7 +188,7 @@ export class TracePage {
     if (s.range) chips.append(h('span', { class: 'fchip range' }, [h('span', { text: `Time ${s.range[0].toFixed(3)}–${s.range[1].toFixed(3)} s` }), h('button', { class: 'x', text: '×', title: 'Clear the time selection', onclick: () => this.update({ range: null }) })]));
     s.filters.forEach((f, i) => {
       chips.append(h('span', { class: `fchip ${f.exclude ? 'excl' : ''}` }, [
-        h('span', { text: `${f.column} ${f.exclude ? '≠' : '='} ${f.value}` }),
+        h('span', { text: `${f.column} ${f.exclude ? '≠' : '='} ${f.label ?? readableRef(f.value)}`, title: f.value }),
         h('button', { class: 'x', text: '×', title: 'Remove this filter', onclick: () => this.update({ filters: s.filters.filter((_, j) => j !== i) }) }),
       ]));
     });
@@ -282,20 +282,21 @@ export class TracePage {
     if (!self && isStack && s.table === 'cpu-sampled') {
       // Every sample whose stack has this frame, wherever it is called from (the API's `contains`).
       const what = `Stack contains ${n.label}`;
-      items.push({ label: `Filter to ${what}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack contains', value: n.label, exclude: false }], open: [], sel: null }) });
-      items.push({ label: `Exclude ${what}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack contains', value: n.label, exclude: true }], open: [], sel: null }) });
+      items.push({ label: `Filter to ${what}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack contains', value: n.id || n.label, label: n.label, exclude: false }], open: [], sel: null }) });
+      items.push({ label: `Exclude ${what}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack contains', value: n.id || n.label, label: n.label, exclude: true }], open: [], sel: null }) });
     } else if (!self && this.columnsOf(s.table).includes(filterCol)) {
       // The API's Function filter matches the leaf frame of a sample, so say so on Stack rows.
       const what = rowStack ? `${filterCol} = ${n.label} (rows whose stack contains it)` : isStack ? `leaf Function = ${n.label}` : `${filterCol} = ${n.label}`;
-      items.push({ label: `Filter to ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: false }], open: [], sel: null }) });
-      items.push({ label: `Exclude ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.label, exclude: true }], open: [], sel: null }) });
+      items.push({ label: `Filter to ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.id || n.label, label: n.label, exclude: false }], open: [], sel: null }) });
+      items.push({ label: `Exclude ${what}`, action: () => this.update({ filters: [...s.filters, { column: filterCol, value: n.id || n.label, label: n.label, exclude: true }], open: [], sel: null }) });
     }
     // Filter to the process or thread this row is under (any ancestor of those columns).
     for (let x = n.parent; x; x = x.parent) {
       if (x.column === 'Process' || x.column === 'Thread ID') {
         const col = x.column;
         const label = x.label;
-        items.push({ label: `Filter to ${col} = ${label}`, action: () => this.update({ filters: [...s.filters, { column: col, value: label, exclude: false }], open: [], sel: null }) });
+        const value = x.id || label;
+        items.push({ label: `Filter to ${col} = ${label}`, action: () => this.update({ filters: [...s.filters, { column: col, value, label, exclude: false }], open: [], sel: null }) });
       }
     }
     if (s.table === 'cpu-sampled' && !self && (isFunc || n.column === 'Module')) {
@@ -377,3 +378,19 @@ function stackText(n) {
 }
 
 export { TABLE_DEFAULTS, toQuery };
+
+/**
+ * A stable identity from a link, shortened for a filter chip (the label comes with filters made
+ * here; a link carries only the identity): `pid:6148@0` -> `pid 6148`, `mod:x.dll@..` -> `x.dll`,
+ * `fn:x.dll@..+1025` -> `x.dll+0x1025`. Labels pass through.
+ * @param {string} v
+ */
+function readableRef(v) {
+  let m = /^pid:(\d+)@/.exec(v);
+  if (m) return `pid ${m[1]}`;
+  m = /^mod:(.*)@[0-9a-f]+:[0-9a-f]+$/.exec(v);
+  if (m) return m[1];
+  m = /^fn:(.*)@[0-9a-f]+:[0-9a-f]+\+([0-9a-f]+)$/.exec(v);
+  if (m) return `${m[1]}+0x${m[2]}`;
+  return v;
+}

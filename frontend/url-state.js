@@ -9,7 +9,8 @@ export const URL_VERSION = 2;
 const READS = ['1', '2'];
 
 /**
- * @typedef {{column: string, value: string, exclude: boolean}} Filter
+ * @typedef {{column: string, value: string, exclude: boolean, label?: string}} Filter
+ * `value` is what the link stores (a stable identity or a label); `label` is only shown.
  * @typedef {{
  *   view: 'table'|'flame'|'butterfly',
  *   table: string,

@@ -549,8 +549,11 @@ fn contains_filter(t: &LoadedTrace, f: &FilterSpec) -> ApiResult<ColumnFilter> {
     for v in &f.values {
         if let KeyOrLabel::Label(l) = v {
             match stable(t, l) {
+                // The function the identity resolves to, and (as with a
+                // label) every other key shown under the same name.
                 Some(Ok(query::Resolved::Func(k))) if c != Column::Module => {
-                    funcs.push(k);
+                    let label = e.func_label(k);
+                    funcs.extend((0..e.funcs().len() as u32).filter(|&x| e.func_label(x) == label));
                     continue;
                 }
                 Some(Ok(query::Resolved::Modules(ms))) if c == Column::Module => {
