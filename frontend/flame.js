@@ -83,14 +83,25 @@ export class Flame {
     this.draw();
   }
 
-  /** Find the zoom path from the URL by labels; keep the longest prefix that resolves. */
+  /**
+   * A box's name in links: `fn:MODULE+RVA` of the frame that made its call node (stable across
+   * re-ingest and symbols loading), else its label (process boxes, raw frames).
+   * @param {number} i
+   */
+  refOf(i) {
+    const d = this.d;
+    const m = d.frame_module ? d.frame_module[i] : -1;
+    return m >= 0 ? `fn:${d.module_ids[m]}+${d.frame_rva[i].toString(16)}` : d.label[i];
+  }
+
+  /** Find the zoom path from the URL by identities or labels; keep the longest prefix that resolves. */
   resolveZoom() {
     const d = this.d;
     let idx = 0;
     for (let k = 0; k < this.o.zoom.length; k++) {
       let found = -1;
       for (let i = idx + 1; i < d.n && d.depth[i] > d.depth[idx]; i++) {
-        if (d.parent[i] === idx && d.label[i] === this.o.zoom[k]) { found = i; break; }
+        if (d.parent[i] === idx && (this.refOf(i) === this.o.zoom[k] || d.label[i] === this.o.zoom[k])) { found = i; break; }
       }
       if (found < 0) {
         this.o.onNotice(`Flame zoom opened to depth ${k} of ${this.o.zoom.length}: "${this.o.zoom[k]}" is not in this graph`);
@@ -105,7 +116,7 @@ export class Flame {
   /** @param {number} i */
   pathOf(i) {
     const out = [];
-    for (let x = i; x > 0; x = this.d.parent[x]) out.push(this.d.label[x]);
+    for (let x = i; x > 0; x = this.d.parent[x]) out.push(this.refOf(x));
     return out.reverse();
   }
 

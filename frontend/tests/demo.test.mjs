@@ -275,6 +275,23 @@ test('links name rows by stable identities: a link made before symbols load open
     await back.p.waitForSelector('[data-testid=table] tr.sel');
     assert.deepEqual(await selectedPath(back.p), labels);
     assert.equal(await back.p.$$eval('[data-testid=notices] .notice', (n) => n.length), 0);
+    // The flame graph names boxes the same way: zoom to the drilled frames (without the process
+    // level) where symbols are missing, open that zoom where they are loaded.
+    const fz = sel.split('/').slice(1).join('/');
+    const flameLink = `${link.pathname}?v=2&view=flame&t=cpu-sampled&r=7-23&fz=${encodeURIComponent(fz)}`;
+    /** @type {string[][]} */
+    const crumbs = [];
+    for (const [base, pg] of [[bare.url, back.p], [srv.url, named.p]]) {
+      await pg.goto(`${base}${flameLink}`);
+      await pg.waitForFunction((n) => document.querySelectorAll('[data-testid=flame-crumbs] .crumb').length === n, labels.length);
+      crumbs.push(await pg.$$eval('[data-testid=flame-crumbs] .crumb', (b) => b.map((x) => x.textContent)));
+      assert.equal(await pg.$$eval('[data-testid=notices] .notice', (n) => n.length), 0, `flame zoom resolves on ${base}`);
+    }
+    assert.deepEqual(crumbs[0].slice(1), labels.slice(1), 'unsymbolized crumbs');
+    assert.deepEqual(crumbs[1].slice(1), namedPath.slice(1), 'named crumbs');
+    // A zoom made by clicking writes identities too.
+    await named.p.click('[data-testid=flame-crumbs] .crumb:nth-last-child(3)');
+    await named.p.waitForFunction(() => /[?&]fz=fn/.test(decodeURIComponent(location.search)));
     assert.deepEqual([...errors, ...named.errors, ...back.errors], []);
     await named.c.close();
     await back.c.close();

@@ -107,8 +107,9 @@ impl Engine {
         }
     }
 
-    /// `name@timestamp:size` of module row `m`.
-    fn module_id(&self, m: u32) -> Option<String> {
+    /// `name@timestamp:size` of module row `m` (a `mod:` identity without
+    /// its prefix; `fn:` identities are this, `+`, and an RVA in hex).
+    pub fn module_id(&self, m: u32) -> Option<String> {
         let t = self.trace();
         let i = m as usize;
         let name = t.strings.get(*t.modules.name.get(i)?);
@@ -139,6 +140,15 @@ impl Engine {
         }
         let rva = *frames.address.get(f as usize)?;
         Some(format!("fn:{}+{rva:x}", self.module_id(m)?))
+    }
+
+    /// Module row and RVA of the frame that names call node `node` (`None`
+    /// for the root, `[self]`, or a frame outside every module).
+    pub fn node_frame(&self, node: u32) -> Option<(u32, u64)> {
+        let f = *self.call_tree().frame.get(node as usize)?;
+        let frames = &self.trace().frames;
+        let m = *frames.module.get(f as usize)?;
+        (m != NONE).then_some((m, *frames.address.get(f as usize)?))
     }
 
     /// What `s` names, if it is a stable identity found in this trace.

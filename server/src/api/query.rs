@@ -638,6 +638,7 @@ pub async fn flame(
         };
         let g = t.engine.flame(&req).map_err(bad)?;
         let ms = |v: &[i64]| v.iter().map(|&x| x as f64 / 1e6).collect::<Vec<_>>();
+        let ids = flame_frame_refs(t, &g.node);
         Ok(json!({
             "total": totals(&g.total),
             "depth": g.depth,
@@ -647,6 +648,9 @@ pub async fn flame(
             "func": g.func,
             "label": g.label,
             "module": flame_modules(t, &g.func),
+            "frame_module": ids.0,
+            "frame_rva": ids.1,
+            "module_ids": ids.2,
         }))
     })
     .await
@@ -818,6 +822,37 @@ fn flame_modules(t: &LoadedTrace, funcs: &[u32]) -> Vec<String> {
                 .clone()
         })
         .collect()
+}
+
+/// Each flame box's naming frame, compactly: an index into the module
+/// identities (`-1` for the root, process boxes and raw frames) and an RVA,
+/// so the UI writes a zoom path as `fn:MODULE+RVA` identities.
+fn flame_frame_refs(t: &LoadedTrace, nodes: &[u32]) -> (Vec<i64>, Vec<u64>, Vec<String>) {
+    let e = &t.engine;
+    let mut index: std::collections::HashMap<u32, i64> = Default::default();
+    let mut ids = Vec::new();
+    let mut module = Vec::with_capacity(nodes.len());
+    let mut rva = Vec::with_capacity(nodes.len());
+    for &n in nodes {
+        let r = (n != model::NONE && n != query::ROOT)
+            .then(|| e.node_frame(n))
+            .flatten()
+            .and_then(|(m, a)| {
+                let i = match index.get(&m) {
+                    Some(&i) => i,
+                    None => {
+                        let i = ids.len() as i64;
+                        ids.push(e.module_id(m)?);
+                        index.insert(m, i);
+                        i
+                    }
+                };
+                Some((i, a))
+            });
+        module.push(r.map_or(-1, |x| x.0));
+        rva.push(r.map_or(0, |x| x.1));
+    }
+    (module, rva, ids)
 }
 
 /// A function or module key by its label, including functions that are
