@@ -52,7 +52,7 @@ export async function renderButterfly(host, o) {
     if (!rows.length) tb.append(h('tr', {}, [h('td', { class: 'empty', colspan: '4', text: cls === 'callers' ? 'No callers (a root)' : 'No callees (a leaf)' })]));
     for (const x of rows) {
       const name = h('td', { class: 'label link', text: x.label, title: `Show callers and callees of ${x.label}` });
-      name.addEventListener('click', () => o.onChange(o.by, x.label, o.by));
+      name.addEventListener('click', () => o.onChange(o.by, x.id || x.label, o.by));
       const pc = h('td', { class: 'num', text: fmt2((100 * x.weight_ms) / total) });
       pc.style.backgroundImage = `linear-gradient(to left, var(--bar) ${((100 * x.weight_ms) / max).toFixed(1)}%, transparent 0)`;
       tb.append(h('tr', {}, [name, h('td', { class: 'num', text: fmtInt(x.count) }), h('td', { class: 'num', text: fmt2(x.weight_ms) }), pc]));

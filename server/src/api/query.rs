@@ -723,9 +723,13 @@ pub async fn butterfly(
             filters: sample_filters(t, &spec.range, &spec.filters)?,
         };
         let b = t.engine.butterfly(&req).map_err(bad)?;
+        let by_col = match req.by {
+            NeighborBy::Module => Column::Module,
+            NeighborBy::Function => Column::Function,
+        };
         let list = |v: &[query::Neighbor]| {
             v.iter()
-                .map(|n| json!({"key": n.key, "label": n.label, "count": n.count, "weight_ms": n.weight_ns as f64 / 1e6}))
+                .map(|n| json!({"key": n.key, "label": n.label, "id": t.engine.stable_id(by_col, n.key), "count": n.count, "weight_ms": n.weight_ns as f64 / 1e6}))
                 .collect::<Vec<_>>()
         };
         Ok(json!({
