@@ -95,6 +95,11 @@ const bfNumbers = async (/** @type {any} */ p) => ({
   inclusive: Number(await p.$eval('[data-testid=bf-center] .bf-num', (e) => e.getAttribute('data-count'))),
   callers: await p.$$eval('[data-testid=bf-callers] tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, Number(tr.children[1].textContent.replace(/,/g, ''))])),
 });
+/** A screenshot without the "copied" toast of an earlier step. */
+const shot = async (/** @type {any} */ p, /** @type {string} */ name) => {
+  await p.waitForFunction(() => !document.querySelector('.toast'));
+  await p.screenshot({ path: path.join(SHOTS, name) });
+};
 const copyLink = async (/** @type {any} */ p) => {
   await p.click('[data-testid=copy-link]');
   const link = await p.evaluate(() => navigator.clipboard.readText());
@@ -136,7 +141,7 @@ test('the demo investigation through the UI: every number equals etlscope export
   const overlay = await rowCount(p, labels);
   assert.equal(overlay, exportPrefixCount(cpuRows, proc, labels.slice(1)), `${TARGET} samples`);
   t.diagnostic(`${labels.join(' > ')}: ${overlay} samples`);
-  await p.screenshot({ path: path.join(SHOTS, 'demo-drill.png') });
+  await shot(p, 'demo-drill.png');
   const drillLabels = labels;
   steps.push({ name: 'drill', link: await copyLink(p), check: async (q) => {
     await waitTable(q);
@@ -162,7 +167,7 @@ test('the demo investigation through the UI: every number equals etlscope export
   assert.equal(bf.inclusive, want.inclusive, `${SHELL_EXT} inclusive samples`);
   assert.deepEqual(bf.callers, want.callers, 'callers by module');
   t.diagnostic(`${SHELL_EXT}: inclusive ${bf.inclusive}; callers ${JSON.stringify(bf.callers)}`);
-  await p.screenshot({ path: path.join(SHOTS, 'demo-callers-by-module.png') });
+  await shot(p, 'demo-callers-by-module.png');
   steps.push({ name: 'callers', link: await copyLink(p), check: async (q) => {
     await q.waitForSelector('[data-testid=bf-center] .bf-num');
     assert.deepEqual(await bfNumbers(q), bf);
@@ -183,7 +188,7 @@ test('the demo investigation through the UI: every number equals etlscope export
   assert.deepEqual(paths, unversioned);
   assert.ok(paths.includes('C:\\Program Files (x86)\\Acronis\\TrueImageHome\\ti_managers_proxy.dll'));
   t.diagnostic(`${paths.length} images without version information`);
-  await p.screenshot({ path: path.join(SHOTS, 'demo-images-unversioned.png') });
+  await shot(p, 'demo-images-unversioned.png');
   steps.push({ name: 'images', link: await copyLink(p), check: async (q) => {
     await q.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
     assert.deepEqual((await q.$$eval('[data-testid=table] tr[data-depth="1"] td.label .txt', (x) => x.map((e) => e.textContent))).sort(), unversioned);
@@ -202,7 +207,7 @@ test('the demo investigation through the UI: every number equals etlscope export
   assert.equal(top.count, creates[0].Count);
   assert.equal(await rowCount(p, ['Create']), creates.reduce((a, r) => a + r.Count, 0));
   t.diagnostic(`most opened: ${creates[0]['File Path']} ${top.count} times`);
-  await p.screenshot({ path: path.join(SHOTS, 'demo-file-io.png') });
+  await shot(p, 'demo-file-io.png');
   steps.push({ name: 'file-io', link: await copyLink(p), check: async (q) => {
     await waitTable(q);
     await q.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);

@@ -114,6 +114,14 @@ const view = (patch) => {
 };
 const waitTable = (p) => p.waitForFunction(() => { const s = document.querySelector('[data-testid=table-status]'); return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr'); });
 
+test('the UI is served with a Content-Security-Policy header: no inline script, no framing', async () => {
+  for (const u of [`${srv.url}/`, `${srv.url}/t/${id}`, `${srv.url}/app.js`]) {
+    const csp = (await fetch(u)).headers.get('content-security-policy') || '';
+    assert.match(csp, /script-src 'self'(;|$)/, `${u}: ${csp}`);
+    assert.match(csp, /frame-ancestors 'none'/, `${u}: ${csp}`);
+  }
+});
+
 test('library and trace header show the hostile trace name as text', async () => {
   const pg = await newPage();
   await pg.p.goto(`${srv.url}/`);

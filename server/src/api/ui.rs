@@ -11,6 +11,10 @@ use rust_embed::RustEmbed;
 #[exclude = "*.json"]
 struct Assets;
 
+/// Trace text is rendered as text, never HTML; this policy is the second
+/// line: no inline or foreign script, no foreign connections, no framing.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
 fn serve_asset(path: &str) -> Option<Response> {
     let file = Assets::get(path)?;
     let mime = match path.rsplit('.').next() {
@@ -28,6 +32,9 @@ fn serve_asset(path: &str) -> Option<Response> {
                 (header::CONTENT_TYPE, mime),
                 (header::CACHE_CONTROL, "no-cache"),
                 (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                // The same policy as index.html's <meta>, sent as a header too so
+                // it also covers frame-ancestors (which <meta> cannot set).
+                (header::CONTENT_SECURITY_POLICY, CSP),
             ],
             file.data.into_owned(),
         )

@@ -43,7 +43,7 @@ pub fn run(
         }
         n += 1;
         let v = json!({
-            "time_s": (e.timestamp - ts0) as f64 / tps,
+            "time_s": e.timestamp.saturating_sub(ts0) as f64 / tps,
             "timestamp": e.timestamp,
             "header": e.header_type.name(),
             "cpu": e.cpu,
