@@ -29,8 +29,17 @@ pub struct LoadedTrace {
 
 impl LoadedTrace {
     pub fn new(id: String, trace: model::Trace, load_seconds: f64, last_used: u64) -> LoadedTrace {
-        let heap_bytes = trace.heap_bytes() as u64;
         let engine = query::Engine::new(Arc::new(trace));
+        LoadedTrace::with_engine(id, engine, load_seconds, last_used)
+    }
+
+    fn with_engine(
+        id: String,
+        engine: query::Engine,
+        load_seconds: f64,
+        last_used: u64,
+    ) -> LoadedTrace {
+        let heap_bytes = engine.trace().heap_bytes() as u64;
         LoadedTrace {
             id,
             engine,
@@ -221,9 +230,16 @@ impl Store {
         let mut trace = loaded.trace().clone();
         let result = crate::symbolize::symbolize(&mut trace, config, &progress);
         let statuses = crate::symbolize::status_json(&trace, &result);
-        let mut named = LoadedTrace::new(
+        // Only function-dependent parts of the index are rebuilt; the
+        // by-thread order and sample totals carry over.
+        let trace = Arc::new(trace);
+        let engine = loaded
+            .engine
+            .with_symbols(trace.clone())
+            .unwrap_or_else(|_| query::Engine::new(trace));
+        let mut named = LoadedTrace::with_engine(
             loaded.id.clone(),
-            trace,
+            engine,
             loaded.load_seconds,
             self.clock.fetch_add(1, Ordering::Relaxed),
         );

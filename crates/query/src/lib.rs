@@ -137,8 +137,9 @@ impl Engine {
     /// its samples, stacks and threads must be this engine's. Keeps what
     /// does not depend on functions (the by-thread view, the per-stack and
     /// per-thread totals) and rebuilds the rest: O(#frames + #stacks) plus
-    /// one pass to re-sort the samples by call node.
-    pub fn with_symbols(self, trace: Arc<Trace>) -> Result<Engine, QueryError> {
+    /// one pass to re-sort the samples by call node. `self` stays usable:
+    /// queries go on against it while the named engine is built.
+    pub fn with_symbols(&self, trace: Arc<Trace>) -> Result<Engine, QueryError> {
         let old = &self.trace;
         let same = old.samples.len() == trace.samples.len()
             && old.stacks.len() == trace.stacks.len()
@@ -157,9 +158,9 @@ impl Engine {
         Ok(Engine {
             funcs,
             keys,
-            by_thread: self.by_thread,
+            by_thread: self.by_thread.clone(),
             by_node,
-            totals: self.totals,
+            totals: self.totals.clone(),
             tree,
             trace,
             filter_totals: Mutex::new(Vec::new()),

@@ -18,7 +18,7 @@ const MAX_BUCKETS: usize = 32;
 /// Totals of the buckets inside a range, and the rows left to scan.
 pub(crate) type Cover<'a> = (Cow<'a, [Cell]>, Vec<Range<usize>>);
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct SampleTotals {
     /// Bucket k holds sample rows `bounds[k]..bounds[k + 1]`.
     bounds: Vec<usize>,
