@@ -174,15 +174,13 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     }
 
     name_jit_frames(&mut t, &batch.clr_methods, &pidx);
-    info.unattributed_events = build_event_tables(
-        &mut t,
-        &batch,
-        arenas,
-        &tidx,
-        &pidx,
-        &addresses,
-        &mut resolver,
-    );
+    let lookups = Lookups {
+        tidx: &tidx,
+        pidx: &pidx,
+        addresses: &addresses,
+        mapper: &mapper,
+    };
+    info.unattributed_events = build_event_tables(&mut t, &batch, arenas, &lookups, &mut resolver);
     info.cpus = lf.number_of_processors;
     info.pointer_size = pointer_size;
     info.os_version = format!(
@@ -211,6 +209,16 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     t
 }
 
+/// What the event tables look things up in, built once for the samples:
+/// thread and process instances, image address ranges, NT->DOS paths.
+#[derive(Clone, Copy)]
+struct Lookups<'a> {
+    tidx: &'a lifetimes::InstanceIndex,
+    pidx: &'a lifetimes::InstanceIndex,
+    addresses: &'a images::AddressMap,
+    mapper: &'a paths::PathMapper,
+}
+
 /// CPU Usage (Precise), File I/O, Disk I/O, hard faults and Generic Events,
 /// after samples (their stacks reuse the samples' frame and stack caches).
 /// Returns how many of their events named a thread with no thread event.
@@ -218,14 +226,17 @@ fn build_event_tables(
     t: &mut Trace,
     batch: &Batch,
     arenas: Vec<Vec<u8>>,
-    tidx: &lifetimes::InstanceIndex,
-    pidx: &lifetimes::InstanceIndex,
-    addresses: &images::AddressMap,
+    lookups: &Lookups<'_>,
     resolver: &mut stacks::StackResolver<'_>,
 ) -> u64 {
     let clock = t.clock;
-    let mapper = paths::PathMapper::new(&batch.path_maps);
-    let names = fileio::FileNames::new(&batch.file_names, &mapper, &mut t.strings);
+    let Lookups {
+        tidx,
+        pidx,
+        addresses,
+        mapper,
+    } = *lookups;
+    let names = fileio::FileNames::new(&batch.file_names, mapper, &mut t.strings);
     let mut generic = generic::build_generic_rows(
         &batch.generic,
         arenas,
@@ -244,7 +255,7 @@ fn build_event_tables(
         unattributed: 0,
     };
     let (cs, rt) = precise::build_precise(&batch.cswitches, &batch.readies, &mut j);
-    let file_io = io_tables::build_file_io(batch, &names, &mapper, &mut j);
+    let file_io = io_tables::build_file_io(batch, &names, mapper, &mut j);
     let disk_io = io_tables::build_disk_io(batch, &names, &mut j);
     let hard_faults = io_tables::build_hard_faults(batch, &names, &mut j);
     for (row, r) in batch.generic.iter().enumerate() {
