@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod query;
+mod receive;
 pub mod state;
 pub mod symbols;
 pub mod traces;

@@ -5,7 +5,6 @@
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
-use crate::upload::{self, UploadError};
 use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -46,22 +45,10 @@ pub async fn upload(
     Query(p): Query<SymbolUploadParams>,
     body: Body,
 ) -> ApiResult<impl IntoResponse> {
-    if !app.authorized(&headers) {
-        return Err(ApiError::unauthorized());
-    }
+    super::receive::require_auth(&app, &headers)?;
+    // The name is checked before the body is received.
     let name = check_name(p.name.as_deref())?;
-    let limit = app.config.max_upload_bytes;
-    let got = upload::receive(body.into_data_stream(), &app.store.tmp_dir(), limit)
-        .await
-        .map_err(|e| match e {
-            UploadError::TooLarge { limit } => ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "too_large",
-                format!("the upload exceeds this server's limit of {limit} bytes"),
-            ),
-            UploadError::Io(m) => ApiError::internal(m),
-            UploadError::Client(m) => ApiError::bad_request(m),
-        })?;
+    let got = super::receive::receive(&app, body).await?;
     let path = got.temp.path.clone();
     let (guid, age) = tokio::task::spawn_blocking(move || Pdb::read_identity(&path))
         .await

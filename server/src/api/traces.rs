@@ -4,7 +4,7 @@ use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use crate::catalog::TraceEntry;
 use crate::store::{now_rfc3339, LoadedTrace, NotReady, SymbolState};
-use crate::upload::{self, UploadError};
+use crate::upload;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -31,21 +31,8 @@ pub async fn upload(
     Query(p): Query<UploadParams>,
     body: Body,
 ) -> ApiResult<impl IntoResponse> {
-    if !app.authorized(&headers) {
-        return Err(ApiError::unauthorized());
-    }
-    let limit = app.config.max_upload_bytes;
-    let got = upload::receive(body.into_data_stream(), &app.store.tmp_dir(), limit)
-        .await
-        .map_err(|e| match e {
-            UploadError::TooLarge { limit } => ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "too_large",
-                format!("the upload exceeds this server's limit of {limit} bytes"),
-            ),
-            UploadError::Io(m) => ApiError::internal(m),
-            UploadError::Client(m) => ApiError::bad_request(m),
-        })?;
+    super::receive::require_auth(&app, &headers)?;
+    let got = super::receive::receive(&app, body).await?;
     if let Some(existing) = app.store.catalog.get(&got.id)? {
         return Ok((StatusCode::OK, Json(entry_json(&app, &existing))));
     }

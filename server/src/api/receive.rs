@@ -1,0 +1,37 @@
+//! The first step of every upload (traces, PDBs): check the token, then
+//! stream the body into a temporary file under the size limit.
+
+use super::error::{ApiError, ApiResult};
+use super::state::AppState;
+use crate::upload::{self, Received, UploadError};
+use axum::body::Body;
+use axum::http::{HeaderMap, StatusCode};
+
+impl From<UploadError> for ApiError {
+    fn from(e: UploadError) -> ApiError {
+        match e {
+            UploadError::TooLarge { limit } => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                format!("the upload exceeds this server's limit of {limit} bytes"),
+            ),
+            UploadError::Io(m) => ApiError::internal(m),
+            UploadError::Client(m) => ApiError::bad_request(m),
+        }
+    }
+}
+
+/// 401 without the token.
+pub fn require_auth(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
+    if app.authorized(headers) {
+        Ok(())
+    } else {
+        Err(ApiError::unauthorized())
+    }
+}
+
+/// The body streamed into a temporary file; 413 over the size limit.
+pub async fn receive(app: &AppState, body: Body) -> ApiResult<Received> {
+    let limit = app.config.max_upload_bytes;
+    Ok(upload::receive(body.into_data_stream(), &app.store.tmp_dir(), limit).await?)
+}
