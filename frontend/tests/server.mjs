@@ -26,9 +26,10 @@ export function buildRelease() {
 
 /**
  * @param {string[]} traces
+ * @param {number} [readyTimeoutMs] how long ingest may take
  * @returns {Promise<{url: string, ids: string[], stop: () => void}>}
  */
-export async function startServer(traces) {
+export async function startServer(traces, readyTimeoutMs = 120000) {
   const bin = path.join(repoRoot, 'target/release/etlscope');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-ui-'));
   const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...traces], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -44,10 +45,13 @@ export async function startServer(traces) {
   });
   const ids = [...out.matchAll(/\/t\/([0-9a-f]{32})/g)].map((m) => m[1]);
   for (const id of ids) {
-    for (let i = 0; i < 300; i++) {
+    // Ready, failed, or an error after `readyTimeoutMs` (never a silent return mid-ingest).
+    const deadline = Date.now() + readyTimeoutMs;
+    for (;;) {
       const e = await (await fetch(`${url}/api/traces/${id}`)).json();
       if (e.status === 'ready') break;
       if (e.status === 'failed') throw new Error(`ingest failed: ${e.error}`);
+      if (Date.now() > deadline) { child.kill('SIGTERM'); throw new Error(`trace ${id} not ready after ${readyTimeoutMs} ms (status ${e.status})`); }
       await new Promise((r) => setTimeout(r, 200));
     }
   }
