@@ -69,6 +69,32 @@ fn bad_inputs_get_4xx_and_the_server_keeps_serving() {
                 .any(|d| d["message"].as_str().unwrap().contains("truncated")),
             "{v}"
         );
+        // Oversized queries are refused before any label is looked up.
+        let long_path: Vec<String> = (0..2000).map(|i| format!("x{i}")).collect();
+        let many: Vec<String> = (0..20_000).map(|i| format!("p{i}")).collect();
+        for (what, body) in [
+            (
+                "table path",
+                serde_json::json!({"columns": ["Process", "Stack"], "path": long_path}),
+            ),
+            (
+                "table filter values",
+                serde_json::json!({"columns": ["Process"], "filters": [{"column": "Process", "values": many}]}),
+            ),
+        ] {
+            let (s, b) = server.post(
+                &format!("/api/traces/{id}/table"),
+                body.to_string().as_bytes(),
+            );
+            assert_eq!(s, 400, "{what}: {b}");
+            assert!(error_message(&b).contains("at most"), "{what}: {b}");
+        }
+        let body = serde_json::json!({"filters": [{"column": "Process", "values": many}]});
+        let (s, b) = server.post(
+            &format!("/api/traces/{id}/flame"),
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(s, 400, "flame: {b}");
     }
     for path in [
         "/api/traces/..%2F..%2Fetc%2Fpasswd",

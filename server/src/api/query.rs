@@ -99,6 +99,25 @@ fn default_table() -> String {
     "cpu-sampled".into()
 }
 
+/// Longer paths or filter lists than any trace needs are refused before
+/// any work: each label in them costs a lookup.
+const MAX_PATH: usize = 1024;
+const MAX_FILTER_VALUES: usize = 10_000;
+
+/// 400 for a request whose path or filters exceed the limits.
+fn check_sizes(path: usize, filters: &[FilterSpec]) -> ApiResult<()> {
+    if path > MAX_PATH {
+        return Err(bad(format!("path has {path} elements; at most {MAX_PATH}")));
+    }
+    let values: usize = filters.iter().map(|f| f.values.len()).sum();
+    if values > MAX_FILTER_VALUES {
+        return Err(bad(format!(
+            "filters have {values} values; at most {MAX_FILTER_VALUES}"
+        )));
+    }
+    Ok(())
+}
+
 fn default_limit() -> usize {
     500
 }
@@ -257,6 +276,7 @@ fn unknown_table(name: &str) -> ApiError {
 }
 
 pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
+    check_sizes(spec.path.len(), &spec.filters)?;
     if let Some(kind) = RowTableKind::from_name(&spec.table) {
         return run_row_table(t, kind, spec);
     }
@@ -323,6 +343,7 @@ fn bad_path(depth: usize, label: &str) -> ApiError {
 }
 
 fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiResult<Value> {
+    check_sizes(spec.path.len(), &spec.filters)?;
     let table = t.row_table(kind);
     let col = |name: &str| -> ApiResult<usize> {
         table
@@ -503,6 +524,7 @@ fn sample_filters(
     range_spec: &Option<Range>,
     specs: &[FilterSpec],
 ) -> ApiResult<Filters> {
+    check_sizes(0, specs)?;
     let engine = &t.engine;
     let mut filters = Filters {
         range: range(range_spec)?,
@@ -515,18 +537,25 @@ fn sample_filters(
         }
         let c = column(&f.column)?;
         let mut values = Vec::new();
+        // Every row of the column, queried once for all the labels given.
+        let mut all: Option<TableResponse> = None;
         for v in &f.values {
             values.push(match v {
                 KeyOrLabel::Key(k) => *k,
                 KeyOrLabel::Label(l) => {
-                    let all = engine
-                        .table(&TableRequest {
-                            columns: vec![c],
-                            limit: 0,
-                            ..TableRequest::default()
-                        })
-                        .map_err(bad)?;
-                    find_row(t, &all, l)
+                    if all.is_none() {
+                        all = Some(
+                            engine
+                                .table(&TableRequest {
+                                    columns: vec![c],
+                                    limit: 0,
+                                    ..TableRequest::default()
+                                })
+                                .map_err(bad)?,
+                        );
+                    }
+                    all.as_ref()
+                        .and_then(|all| find_row(t, all, l))
                         .ok_or_else(|| bad(format!("no {} called {l:?}", c.name())))?
                 }
             });
