@@ -714,29 +714,7 @@ pub async fn butterfly(
         };
         let key = match &spec.target {
             KeyOrLabel::Key(k) => *k,
-            KeyOrLabel::Label(l) => match stable(t, l) {
-                Some(Ok(query::Resolved::Func(k))) if col == Column::Function => k,
-                Some(Ok(query::Resolved::Modules(ms))) if col == Column::Module => {
-                    ms.first().copied().unwrap_or(model::NONE)
-                }
-                Some(_) => return Err(bad(format!("no {} {l:?} in this trace", col.name()))),
-                None => {
-                let all = t
-                    .engine
-                    .table(&TableRequest {
-                        columns: vec![col],
-                        limit: 0,
-                        ..TableRequest::default()
-                    })
-                    .map_err(bad)?;
-                match find_label(&all, l) {
-                    Some(k) => k,
-                    // A function may never be a leaf: look it up by label among funcs.
-                    None => find_func_or_module(t, col, l)
-                        .ok_or_else(|| bad(format!("no {} called {l:?}", col.name())))?,
-                }
-                }
-            },
+            KeyOrLabel::Label(l) => butterfly_target(t, col, l)?,
         };
         let req = ButterflyRequest {
             target: if col == Column::Module {
@@ -758,7 +736,15 @@ pub async fn butterfly(
         };
         let list = |v: &[query::Neighbor]| {
             v.iter()
-                .map(|n| json!({"key": n.key, "label": n.label, "id": t.engine.stable_id(by_col, n.key), "count": n.count, "weight_ms": n.weight_ns as f64 / 1e6}))
+                .map(|n| {
+                    json!({
+                        "key": n.key,
+                        "label": n.label,
+                        "id": t.engine.stable_id(by_col, n.key),
+                        "count": n.count,
+                        "weight_ms": n.weight_ns as f64 / 1e6,
+                    })
+                })
                 .collect::<Vec<_>>()
         };
         Ok(json!({
@@ -855,6 +841,35 @@ fn flame_modules(t: &LoadedTrace, funcs: &[u32]) -> Vec<String> {
                 .clone()
         })
         .collect()
+}
+
+/// A butterfly target given as a string: a stable identity (`fn:` for a
+/// function, `mod:` for a module) or a label.
+fn butterfly_target(t: &LoadedTrace, col: Column, l: &str) -> ApiResult<u32> {
+    match stable(t, l) {
+        Some(Ok(query::Resolved::Func(k))) if col == Column::Function => return Ok(k),
+        Some(Ok(query::Resolved::Modules(ms))) if col == Column::Module => {
+            if let Some(&m) = ms.first() {
+                return Ok(m);
+            }
+        }
+        Some(_) => return Err(bad(format!("no {} {l:?} in this trace", col.name()))),
+        None => {}
+    }
+    let all = t
+        .engine
+        .table(&TableRequest {
+            columns: vec![col],
+            limit: 0,
+            ..TableRequest::default()
+        })
+        .map_err(bad)?;
+    match find_label(&all, l) {
+        Some(k) => Ok(k),
+        // A function may never be a leaf: look it up by label among funcs.
+        None => find_func_or_module(t, col, l)
+            .ok_or_else(|| bad(format!("no {} called {l:?}", col.name()))),
+    }
 }
 
 /// Each flame box's naming frame, compactly: an index into the module
