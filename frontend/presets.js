@@ -13,6 +13,6 @@ export const PRESETS = [
   { name: 'File I/O by Path, Stack', state: { view: 'table', table: 'file-io', groups: ['File Path', 'Stack'], cols: ['Count', 'Size', 'Duration (ms)'], sort: 'Count', desc: true } },
   { name: 'Disk I/O by Path', state: { view: 'table', table: 'disk-io', groups: ['IO Type', 'Path Name'], cols: ['Count', 'Size', 'Disk Service Time (ms)', '% Weight'], sort: 'Count', desc: true } },
   { name: 'CPU Usage (Precise) by Process, Thread, Stack', state: { view: 'table', table: 'cpu-precise', groups: ['New Process', 'New Thread Id', 'New Thread Stack'], cols: ['Count', 'CPU Usage (ms)', 'Waits (ms)', 'Ready (ms)', '% Weight'], sort: 'CPU Usage (ms)', desc: true } },
-  { name: 'Generic Events by Provider', state: { view: 'table', table: 'generic', groups: ['Provider', 'Event Name', 'Process'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count', desc: true } },
+  { name: 'Generic Events by Provider', state: { view: 'table', table: 'generic', groups: ['Provider', 'Event Name', 'Process', 'Fields'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count', desc: true } },
   { name: 'Threads by Process', state: { view: 'table', table: 'threads', groups: ['Process', 'Thread ID', 'Thread Name'], cols: ['Count'], sort: 'Count', desc: true } },
 ];

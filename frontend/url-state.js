@@ -43,7 +43,7 @@ export const TABLE_DEFAULTS = {
   'file-io': { groups: ['Type', 'File Path'], cols: ['Count', 'Size', 'Duration (ms)', '% Weight'], sort: 'Count' },
   'disk-io': { groups: ['IO Type', 'Path Name'], cols: ['Count', 'Size', 'Disk Service Time (ms)', '% Weight'], sort: 'Count' },
   'cpu-precise': { groups: ['New Process', 'New Thread Id', 'New Thread Stack'], cols: ['Count', 'CPU Usage (ms)', 'Waits (ms)', 'Ready (ms)', '% Weight'], sort: 'CPU Usage (ms)' },
-  generic: { groups: ['Provider', 'Event Name', 'Process'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count' },
+  generic: { groups: ['Provider', 'Event Name', 'Process', 'Fields'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count' },
 };
 
 /** @param {string} table @returns {ViewState} */

@@ -316,6 +316,9 @@ fn generic(t: &Trace) -> TableSpec<'_> {
                     .get(i)
                     .map_or_else(String::new, |&n| t.strings.get(n).to_string())
             }),
+            // The payload as WPA's Field columns show it, in one column
+            // (`name=value; ...`), as `etlscope export` prints it.
+            text("Fields", move |i| fields_text(t, i)),
             KeySpec::Stack("Stack", g.stack.clone()),
         ],
         start: g.time.clone(),
@@ -324,4 +327,30 @@ fn generic(t: &Trace) -> TableSpec<'_> {
         weight: None,
         values: Vec::new(),
     }
+}
+
+/// Longest Fields text kept per event: enough to read, bounded so that a
+/// table of millions of events with large payloads stays small.
+const FIELDS_MAX_CHARS: usize = 400;
+
+fn fields_text(t: &Trace, row: usize) -> String {
+    let mut s = String::new();
+    for (k, v) in t.generic_fields(row) {
+        if !s.is_empty() {
+            s.push_str("; ");
+        }
+        s.push_str(&k);
+        s.push('=');
+        s.push_str(&v);
+        if s.len() > FIELDS_MAX_CHARS {
+            let cut = (0..=FIELDS_MAX_CHARS)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            s.truncate(cut);
+            s.push('…');
+            break;
+        }
+    }
+    s
 }
