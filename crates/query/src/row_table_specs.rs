@@ -331,7 +331,7 @@ fn generic(t: &Trace) -> TableSpec<'_> {
 
 /// Longest Fields text kept per event: enough to read, bounded so that a
 /// table of millions of events with large payloads stays small.
-const FIELDS_MAX_CHARS: usize = 400;
+const FIELDS_MAX_CHARS: usize = 256;
 
 fn fields_text(t: &Trace, row: usize) -> String {
     let mut s = String::new();
