@@ -1,7 +1,9 @@
 //! Runs the benchmark queries (`synthetic::bench_queries`) in a loop and
 //! prints wall time and process CPU time per query; CPU time stays
 //! meaningful on a loaded machine. Usage: `cargo run --release -p query
-//! --example query_profile -- [samples] [iterations] [name-filter]`.
+//! --example query_profile -- [samples] [iterations] [name-filter] [distinct-stacks]`
+//! (distinct stacks default to the bench shape's 100,000; the 10M writer
+//! trace of the browser benchmark has about 1M, 2M stack rows).
 
 use query::synthetic::{self, Shape};
 use query::Engine;
@@ -29,8 +31,12 @@ fn main() {
         .unwrap_or(10_000_000);
     let iters: usize = args.get(2).and_then(|x| x.parse().ok()).unwrap_or(20);
     let only = args.get(3).cloned().unwrap_or_default();
+    let mut shape = Shape::bench(n);
+    if let Some(s) = args.get(4).and_then(|x| x.parse().ok()) {
+        shape.stacks = s;
+    }
     let t0 = Instant::now();
-    let trace = synthetic::trace(&Shape::bench(n));
+    let trace = synthetic::trace(&shape);
     let t1 = Instant::now();
     let (c0, w0) = (cpu_seconds(), Instant::now());
     let e = Engine::new(Arc::new(trace));

@@ -8,6 +8,7 @@ use crate::scan::{Cell, Hit, Mode};
 use crate::table_query::Totals;
 use crate::{Engine, QueryError};
 use model::NONE;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,6 +56,9 @@ pub struct FlameGraph {
 impl Engine {
     /// Self cells per call node of the samples the filters keep.
     pub(crate) fn node_self(&self, filters: &Filters) -> Result<Vec<Cell>, QueryError> {
+        if filters.columns.is_empty() && filters.selection.is_none() && self.threads_valid {
+            return Ok(self.node_self_by_runs(filters));
+        }
         // Accumulate by stack row (no per-sample lookup of its call node,
         // and none at all without stack filters), then fold into nodes.
         let plan = self.plan(filters, &[], SlotOf::One, 1)?;
@@ -91,6 +95,69 @@ impl Engine {
             }
         }
         Ok(cells)
+    }
+
+    /// `node_self` for a time range alone (and a minimum depth): each
+    /// node's own samples are a time-sorted run of the by-node view, so a
+    /// range is two binary searches per node and interval segment, instead
+    /// of a scan scattering every sample into a per-stack array (which
+    /// misses the cache once a trace has millions of stacks).
+    fn node_self_by_runs(&self, filters: &Filters) -> Vec<Cell> {
+        let (lo, hi) = filters
+            .range
+            .map_or((i64::MIN, i64::MAX), |r| (r.start_ns, r.end_ns));
+        // Weight per sample is the interval in force at its time: cut the
+        // range where the interval changes (as SampleTable::weight_ns).
+        let iv = &self.trace.samples.intervals;
+        let mut segments = Vec::with_capacity(iv.len().max(1));
+        let first_w = iv.first().map_or(1_000_000, |x| x.1);
+        let mut from = i64::MIN;
+        let mut w = first_w;
+        for &(start, interval) in iv.iter().skip(1) {
+            segments.push((from, start, w));
+            from = start;
+            w = interval;
+        }
+        segments.push((from, i64::MAX, w));
+        let segments: Vec<(i64, i64, i64)> = segments
+            .into_iter()
+            .map(|(a, b, w)| (a.max(lo), b.min(hi), w))
+            .filter(|&(a, b, _)| a < b)
+            .collect();
+        let v = &self.by_node;
+        let min_depth = filters.min_stack_depth;
+        let tree = &self.tree;
+        let mut cells = vec![Cell::default(); tree.len()];
+        cells
+            .par_chunks_mut(64 * 1024)
+            .enumerate()
+            .for_each(|(chunk, out)| {
+                let base = chunk * 64 * 1024;
+                for (i, cell) in out.iter_mut().enumerate() {
+                    let n = base + i;
+                    if tree.depth.get(n).is_some_and(|&d| d < min_depth) {
+                        continue;
+                    }
+                    let run = v.run(n);
+                    if run.is_empty() {
+                        continue;
+                    }
+                    for &(a, b, w) in &segments {
+                        let r = v.narrow(run.clone(), a, b);
+                        if r.is_empty() {
+                            continue;
+                        }
+                        let k = r.len() as u64;
+                        cell.merge(&Cell {
+                            count: k,
+                            weight_ns: k as i64 * w,
+                            first_ns: v.time[r.start],
+                            last_ns: v.time[r.end - 1],
+                        });
+                    }
+                }
+            });
+        cells
     }
 
     pub fn flame(&self, req: &FlameRequest) -> Result<FlameGraph, QueryError> {

@@ -75,6 +75,9 @@ pub struct Engine {
     pub(crate) by_node: views::View,
     /// Per-stack and per-thread totals of buckets of samples.
     pub(crate) totals: totals::SampleTotals,
+    /// Every sample names a thread row of the trace (queries leave out
+    /// those that do not; shortcuts that never read threads need this).
+    pub(crate) threads_valid: bool,
     /// Filters' totals (the 100 % of % Weight) of recent queries, so that
     /// expanding a row can skip the samples outside it.
     filter_totals: Mutex<Vec<(Filters, Cell)>>,
@@ -121,12 +124,15 @@ impl Engine {
                 )
             },
         );
+        let threads = trace.threads.len() as u32;
+        let threads_valid = (0..s.len()).all(|i| s.thread(i) < threads);
         Engine {
             funcs,
             keys,
             by_thread,
             by_node,
             totals,
+            threads_valid,
             tree,
             trace,
             filter_totals: Mutex::new(Vec::new()),
@@ -161,6 +167,7 @@ impl Engine {
             by_thread: self.by_thread.clone(),
             by_node,
             totals: self.totals.clone(),
+            threads_valid: self.threads_valid,
             tree,
             trace,
             filter_totals: Mutex::new(Vec::new()),

@@ -988,3 +988,69 @@ fn butterfly_trees_match_the_naive_reference() {
     }
     assert!(compared > 100, "{compared}");
 }
+
+/// A time range alone (and a minimum depth) takes a shortcut: each call
+/// node's samples counted by binary search in its time-sorted run. It must
+/// equal the general scan, which a filter that keeps everything forces
+/// (excluding a process key no sample has), for flame graphs and
+/// butterflies, across the interval change of the two-interval traces.
+#[test]
+fn range_only_shortcut_equals_the_scan() {
+    for seed in 0..8 {
+        let e = engine(seed);
+        let t = e.trace();
+        let end = t.samples.time.last().copied().unwrap_or(0) + 1;
+        let mut r = Rng::new(seed + 7);
+        for round in 0..12 {
+            let a = r.below(end as usize) as i64;
+            let b = a + r.below(end as usize) as i64 + 1;
+            let range = match round {
+                0 => None,
+                // Edges on sample times, where half-open bounds matter.
+                1 => Some(TimeRange {
+                    start_ns: t.samples.time[t.samples.len() / 3],
+                    end_ns: t.samples.time[2 * t.samples.len() / 3],
+                }),
+                _ => Some(TimeRange {
+                    start_ns: a,
+                    end_ns: b,
+                }),
+            };
+            let fast = Filters {
+                range,
+                min_stack_depth: if round % 3 == 0 { 2 } else { 0 },
+                ..Filters::default()
+            };
+            let mut slow = fast.clone();
+            slow.columns.push(ColumnFilter {
+                column: Column::Process,
+                values: vec![u32::MAX - 7],
+                exclude: true,
+            });
+            let flame = |f: &Filters| {
+                e.flame(&FlameRequest {
+                    filters: f.clone(),
+                    min_fraction: 0.0,
+                    order: FlameOrder::Name,
+                    per_process: false,
+                })
+                .unwrap()
+            };
+            assert_eq!(flame(&fast), flame(&slow), "seed {seed} round {round}");
+            let bf = |f: &Filters| {
+                e.butterfly(&ButterflyRequest {
+                    target: ButterflyTarget::Module(1),
+                    by: NeighborBy::Function,
+                    filters: f.clone(),
+                })
+                .unwrap()
+            };
+            let (x, y) = (bf(&fast), bf(&slow));
+            assert_eq!(
+                (x.total, x.inclusive, neighbors(&x.callers)),
+                (y.total, y.inclusive, neighbors(&y.callers)),
+                "seed {seed} round {round}"
+            );
+        }
+    }
+}
