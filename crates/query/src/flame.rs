@@ -1,7 +1,7 @@
 //! Flame graph: the call tree of the filtered samples laid out as columns
 //! (depth, start, width, func, self), pruned below a fraction of the total.
 
-use crate::call_tree::ROOT;
+use crate::call_tree::{CallTree, ROOT};
 use crate::filter::Filters;
 use crate::plan::SlotOf;
 use crate::scan::{Cell, Hit, Mode};
@@ -54,9 +54,15 @@ pub struct FlameGraph {
 }
 
 impl Engine {
+    /// Whether the filters are a time range (and a minimum depth) only: then
+    /// each call node's samples are counted from its time-sorted run.
+    fn range_only(&self, filters: &Filters) -> bool {
+        filters.columns.is_empty() && filters.selection.is_none() && self.threads_valid
+    }
+
     /// Self cells per call node of the samples the filters keep.
     pub(crate) fn node_self(&self, filters: &Filters) -> Result<Vec<Cell>, QueryError> {
-        if filters.columns.is_empty() && filters.selection.is_none() && self.threads_valid {
+        if self.range_only(filters) {
             return Ok(self.node_self_by_runs(filters));
         }
         // Accumulate by stack row (no per-sample lookup of its call node,
@@ -97,17 +103,12 @@ impl Engine {
         Ok(cells)
     }
 
-    /// `node_self` for a time range alone (and a minimum depth): each
-    /// node's own samples are a time-sorted run of the by-node view, so a
-    /// range is two binary searches per node and interval segment, instead
-    /// of a scan scattering every sample into a per-stack array (which
-    /// misses the cache once a trace has millions of stacks).
-    fn node_self_by_runs(&self, filters: &Filters) -> Vec<Cell> {
+    /// The filters' time range cut where the sampling interval changes,
+    /// with the weight per sample in each piece (as SampleTable::weight_ns).
+    fn range_segments(&self, filters: &Filters) -> Vec<(i64, i64, i64)> {
         let (lo, hi) = filters
             .range
             .map_or((i64::MIN, i64::MAX), |r| (r.start_ns, r.end_ns));
-        // Weight per sample is the interval in force at its time: cut the
-        // range where the interval changes (as SampleTable::weight_ns).
         let iv = &self.trace.samples.intervals;
         let mut segments = Vec::with_capacity(iv.len().max(1));
         let first_w = iv.first().map_or(1_000_000, |x| x.1);
@@ -119,11 +120,116 @@ impl Engine {
             w = interval;
         }
         segments.push((from, i64::MAX, w));
-        let segments: Vec<(i64, i64, i64)> = segments
+        segments
             .into_iter()
             .map(|(a, b, w)| (a.max(lo), b.min(hi), w))
             .filter(|&(a, b, _)| a < b)
+            .collect()
+    }
+
+    /// `self_by_process` for a time range alone, from the by-node view:
+    /// nodes come in preorder, so each process's entries come out sorted by
+    /// node with no hashing per sample.
+    #[allow(clippy::type_complexity)]
+    fn self_by_process_runs(&self, filters: &Filters) -> (Vec<(u32, Vec<(u32, i64)>)>, u64) {
+        let segments = self.range_segments(filters);
+        let v = &self.by_node;
+        let tree = &self.tree;
+        let proc_of = &self.keys.thread[0];
+        let slots = self.trace.processes.len() + 1; // the last: no process
+        let min_depth = filters.min_stack_depth;
+        const CHUNK: usize = 16 * 1024;
+        let parts: Vec<(Vec<Vec<(u32, i64)>>, u64)> = (0..tree.len().div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|chunk| {
+                let mut lists: Vec<Vec<(u32, i64)>> = vec![Vec::new(); slots];
+                let mut count = 0u64;
+                let end = ((chunk + 1) * CHUNK).min(tree.len());
+                for n in chunk * CHUNK..end {
+                    if tree.depth.get(n).is_some_and(|&d| d < min_depth) {
+                        continue;
+                    }
+                    let run = v.run(n);
+                    if run.is_empty() {
+                        continue;
+                    }
+                    for &(a, b, w) in &segments {
+                        let r = v.narrow(run.clone(), a, b);
+                        count += r.len() as u64;
+                        for &tc in v.thread_cpu.get(r).unwrap_or_default() {
+                            let th = tc & (model::samples::MAX_THREADS - 1);
+                            let p = proc_of.get(th as usize).copied().unwrap_or(NONE);
+                            let slot = (p as usize).min(slots - 1);
+                            if let Some(l) = lists.get_mut(slot) {
+                                match l.last_mut() {
+                                    Some(last) if last.0 == n as u32 => last.1 += w,
+                                    _ => l.push((n as u32, w)),
+                                }
+                            }
+                        }
+                    }
+                }
+                (lists, count)
+            })
             .collect();
+        let mut count = 0;
+        let mut by: Vec<Vec<(u32, i64)>> = vec![Vec::new(); slots];
+        for (lists, c) in parts {
+            count += c;
+            for (all, l) in by.iter_mut().zip(lists) {
+                all.extend(l);
+            }
+        }
+        let groups = by
+            .into_iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(slot, l)| {
+                let p = if slot == slots - 1 { NONE } else { slot as u32 };
+                (p, l)
+            })
+            .collect();
+        (groups, count)
+    }
+
+    /// One process's weights from its (node, self weight) entries: sorted
+    /// by node with prefix sums, so a node's inclusive weight (its subtree
+    /// is the preorder range `n..end[n]`) is two binary searches, and
+    /// nothing is sized by the whole call tree.
+    fn process_weights(&self, mut own: Vec<(u32, i64)>) -> NodeWeights {
+        own.sort_unstable_by_key(|e| e.0);
+        let mut nodes: Vec<u32> = Vec::with_capacity(own.len());
+        let mut weights: Vec<i64> = Vec::with_capacity(own.len());
+        for (n, w) in own {
+            match (nodes.last(), weights.last_mut()) {
+                (Some(&last), Some(x)) if last == n => *x += w,
+                _ => {
+                    nodes.push(n);
+                    weights.push(w);
+                }
+            }
+        }
+        let mut prefix = Vec::with_capacity(weights.len() + 1);
+        let mut acc = 0i64;
+        prefix.push(0);
+        for &w in &weights {
+            acc += w;
+            prefix.push(acc);
+        }
+        NodeWeights::Sorted {
+            nodes,
+            own: weights,
+            prefix,
+        }
+    }
+
+    /// `node_self` for a time range alone (and a minimum depth): each
+    /// node's own samples are a time-sorted run of the by-node view, so a
+    /// range is two binary searches per node and interval segment, instead
+    /// of a scan scattering every sample into a per-stack array (which
+    /// misses the cache once a trace has millions of stacks).
+    fn node_self_by_runs(&self, filters: &Filters) -> Vec<Cell> {
+        let segments = self.range_segments(filters);
         let v = &self.by_node;
         let min_depth = filters.min_stack_depth;
         let tree = &self.tree;
@@ -161,17 +267,25 @@ impl Engine {
     }
 
     pub fn flame(&self, req: &FlameRequest) -> Result<FlameGraph, QueryError> {
-        let (groups, count) = if req.per_process {
-            self.self_by_process(&req.filters)?
+        let (mut groups, count): (Vec<(u32, NodeWeights)>, u64) = if req.per_process {
+            let (by, count) = if self.range_only(&req.filters) {
+                self.self_by_process_runs(&req.filters)
+            } else {
+                self.self_by_process(&req.filters)?
+            };
+            let groups = by
+                .into_iter()
+                .map(|(p, own)| (p, self.process_weights(own)))
+                .collect();
+            (groups, count)
         } else {
             let cells = self.node_self(&req.filters)?;
             let count = cells.iter().map(|c| c.count).sum();
-            (
-                vec![(NONE, cells.iter().map(|c| c.weight_ns).collect())],
-                count,
-            )
+            let own: Vec<i64> = cells.iter().map(|c| c.weight_ns).collect();
+            let inc = self.inclusive(&own);
+            (vec![(NONE, NodeWeights::Dense { own, inc })], count)
         };
-        let total: i64 = groups.iter().flat_map(|g| g.1.iter()).sum();
+        let total: i64 = groups.iter().map(|g| g.1.inc(&self.tree, ROOT)).sum();
         let min = (req.min_fraction.max(0.0) * total as f64).ceil().max(1.0) as i64;
         let mut g = FlameGraph {
             total: Totals {
@@ -181,31 +295,28 @@ impl Engine {
             ..FlameGraph::default()
         };
         g.push(0, 0, total, NONE, 0, ROOT, NONE, "all".into());
-        let mut ordered: Vec<(u32, Vec<i64>, Vec<i64>)> = groups
-            .into_iter()
-            .map(|(p, own)| {
-                let inc = self.inclusive(&own);
-                (p, own, inc)
-            })
-            .collect();
         if req.per_process {
-            ordered.sort_by(|a, b| b.2[0].cmp(&a.2[0]).then(a.0.cmp(&b.0)));
+            groups.sort_by(|a, b| {
+                b.1.inc(&self.tree, ROOT)
+                    .cmp(&a.1.inc(&self.tree, ROOT))
+                    .then(a.0.cmp(&b.0))
+            });
         }
         let mut start = 0;
-        for (p, own, inc) in &ordered {
-            let w = inc.first().copied().unwrap_or(0);
+        for (p, w8) in &groups {
+            let w = w8.inc(&self.tree, ROOT);
             if w < min {
                 continue;
             }
             let base = if req.per_process {
                 let label = self.trace.process_label(*p);
-                g.push(1, start, w, NONE, own[0], NONE, *p, label);
+                g.push(1, start, w, NONE, w8.own(ROOT), NONE, *p, label);
                 1
             } else {
-                g.self_ns[0] = own[0];
+                g.self_ns[0] = w8.own(ROOT);
                 0
             };
-            self.lay_out(&mut g, own, inc, base, start, min, req.order);
+            self.lay_out(&mut g, w8, base, start, min, req.order);
             start += w;
         }
         Ok(g)
@@ -225,12 +336,10 @@ impl Engine {
     }
 
     /// Boxes of the root's descendants, depth-first with an explicit stack.
-    #[allow(clippy::too_many_arguments)]
     fn lay_out(
         &self,
         g: &mut FlameGraph,
-        own: &[i64],
-        inc: &[i64],
+        w8: &NodeWeights,
         base: u16,
         start: i64,
         min: i64,
@@ -244,9 +353,9 @@ impl Engine {
                 g.push(
                     depth,
                     s,
-                    inc[n as usize],
+                    w8.inc(&self.tree, n),
                     f,
-                    own[n as usize],
+                    w8.own(n),
                     n,
                     NONE,
                     label,
@@ -255,7 +364,7 @@ impl Engine {
             let mut kids: Vec<(u32, String)> = self
                 .tree
                 .children(n)
-                .filter(|&c| inc[c as usize] >= min)
+                .filter(|&c| w8.inc(&self.tree, c) >= min)
                 .map(|c| {
                     let label = match order {
                         FlameOrder::Name => self.func_label(self.tree.func[c as usize]),
@@ -267,8 +376,8 @@ impl Engine {
             match order {
                 FlameOrder::Name => kids.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0))),
                 FlameOrder::Weight => kids.sort_by(|a, b| {
-                    inc[b.0 as usize]
-                        .cmp(&inc[a.0 as usize])
+                    w8.inc(&self.tree, b.0)
+                        .cmp(&w8.inc(&self.tree, a.0))
                         .then(a.0.cmp(&b.0))
                 }),
             }
@@ -277,7 +386,7 @@ impl Engine {
             let mut x = s;
             for (c, _) in &kids {
                 offsets.push((*c, x));
-                x += inc[*c as usize];
+                x += w8.inc(&self.tree, *c);
             }
             for (c, x) in offsets.into_iter().rev() {
                 todo.push((c, depth.saturating_add(1), x));
@@ -290,7 +399,7 @@ impl Engine {
     fn self_by_process(
         &self,
         filters: &Filters,
-    ) -> Result<(Vec<(u32, Vec<i64>)>, u64), QueryError> {
+    ) -> Result<(Vec<(u32, Vec<(u32, i64)>)>, u64), QueryError> {
         let plan = self.plan(filters, &[], SlotOf::One, 1)?;
         let proc_of = &self.keys.thread[0];
         let mode = Mode {
@@ -317,19 +426,56 @@ impl Engine {
                 a
             },
         );
+        // Sparse per process: a dense array per process would cost
+        // processes x call nodes (gigabytes on traces with many of both).
         let mut count = 0;
-        let mut by: FxHashMap<u32, Vec<i64>> = FxHashMap::default();
+        let mut by: FxHashMap<u32, Vec<(u32, i64)>> = FxHashMap::default();
         for (k, (c, w)) in map {
             count += c;
-            let own = by
-                .entry((k >> 32) as u32)
-                .or_insert_with(|| vec![0; self.tree.len()]);
             let node = self.tree.node_of_stack((k & 0xFFFF_FFFF) as u32);
-            if let Some(x) = own.get_mut(node as usize) {
-                *x += w;
-            }
+            by.entry((k >> 32) as u32).or_default().push((node, w));
         }
         Ok((by.into_iter().collect(), count))
+    }
+}
+
+/// Self and inclusive weight per call node of one flame group: dense
+/// arrays for the whole trace; per process, the touched nodes sorted with
+/// prefix sums of their self weights.
+enum NodeWeights {
+    Dense {
+        own: Vec<i64>,
+        inc: Vec<i64>,
+    },
+    Sorted {
+        nodes: Vec<u32>,
+        own: Vec<i64>,
+        prefix: Vec<i64>,
+    },
+}
+
+impl NodeWeights {
+    fn own(&self, n: u32) -> i64 {
+        match self {
+            NodeWeights::Dense { own, .. } => own.get(n as usize).copied().unwrap_or(0),
+            NodeWeights::Sorted { nodes, own, .. } => nodes
+                .binary_search(&n)
+                .ok()
+                .and_then(|i| own.get(i).copied())
+                .unwrap_or(0),
+        }
+    }
+
+    fn inc(&self, tree: &CallTree, n: u32) -> i64 {
+        match self {
+            NodeWeights::Dense { inc, .. } => inc.get(n as usize).copied().unwrap_or(0),
+            NodeWeights::Sorted { nodes, prefix, .. } => {
+                let end = tree.end.get(n as usize).copied().unwrap_or(n);
+                let lo = nodes.partition_point(|&x| x < n);
+                let hi = nodes.partition_point(|&x| x < end).max(lo);
+                prefix.get(hi).copied().unwrap_or(0) - prefix.get(lo).copied().unwrap_or(0)
+            }
+        }
     }
 }
 

@@ -228,6 +228,18 @@ pub fn bench_queries(e: &crate::Engine, range: bool) -> Vec<BenchQuery<'_>> {
                 black_box(e.flame(&req).ok()).map_or((), |_| ())
             })
         }),
+        ("flame graph by process", {
+            let f = f.clone();
+            Box::new(move || {
+                let req = FlameRequest {
+                    filters: f.clone(),
+                    min_fraction: 0.0005,
+                    per_process: true,
+                    ..FlameRequest::default()
+                };
+                black_box(e.flame(&req).ok()).map_or((), |_| ())
+            })
+        }),
         ("butterfly module", {
             let f = f.clone();
             Box::new(move || {

@@ -1054,3 +1054,97 @@ fn range_only_shortcut_equals_the_scan() {
         }
     }
 }
+
+/// A per-process flame graph is, under each process box, the flame graph
+/// of that process alone (one level deeper, shifted to the box's start).
+#[test]
+fn per_process_flame_is_each_process_flame_side_by_side() {
+    for seed in 0..6 {
+        let e = engine(seed);
+        let mut r = Rng::new(seed + 31);
+        let end = e.trace().samples.time.last().copied().unwrap_or(0) + 1;
+        let a = r.below(end as usize / 2) as i64;
+        let range = (seed % 2 == 1).then_some(TimeRange {
+            start_ns: a,
+            end_ns: a + end / 2,
+        });
+        let req = |filters: Filters, per_process| FlameRequest {
+            filters,
+            min_fraction: 0.0,
+            order: FlameOrder::Name,
+            per_process,
+        };
+        let all = e
+            .flame(&req(
+                Filters {
+                    range,
+                    ..Filters::default()
+                },
+                true,
+            ))
+            .unwrap();
+        let mut procs = 0;
+        for b in (0..all.len()).filter(|&b| all.depth[b] == 1) {
+            procs += 1;
+            let p = all.process[b];
+            let alone = e
+                .flame(&req(
+                    Filters {
+                        range,
+                        columns: vec![ColumnFilter {
+                            column: Column::Process,
+                            values: vec![p],
+                            exclude: false,
+                        }],
+                        ..Filters::default()
+                    },
+                    false,
+                ))
+                .unwrap();
+            // Boxes of this process in the per-process graph: b's subtree.
+            let sub: Vec<(u16, i64, i64, String, i64)> = (b + 1..all.len())
+                .take_while(|&x| all.depth[x] > 1)
+                .map(|x| {
+                    (
+                        all.depth[x] - 1,
+                        all.start[x] - all.start[b],
+                        all.width[x],
+                        all.label[x].clone(),
+                        all.self_ns[x],
+                    )
+                })
+                .collect();
+            let want: Vec<(u16, i64, i64, String, i64)> = (1..alone.len())
+                .map(|x| {
+                    (
+                        alone.depth[x],
+                        alone.start[x],
+                        alone.width[x],
+                        alone.label[x].clone(),
+                        alone.self_ns[x],
+                    )
+                })
+                .collect();
+            assert_eq!(sub, want, "seed {seed} process {}", all.label[b]);
+            assert_eq!(all.width[b], alone.width[0]);
+            assert_eq!(all.self_ns[b], alone.self_ns[0]);
+        }
+        assert!(procs > 1, "seed {seed}: {procs} process boxes");
+        // The general scan (forced by a filter that keeps everything) agrees.
+        let scanned = e
+            .flame(&req(
+                Filters {
+                    range,
+                    columns: vec![ColumnFilter {
+                        column: Column::Process,
+                        values: vec![u32::MAX - 7],
+                        exclude: true,
+                    }],
+                    ..Filters::default()
+                },
+                true,
+            ))
+            .unwrap();
+        assert_eq!(scanned, all, "seed {seed}");
+    }
+}
