@@ -1,8 +1,38 @@
-// Launch Debian's chromium through playwright-core (no browser download).
+// Launch Debian's chromium through playwright-core (no browser download), and the page helpers
+// every browser test file uses.
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
+/** The size of every page (and so of the screenshots). */
+export const VIEWPORT = { width: 1600, height: 1000 };
+
 export function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 }
+
+/**
+ * A page in a new 1600x1000 context that records script errors (the tests assert there are none).
+ * @param {import('playwright-core').Browser} browser
+ * @param {{clipboard?: boolean, init?: () => void}} [o] grant clipboard access; a script run before the page's own
+ * @returns {Promise<{p: import('playwright-core').Page, c: import('playwright-core').BrowserContext, errors: string[]}>}
+ */
+export async function newPage(browser, o = {}) {
+  const c = await browser.newContext({ viewport: VIEWPORT });
+  if (o.clipboard) await c.grantPermissions(['clipboard-read', 'clipboard-write']);
+  if (o.init) await c.addInitScript(o.init);
+  const p = await c.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  return { p, c, errors };
+}
+
+/**
+ * Wait until the analysis table has rows and is neither loading nor expanding.
+ * @param {import('playwright-core').Page} p @param {number} [timeout] ms
+ */
+export const waitTable = (p, timeout = 30000) => p.waitForFunction(() => {
+  const s = document.querySelector('[data-testid=table-status]');
+  return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr');
+}, null, { timeout });

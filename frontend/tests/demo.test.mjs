@@ -8,13 +8,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch } from './browser.mjs';
+import { launch, newPage as openPage, waitTable } from './browser.mjs';
 import { buildRelease, startServer, repoRoot } from './server.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
 const BIN = path.join(repoRoot, 'target/release/etlscope');
 const SHOTS = path.join(repoRoot, 'docs/screenshots');
-const VIEWPORT = { width: 1600, height: 1000 };
 const RANGE = [7, 23];
 const TARGET = 'windows.storage.dll!CFSFolder::_GetOverlayInfo';
 const SHELL_EXT = 'tishell64_26_0_39450.dll';
@@ -74,17 +73,8 @@ function exportCallersByModule(/** @type {any[]} */ rows, /** @type {string} */ 
   return { inclusive, callers: [...callers.entries()].sort((a, b) => b[1] - a[1]) };
 }
 
-async function newPage() {
-  const c = await browser.newContext({ viewport: VIEWPORT });
-  await c.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const p = await c.newPage();
-  /** @type {string[]} */
-  const errors = [];
-  p.on('pageerror', (e) => errors.push(e.message));
-  return { p, c, errors };
-}
+const newPage = () => openPage(browser, { clipboard: true });
 
-const waitTable = (/** @type {any} */ p) => p.waitForFunction(() => { const s = document.querySelector('[data-testid=table-status]'); return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr'); });
 const num = (/** @type {string} */ s) => Number(s.replace(/,/g, ''));
 /** A CSS attribute value: backslashes (Windows paths) and quotes escaped. @param {string} s */
 const cssString = (s) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');

@@ -18,13 +18,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch } from './browser.mjs';
+import { launch, newPage as openPage, waitTable as waitTableFor } from './browser.mjs';
 import { buildRelease, startServer, query, repoRoot } from './server.mjs';
 
 const SAMPLES = Number(process.env.ETLSCOPE_PERF_SAMPLES ?? 10_000_000);
 if (!Number.isSafeInteger(SAMPLES)) throw new Error(`ETLSCOPE_PERF_SAMPLES=${process.env.ETLSCOPE_PERF_SAMPLES} is not a whole number`);
 const TARGET_MS = 300;
-const VIEWPORT = { width: 1600, height: 1000 };
 const ROW = 17; // flame.js row height
 const skip = SAMPLES <= 0 ? 'ETLSCOPE_PERF_SAMPLES=0' : false;
 
@@ -154,19 +153,8 @@ function report(t, name, runs) {
   return stats(runs.map((r) => r.painted));
 }
 
-async function newPage() {
-  const c = await browser.newContext({ viewport: VIEWPORT });
-  await c.addInitScript(instrument);
-  const p = await c.newPage();
-  /** @type {string[]} */ const errors = [];
-  p.on('pageerror', (e) => errors.push(e.message));
-  return { p, c, errors };
-}
-
-const waitTable = (/** @type {import('playwright-core').Page} */ p) => p.waitForFunction(() => {
-  const s = document.querySelector('[data-testid=table-status]');
-  return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr');
-}, null, { timeout: 60000 });
+const newPage = () => openPage(browser, { init: instrument });
+const waitTable = (/** @type {import('playwright-core').Page} */ p) => waitTableFor(p, 60000);
 
 /**
  * Drag a header by real mouse moves to the left edge of another header (or the gold bar), then

@@ -4,11 +4,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch } from './browser.mjs';
+import { launch, newPage as openPage, waitTable } from './browser.mjs';
 import { realTraces, buildRelease, startServer, query, repoRoot } from './server.mjs';
 
 const traces = realTraces();
-const VIEWPORT = { width: 1600, height: 1000 };
 const SHOTS = path.join(repoRoot, 'docs/screenshots');
 /** @type {any} */ let srv;
 /** @type {import('playwright-core').Browser} */ let browser;
@@ -25,13 +24,7 @@ before(async () => {
 after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
 
 /** A page that fails the test on any script error. */
-async function newPage(ctx) {
-  const c = ctx || (await browser.newContext({ viewport: VIEWPORT }));
-  const p = await c.newPage();
-  const errors = [];
-  p.on('pageerror', (e) => errors.push(e.message));
-  return { p, c, errors };
-}
+const newPage = () => openPage(browser);
 
 /** Visible rows as {path, count}. */
 const rows = (p) => p.$$eval('[data-testid=table] tbody tr[data-path]', (trs) => trs.map((tr) => ({
@@ -39,7 +32,6 @@ const rows = (p) => p.$$eval('[data-testid=table] tbody tr[data-path]', (trs) =>
   count: Number(tr.querySelector('td.num').textContent.replace(/,/g, '')),
 })));
 const tableTotal = (p) => p.$eval('[data-testid=table-status]', (e) => Number(e.getAttribute('data-total')));
-const waitTable = (p) => p.waitForFunction(() => { const s = document.querySelector('[data-testid=table-status]'); return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr'); });
 const skip = () => !traces;
 
 /** Drag a header by real mouse moves to the left edge of another header (or the gold bar). */

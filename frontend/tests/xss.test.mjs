@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch } from './browser.mjs';
+import { launch, newPage as openPage, waitTable } from './browser.mjs';
 import { buildRelease, startServer, repoRoot } from './server.mjs';
 import { defaultState, toQuery } from '../url-state.js';
 
@@ -34,7 +34,6 @@ const TRACE_NAME = '<img src=x onerror="window.__pwned=20">\'"&amp;.etl';
 /** Every element the app creates (`h('tag'` in frontend/*.js) plus index.html's: any other is injected. */
 const APP_TAGS = new Set(['HTML', 'HEAD', 'META', 'TITLE', 'LINK', 'BODY', 'SCRIPT', 'NOSCRIPT', 'A', 'BUTTON', 'CANVAS', 'COL', 'COLGROUP',
   'DIV', 'H1', 'HEADER', 'INPUT', 'LABEL', 'OPTION', 'SECTION', 'SELECT', 'SPAN', 'TABLE', 'TBODY', 'TD', 'TEXTAREA', 'TH', 'THEAD', 'TR']);
-const VIEWPORT = { width: 1600, height: 1000 };
 const ROW = 17; // flame.js box height
 
 /** @type {any} */ let srv;
@@ -60,16 +59,14 @@ after(async () => {
 
 /** A page that records script errors, dialogs, CSP violations and requests an injected `<img src=x>` would make. */
 async function newPage() {
-  const c = await browser.newContext({ viewport: VIEWPORT });
-  await c.addInitScript(() => {
-    /** @type {any} */ (window).__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  const { p, c, errors } = await openPage(browser, {
+    init: () => {
+      /** @type {any} */ (window).__csp = [];
+      document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    },
   });
-  const p = await c.newPage();
-  const errors = [];
   const dialogs = [];
   const stray = [];
-  p.on('pageerror', (e) => errors.push(e.message));
   p.on('dialog', (d) => { dialogs.push(`${d.type()}: ${d.message()}`); d.dismiss().catch(() => {}); });
   p.on('request', (r) => { if (/pwned|\/x$/.test(new URL(r.url()).pathname)) stray.push(r.url()); });
   return { p, c, errors, dialogs, stray };
@@ -112,7 +109,6 @@ const view = (patch) => {
   const s = { ...defaultState(patch.table || 'cpu-sampled'), ...patch };
   return `${srv.url}/t/${id}?${toQuery(/** @type {any} */ (s))}`;
 };
-const waitTable = (p) => p.waitForFunction(() => { const s = document.querySelector('[data-testid=table-status]'); return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr'); });
 
 test('the UI is served with a Content-Security-Policy header: no inline script, no framing', async () => {
   for (const u of [`${srv.url}/`, `${srv.url}/t/${id}`, `${srv.url}/app.js`]) {
