@@ -49,12 +49,40 @@ impl SampleTable {
 
     /// Weight of sample `i` in ns: the sampling interval in force at its time.
     pub fn weight_ns(&self, i: usize) -> i64 {
-        let t = self.time[i];
-        let k = self.intervals.partition_point(|&(start, _)| start <= t);
-        match k {
+        self.interval_at(self.time[i])
+    }
+
+    /// The sampling interval in ns in force at time `t` (the first one
+    /// before it starts; 1 ms when the trace recorded none).
+    pub fn interval_at(&self, t: i64) -> i64 {
+        match self.intervals.partition_point(|&(start, _)| start <= t) {
             0 => self.intervals.first().map_or(1_000_000, |x| x.1),
             k => self.intervals[k - 1].1,
         }
+    }
+
+    /// The one interval of a trace that never changes it.
+    pub fn constant_interval(&self) -> Option<i64> {
+        (self.intervals.len() <= 1).then(|| self.interval_at(0))
+    }
+
+    /// `[lo, hi)` cut where the interval changes: `(start, end, interval)`
+    /// pieces, in time order, each with the interval `interval_at` gives.
+    pub fn interval_spans(&self, lo: i64, hi: i64) -> Vec<(i64, i64, i64)> {
+        let iv = &self.intervals;
+        let mut out = Vec::with_capacity(iv.len().max(1));
+        let mut from = i64::MIN;
+        let mut w = self.interval_at(i64::MIN);
+        for &(start, interval) in iv.iter().skip(1) {
+            out.push((from, start, w));
+            from = start;
+            w = interval;
+        }
+        out.push((from, i64::MAX, w));
+        out.into_iter()
+            .map(|(a, b, w)| (a.max(lo), b.min(hi), w))
+            .filter(|&(a, b, _)| a < b)
+            .collect()
     }
 
     pub fn has_stack(&self, i: usize) -> bool {

@@ -103,28 +103,12 @@ impl Engine {
         Ok(cells)
     }
 
-    /// The filters' time range cut where the sampling interval changes,
-    /// with the weight per sample in each piece (as SampleTable::weight_ns).
+    /// The filters' time range cut where the sampling interval changes.
     fn range_segments(&self, filters: &Filters) -> Vec<(i64, i64, i64)> {
         let (lo, hi) = filters
             .range
             .map_or((i64::MIN, i64::MAX), |r| (r.start_ns, r.end_ns));
-        let iv = &self.trace.samples.intervals;
-        let mut segments = Vec::with_capacity(iv.len().max(1));
-        let first_w = iv.first().map_or(1_000_000, |x| x.1);
-        let mut from = i64::MIN;
-        let mut w = first_w;
-        for &(start, interval) in iv.iter().skip(1) {
-            segments.push((from, start, w));
-            from = start;
-            w = interval;
-        }
-        segments.push((from, i64::MAX, w));
-        segments
-            .into_iter()
-            .map(|(a, b, w)| (a.max(lo), b.min(hi), w))
-            .filter(|&(a, b, _)| a < b)
-            .collect()
+        self.trace.samples.interval_spans(lo, hi)
     }
 
     /// `self_by_process` for a time range alone, from the by-node view:

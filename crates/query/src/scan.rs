@@ -132,11 +132,10 @@ impl Engine {
     /// its weight per sample in ns.
     pub(crate) fn weight_segments(&self, rows: Range<usize>) -> Vec<(Range<usize>, i64)> {
         let s = &self.trace.samples;
-        let iv = &s.intervals;
-        if iv.len() <= 1 {
-            let w = iv.first().map_or(1_000_000, |x| x.1);
+        if let Some(w) = s.constant_interval() {
             return vec![(rows, w)];
         }
+        let iv = &s.intervals;
         let mut out = Vec::new();
         let mut lo = rows.start;
         while lo < rows.end {
@@ -155,15 +154,6 @@ impl Engine {
         out
     }
 
-    /// Weight of a sample at time `t` (as `SampleTable::weight_ns`).
-    fn weight_at(&self, t: i64) -> i64 {
-        let iv = &self.trace.samples.intervals;
-        match iv.partition_point(|&(start, _)| start <= t) {
-            0 => iv.first().map_or(1_000_000, |x| x.1),
-            k => iv[k - 1].1,
-        }
-    }
-
     /// What to read for `plan`: the time range of the sample table, or the
     /// runs of the by-thread or by-node view holding every sample that can
     /// pass, whichever is smallest. With `skip_path_fail`, samples failing
@@ -172,8 +162,7 @@ impl Engine {
         let s = &self.trace.samples;
         let mask = FILTER_FAIL | if skip_path_fail { PATH_FAIL } else { 0 };
         let (lo, hi) = plan.time;
-        let constant =
-            (s.intervals.len() <= 1).then(|| s.intervals.first().map_or(1_000_000, |x| x.1));
+        let constant = s.constant_interval();
 
         let v = &self.by_thread;
         let mut thread_runs = Vec::new();
@@ -428,7 +417,7 @@ impl Engine {
             }
             let weight = match j.weight {
                 Some(w) => w,
-                None => self.weight_at(t),
+                None => self.trace.samples.interval_at(t),
             };
             add(
                 a,

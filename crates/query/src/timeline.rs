@@ -186,11 +186,10 @@ impl Engine {
         bin_of: &(dyn Fn(i64) -> usize + Sync),
         edge: &(dyn Fn(usize) -> i64 + Sync),
     ) -> Option<Vec<i64>> {
-        let iv = &self.trace.samples.intervals;
-        if plan.selection.is_some() || plan.uses.1 || plan.uses.2 || iv.len() > 1 {
+        let w = self.trace.samples.constant_interval()?;
+        if plan.selection.is_some() || plan.uses.1 || plan.uses.2 {
             return None;
         }
-        let w = iv.first().map_or(1_000_000, |x| x.1);
         let (lo, hi) = plan.time;
         let v = &self.by_thread;
         let threads: Vec<(usize, usize)> = plan
