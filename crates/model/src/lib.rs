@@ -4,6 +4,7 @@
 //! into one interner; stacks are a prefix tree. See `build` for how.
 
 pub mod build;
+mod cell_text;
 pub mod cpu_precise;
 pub mod frames;
 pub mod funcs;

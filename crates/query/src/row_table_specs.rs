@@ -43,27 +43,6 @@ fn secs(ns: i64) -> String {
     }
 }
 
-/// `name (pid)` of a process row, empty when unknown.
-fn process(t: &Trace, p: u32) -> String {
-    if p == NONE {
-        String::new()
-    } else {
-        t.process_label(p)
-    }
-}
-
-fn tid(t: &Trace, th: u32) -> String {
-    t.threads
-        .tid
-        .get(th as usize)
-        .map(|x| x.to_string())
-        .unwrap_or_default()
-}
-
-fn process_of(t: &Trace, th: u32) -> u32 {
-    t.threads.process.get(th as usize).copied().unwrap_or(NONE)
-}
-
 fn get<T: Copy + Default>(v: &[T], i: usize) -> T {
     v.get(i).copied().unwrap_or_default()
 }
@@ -164,8 +143,8 @@ fn file_io(t: &Trace) -> TableSpec<'_> {
     let f = &t.file_io;
     TableSpec {
         columns: vec![
-            text("Process", move |i| process(t, get(&f.process, i))),
-            text("Thread", move |i| tid(t, get(&f.thread, i))),
+            text("Process", move |i| t.process_text(get(&f.process, i))),
+            text("Thread", move |i| t.tid_text(get(&f.thread, i))),
             text("Type", move |i| {
                 f.op.get(i).map_or("", |o| o.name()).to_string()
             }),
@@ -203,8 +182,8 @@ fn disk_io(t: &Trace) -> TableSpec<'_> {
     let d = &t.disk_io;
     TableSpec {
         columns: vec![
-            text("Process", move |i| process(t, get(&d.process, i))),
-            text("Thread", move |i| tid(t, get(&d.thread, i))),
+            text("Process", move |i| t.process_text(get(&d.process, i))),
+            text("Thread", move |i| t.tid_text(get(&d.thread, i))),
             text("IO Type", move |i| {
                 d.op.get(i).map_or("", |o| o.name()).to_string()
             }),
@@ -245,17 +224,17 @@ fn cpu_precise(t: &Trace) -> TableSpec<'_> {
     TableSpec {
         columns: vec![
             text("New Process", move |i| {
-                process(t, process_of(t, get(&c.new_thread, i)))
+                t.process_text(t.thread_process(get(&c.new_thread, i)))
             }),
-            text("New Thread Id", move |i| tid(t, get(&c.new_thread, i))),
+            text("New Thread Id", move |i| t.tid_text(get(&c.new_thread, i))),
             text("New Thread Priority", move |i| {
                 get(&c.new_priority, i).to_string()
             }),
             text("CPU", move |i| get(&c.cpu, i).to_string()),
             text("Old Process", move |i| {
-                process(t, process_of(t, get(&c.old_thread, i)))
+                t.process_text(t.thread_process(get(&c.old_thread, i)))
             }),
-            text("Old Thread Id", move |i| tid(t, get(&c.old_thread, i))),
+            text("Old Thread Id", move |i| t.tid_text(get(&c.old_thread, i))),
             text("Old Wait Reason", move |i| {
                 wait_reason_name(get(&c.old_wait_reason, i)).to_string()
             }),
@@ -263,9 +242,9 @@ fn cpu_precise(t: &Trace) -> TableSpec<'_> {
                 thread_state_name(get(&c.old_state, i)).to_string()
             }),
             text("Readying Process", move |i| {
-                process(t, process_of(t, readying(i)))
+                t.process_text(t.thread_process(readying(i)))
             }),
-            text("Readying Thread Id", move |i| tid(t, readying(i))),
+            text("Readying Thread Id", move |i| t.tid_text(readying(i))),
             KeySpec::Stack("New Thread Stack", c.stack.clone()),
             KeySpec::Stack("Ready Thread Stack", ready_stack),
         ],
@@ -282,34 +261,16 @@ fn cpu_precise(t: &Trace) -> TableSpec<'_> {
 
 fn generic(t: &Trace) -> TableSpec<'_> {
     let g = &t.generic;
-    let provider = move |i: usize| g.provider.get(i).map_or(usize::MAX, |&p| p as usize);
     TableSpec {
         columns: vec![
-            text("Provider", move |i| {
-                g.providers
-                    .name
-                    .get(provider(i))
-                    .map_or_else(String::new, |&n| t.strings.get(n).to_string())
-            }),
+            text("Provider", move |i| t.generic_provider_text(i)),
             text("Task", move |i| get(&g.task, i).to_string()),
             text("Opcode", move |i| get(&g.opcode, i).to_string()),
-            // Kernel events: the hook id, in hex as the kernel documents them.
-            text("Id", move |i| {
-                match g.providers.kernel_group.get(provider(i)) {
-                    Some(Some(_)) => format!("{:#06x}", get(&g.id, i)),
-                    _ => get(&g.id, i).to_string(),
-                }
-            }),
+            text("Id", move |i| t.generic_id_text(i)),
             text("Level", move |i| get(&g.level, i).to_string()),
             text("Keyword", move |i| format!("{:#x}", get(&g.keyword, i))),
-            text("Process", move |i| match get(&g.process, i) {
-                NONE if get(&g.pid, i) != u32::MAX => format!("Unknown ({})", get(&g.pid, i)),
-                p => process(t, p),
-            }),
-            text("Thread", move |i| match get(&g.thread, i) {
-                NONE if get(&g.tid, i) != u32::MAX => get(&g.tid, i).to_string(),
-                th => tid(t, th),
-            }),
+            text("Process", move |i| t.generic_process_text(i)),
+            text("Thread", move |i| t.generic_thread_text(i)),
             text("CPU", move |i| get(&g.cpu, i).to_string()),
             text("Event Name", move |i| {
                 g.name
@@ -334,23 +295,14 @@ fn generic(t: &Trace) -> TableSpec<'_> {
 const FIELDS_MAX_CHARS: usize = 256;
 
 fn fields_text(t: &Trace, row: usize) -> String {
-    let mut s = String::new();
-    for (k, v) in t.generic_fields(row) {
-        if !s.is_empty() {
-            s.push_str("; ");
-        }
-        s.push_str(&k);
-        s.push('=');
-        s.push_str(&v);
-        if s.len() > FIELDS_MAX_CHARS {
-            let cut = (0..=FIELDS_MAX_CHARS)
-                .rev()
-                .find(|&i| s.is_char_boundary(i))
-                .unwrap_or(0);
-            s.truncate(cut);
-            s.push('…');
-            break;
-        }
+    let mut s = t.generic_fields_text(row);
+    if s.len() > FIELDS_MAX_CHARS {
+        let cut = (0..=FIELDS_MAX_CHARS)
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
+        s.truncate(cut);
+        s.push('…');
     }
     s
 }

@@ -5,27 +5,6 @@ use super::tables::TableView;
 use model::cpu_precise::{thread_state_name, wait_reason_name, UNKNOWN};
 use model::{Trace, NONE};
 
-/// `name (pid)` of a process row, empty when unknown.
-fn process(t: &Trace, p: u32) -> String {
-    if p == NONE {
-        String::new()
-    } else {
-        t.process_label(p)
-    }
-}
-
-fn thread_id(t: &Trace, th: u32) -> String {
-    t.threads
-        .tid
-        .get(th as usize)
-        .map(|x| x.to_string())
-        .unwrap_or_default()
-}
-
-fn thread_process(t: &Trace, th: u32) -> u32 {
-    t.threads.process.get(th as usize).copied().unwrap_or(NONE)
-}
-
 /// Root-first `;`-joined frames, empty when there is no stack.
 fn stack(t: &Trace, st: u32) -> String {
     if st == NONE {
@@ -100,19 +79,19 @@ impl TableView for CpuPrecise<'_> {
         match col {
             0 => secs(c.time[row]),
             1 => c.cpu[row].to_string(),
-            2 => process(t, thread_process(t, c.new_thread[row])),
-            3 => thread_id(t, c.new_thread[row]),
+            2 => t.process_text(t.thread_process(c.new_thread[row])),
+            3 => t.tid_text(c.new_thread[row]),
             4 => c.new_priority[row].to_string(),
-            5 => process(t, thread_process(t, c.old_thread[row])),
-            6 => thread_id(t, c.old_thread[row]),
+            5 => t.process_text(t.thread_process(c.old_thread[row])),
+            6 => t.tid_text(c.old_thread[row]),
             7 => c.old_priority[row].to_string(),
             8 => wait_reason_name(c.old_wait_reason[row]).to_string(),
             9 => thread_state_name(c.old_state[row]).to_string(),
             10 => us(c.wait_ns[row]),
             11 => us(c.ready_ns[row]),
             12 => c.new_wait_time_raw[row].to_string(),
-            13 => process(t, thread_process(t, readying)),
-            14 => thread_id(t, readying),
+            13 => t.process_text(t.thread_process(readying)),
+            14 => t.tid_text(readying),
             15 => stack(t, c.stack[row]),
             16 => {
                 if ready == NONE {
@@ -155,8 +134,8 @@ impl TableView for FileIo<'_> {
         let f = &t.file_io;
         match col {
             0 => secs(f.time[row]),
-            1 => process(t, f.process[row]),
-            2 => thread_id(t, f.thread[row]),
+            1 => t.process_text(f.process[row]),
+            2 => t.tid_text(f.thread[row]),
             3 => f.op[row].name().to_string(),
             4 => t.strings.get(f.path[row]).to_string(),
             5 => f.size[row].to_string(),
@@ -203,8 +182,8 @@ impl TableView for DiskIo<'_> {
         let d = &t.disk_io;
         match col {
             0 => secs(d.time[row]),
-            1 => process(t, d.process[row]),
-            2 => thread_id(t, d.thread[row]),
+            1 => t.process_text(d.process[row]),
+            2 => t.tid_text(d.thread[row]),
             3 => d.op[row].name().to_string(),
             4 => d.disk[row].to_string(),
             5 => t.strings.get(d.path[row]).to_string(),
@@ -249,35 +228,17 @@ impl TableView for Generic<'_> {
         let g = &t.generic;
         match col {
             0 => secs(g.time[row]),
-            1 => t
-                .strings
-                .get(g.providers.name[g.provider[row] as usize])
-                .to_string(),
+            1 => t.generic_provider_text(row),
             2 => g.task[row].to_string(),
             3 => g.opcode[row].to_string(),
-            // Kernel events: the hook id, in hex as the kernel documents them.
-            4 => match g.providers.kernel_group[g.provider[row] as usize] {
-                Some(_) => format!("{:#06x}", g.id[row]),
-                None => g.id[row].to_string(),
-            },
+            4 => t.generic_id_text(row),
             5 => g.level[row].to_string(),
             6 => format!("{:#x}", g.keyword[row]),
-            7 => match g.process[row] {
-                NONE if g.pid[row] != u32::MAX => format!("Unknown ({})", g.pid[row]),
-                p => process(t, p),
-            },
-            8 => match g.thread[row] {
-                NONE if g.tid[row] != u32::MAX => g.tid[row].to_string(),
-                th => thread_id(t, th),
-            },
+            7 => t.generic_process_text(row),
+            8 => t.generic_thread_text(row),
             9 => g.cpu[row].to_string(),
             10 => t.strings.get(g.name[row]).to_string(),
-            11 => t
-                .generic_fields(row)
-                .into_iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join("; "),
+            11 => t.generic_fields_text(row),
             12 => stack(t, g.stack[row]),
             _ => String::new(),
         }
