@@ -473,6 +473,40 @@ fn strip(m: &BTreeMap<String, Agg>) -> BTreeMap<String, (u64, i64)> {
         .collect()
 }
 
+/// A butterfly target from a frame some sample has, as a function or (half
+/// the time) as its module, with the naive test of "frame f is it" and
+/// whether it is a module. `None` when the picked sample has no frames.
+#[allow(clippy::type_complexity)]
+fn random_target<'a>(
+    e: &'a Engine,
+    r: &mut Rng,
+) -> Option<(ButterflyTarget, Box<dyn Fn(u32) -> bool + 'a>, bool)> {
+    let t = e.trace();
+    let fr = frames(t, r.below(t.samples.len()));
+    if fr.is_empty() {
+        return None;
+    }
+    let pick = fr[r.below(fr.len())];
+    let module = r.chance(0.5) && t.frames.module[pick as usize] != NONE;
+    if module {
+        let m = t.frames.module[pick as usize];
+        return Some((
+            ButterflyTarget::Module(m),
+            Box::new(move |f| t.frames.module[f as usize] == m),
+            true,
+        ));
+    }
+    let label = frame_label(t, pick);
+    let key = (0..e.funcs().len() as u32)
+        .find(|&k| e.func_label(k) == label)
+        .unwrap();
+    Some((
+        ButterflyTarget::Function(key),
+        Box::new(move |f| frame_label(t, f) == label),
+        false,
+    ))
+}
+
 #[test]
 fn butterfly_matches_the_naive_reference_and_never_double_counts() {
     let mut checked = 0;
@@ -482,29 +516,8 @@ fn butterfly_matches_the_naive_reference_and_never_double_counts() {
         let mut r = Rng::new(seed * 7 + 1);
         for _ in 0..6 {
             let (f, nf) = random_filter(&e, &mut r);
-            // A frame some sample has, as a function or as a module.
-            let i = r.below(t.samples.len());
-            let fr = frames(t, i);
-            if fr.is_empty() {
+            let Some((target, is_x, module)) = random_target(&e, &mut r) else {
                 continue;
-            }
-            let pick = fr[r.below(fr.len())];
-            let module = r.chance(0.5) && t.frames.module[pick as usize] != NONE;
-            let (target, is_x): (ButterflyTarget, Box<dyn Fn(u32) -> bool>) = if module {
-                let m = t.frames.module[pick as usize];
-                (
-                    ButterflyTarget::Module(m),
-                    Box::new(move |f| t.frames.module[f as usize] == m),
-                )
-            } else {
-                let label = frame_label(t, pick);
-                let key = (0..e.funcs().len() as u32)
-                    .find(|&k| e.func_label(k) == label)
-                    .unwrap();
-                (
-                    ButterflyTarget::Function(key),
-                    Box::new(move |f| frame_label(t, f) == label),
-                )
             };
             let b = e
                 .butterfly(&ButterflyRequest {
@@ -895,28 +908,8 @@ fn butterfly_trees_match_the_naive_reference() {
         let mut r = Rng::new(seed * 13 + 5);
         for _ in 0..4 {
             let (f, nf) = random_filter(&e, &mut r);
-            let i = r.below(t.samples.len());
-            let fr = frames(t, i);
-            if fr.is_empty() {
+            let Some((target, is_x, module)) = random_target(&e, &mut r) else {
                 continue;
-            }
-            let pick = fr[r.below(fr.len())];
-            let module = r.chance(0.5) && t.frames.module[pick as usize] != NONE;
-            let (target, is_x): (ButterflyTarget, Box<dyn Fn(u32) -> bool>) = if module {
-                let m = t.frames.module[pick as usize];
-                (
-                    ButterflyTarget::Module(m),
-                    Box::new(move |f| t.frames.module[f as usize] == m),
-                )
-            } else {
-                let label = frame_label(t, pick);
-                let key = (0..e.funcs().len() as u32)
-                    .find(|&k| e.func_label(k) == label)
-                    .unwrap();
-                (
-                    ButterflyTarget::Function(key),
-                    Box::new(move |f| frame_label(t, f) == label),
-                )
             };
             for direction in [Direction::Callers, Direction::Callees] {
                 let end = if direction == Direction::Callers {
