@@ -6,39 +6,10 @@
 
 use query::{Column, Engine, Filters, SortBy, TableRequest, ValueColumn, STACK_SELF};
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The real-trace folder, or `None` (after a loud notice) when it is
-/// missing; under `CI=true` a missing folder fails the test.
-fn real_traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/traces"
-            ))
-        },
-        PathBuf::from,
-    );
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "real traces not found at {} (set ETLSCOPE_REAL_TRACES)",
-        dir.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    // Straight to stderr: the test harness does not capture it.
-    let _ = writeln!(std::io::stderr(), "\n!!!!!!!! SKIPPED: {msg} !!!!!!!!\n");
-    None
-}
-
 fn engine() -> Option<Engine> {
-    let path = real_traces()?.join("perfview-net452-x64.etl");
+    let path = testdata::real_traces_dir()?.join("perfview-net452-x64.etl");
     let file = etl::EtlFile::open(&path).unwrap();
     Some(Engine::new(Arc::new(model::build(&file))))
 }
