@@ -16,11 +16,14 @@ out.append('''//! Expected census of each real trace in `../shared/traces/`.
 //! Every number here comes from the independent stdlib-only Python decoder,
 //! `python3 tests/reference/etl_census.py ../shared/traces/*.etl` (run from
 //! the repository root), which was written from etl-format.md and the bytes,
-//! not from this crate. The PyPI peer `etl-parser` agrees on every event,
-//! kernel hook, provider and (provider, opcode / event id) count once the
-//! header buffer, which it skips, is set aside (`--decompress-to DIR
-//! --etl-parser`, reading decompressed copies of the compressed traces); it
-//! also agrees on the pid/tid sums and the payload bytes and CRC-32.
+//! not from this crate. Two PyPI decoders re-check it on every CI run
+//! (`scripts/check-peers.py`): dissect.etl agrees on buffers, events,
+//! min/max timestamps, pid/tid sums and events per header family for every
+//! file; etl-parser agrees on every event, kernel hook, provider and
+//! (provider, opcode / event id) count, the pid/tid sums and the payload
+//! bytes and CRC-32 once the header buffer, which it skips, is set aside, on
+//! the uncompressed files whose header buffer it can read (not the Windows 7
+//! ones, whose SavedOffset 0 it cannot handle).
 //! The log-file header fields were also checked by hand with `xxd` (see
 //! `real_traces.rs`). Not a snapshot of this crate's output.
 

@@ -84,8 +84,8 @@ impl EtlFile {
             message: format!("{} bytes is too short for a buffer header", bytes.len()),
         })?;
         if first.buffer_size < BUFFER_HEADER_SIZE as u32
-            || first.saved_offset < BUFFER_HEADER_SIZE as u32
-            || first.saved_offset > first.buffer_size.max(MAX_BUFFER_BYTES)
+            || first.used_bytes() < BUFFER_HEADER_SIZE as u32
+            || first.used_bytes() > first.buffer_size.max(MAX_BUFFER_BYTES)
         {
             return Err(Error::NotEtl {
                 offset: 0,
@@ -305,7 +305,8 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
                         // Keep the events that made it to disk.
                         let mut h = h;
                         h.buffer_size = (len - off) as u32;
-                        h.saved_offset = h.saved_offset.min(h.buffer_size);
+                        h.saved_offset = h.used_bytes().min(h.buffer_size);
+                        h.filled_bytes = h.saved_offset;
                         push(&mut buffers, off, h);
                     } else {
                         skipped += 1;
@@ -356,11 +357,12 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
 /// Whether a buffer header can be trusted enough to step over it.
 fn plausible(h: &BufferHeader) -> bool {
     let size_ok = h.buffer_size >= BUFFER_HEADER_SIZE as u32 && h.buffer_size <= MAX_BUFFER_BYTES;
-    let saved_ok = h.saved_offset >= BUFFER_HEADER_SIZE as u32
+    let used = h.used_bytes();
+    let saved_ok = used >= BUFFER_HEADER_SIZE as u32
         && if h.is_compressed() {
-            h.saved_offset <= MAX_BUFFER_BYTES
+            used <= MAX_BUFFER_BYTES
         } else {
-            h.saved_offset <= h.buffer_size
+            used <= h.buffer_size
         };
     size_ok && saved_ok && h.buffer_type <= 7
 }
@@ -411,7 +413,7 @@ fn looks_like_buffer(bytes: &[u8], o: u64) -> bool {
 fn stride_instead_of(bytes: &[u8], off: u64, h: &BufferHeader, stride: u64) -> Option<u32> {
     let fits = stride >= BUFFER_HEADER_SIZE as u64
         && u64::from(h.buffer_size) > stride
-        && u64::from(h.saved_offset) <= stride;
+        && u64::from(h.used_bytes()) <= stride;
     if h.is_compressed() || !fits {
         return None;
     }
