@@ -68,58 +68,28 @@ fn collect_event(
         Err(err) => return Some(Err(err)),
     };
     let ts = e.timestamp;
+    // Kernel-Process lifetimes wait in their own lists (see
+    // ManifestLifetimes) and stay Generic Events too, as in WPA.
+    if e.provider == Some(decode::KERNEL_PROCESS) {
+        let m = &mut b.manifest_lifetimes;
+        match d {
+            Decoded::Process(p) => m.processes.push(process_rec(ts, p)),
+            Decoded::Thread(t) => m.threads.push(thread_rec(ts, t)),
+            Decoded::Image(i) => m.images.push(image_rec(ts, i)),
+            _ => return Some(Ok(false)),
+        }
+        return Some(Ok(false));
+    }
     match d {
-        Decoded::Process(p) => b.processes.push(ProcessRec {
-            ts,
-            kind: match p.kind {
-                ProcessKind::Start => Lifetime::Start,
-                ProcessKind::End => Lifetime::End,
-                ProcessKind::DcStart => Lifetime::DcStart,
-                ProcessKind::DcEnd => Lifetime::DcEnd,
-                ProcessKind::Defunct => Lifetime::Defunct,
-            },
-            pid: p.pid,
-            parent_pid: p.parent_pid,
-            session: p.session_id,
-            exit_status: p.exit_status,
-            unique_key: p.unique_process_key,
-            name: p.image_file_name,
-            command_line: p.command_line,
-        }),
-        Decoded::Thread(t) => b.threads.push(ThreadRec {
-            ts,
-            kind: match t.kind {
-                ThreadKind::Start => Lifetime::Start,
-                ThreadKind::End => Lifetime::End,
-                ThreadKind::DcStart => Lifetime::DcStart,
-                ThreadKind::DcEnd => Lifetime::DcEnd,
-            },
-            pid: t.pid,
-            tid: t.tid,
-            start_address: t.win32_start_address,
-            name: t.name,
-        }),
+        Decoded::Process(p) => b.processes.push(process_rec(ts, p)),
+        Decoded::Thread(t) => b.threads.push(thread_rec(ts, t)),
         Decoded::ThreadSetName(n) => b.thread_names.push(ThreadNameRec {
             ts,
             pid: n.pid,
             tid: n.tid,
             name: n.name,
         }),
-        Decoded::Image(i) => b.images.push(ImageRec {
-            ts,
-            kind: match i.kind {
-                ImageKind::Load => Lifetime::Start,
-                ImageKind::Unload => Lifetime::End,
-                ImageKind::DcStart => Lifetime::DcStart,
-                ImageKind::DcEnd => Lifetime::DcEnd,
-            },
-            pid: i.pid,
-            base: i.image_base,
-            size: i.image_size,
-            checksum: i.checksum,
-            timestamp: i.time_date_stamp,
-            path: i.file_name,
-        }),
+        Decoded::Image(i) => b.images.push(image_rec(ts, i)),
         Decoded::ImageId(i) => b.image_info.push(ImageInfoRec::Id {
             ts,
             pid: i.pid,
@@ -270,4 +240,58 @@ fn collect_event(
         _ => return Some(Ok(false)),
     }
     Some(Ok(true))
+}
+
+fn process_rec(ts: i64, p: decode::Process) -> ProcessRec {
+    ProcessRec {
+        ts,
+        kind: match p.kind {
+            ProcessKind::Start => Lifetime::Start,
+            ProcessKind::End => Lifetime::End,
+            ProcessKind::DcStart => Lifetime::DcStart,
+            ProcessKind::DcEnd => Lifetime::DcEnd,
+            ProcessKind::Defunct => Lifetime::Defunct,
+        },
+        pid: p.pid,
+        parent_pid: p.parent_pid,
+        session: p.session_id,
+        exit_status: p.exit_status,
+        unique_key: p.unique_process_key,
+        name: p.image_file_name,
+        command_line: p.command_line,
+    }
+}
+
+fn thread_rec(ts: i64, t: decode::Thread) -> ThreadRec {
+    ThreadRec {
+        ts,
+        kind: match t.kind {
+            ThreadKind::Start => Lifetime::Start,
+            ThreadKind::End => Lifetime::End,
+            ThreadKind::DcStart => Lifetime::DcStart,
+            ThreadKind::DcEnd => Lifetime::DcEnd,
+        },
+        pid: t.pid,
+        tid: t.tid,
+        start_address: t.win32_start_address,
+        name: t.name,
+    }
+}
+
+fn image_rec(ts: i64, i: decode::Image) -> ImageRec {
+    ImageRec {
+        ts,
+        kind: match i.kind {
+            ImageKind::Load => Lifetime::Start,
+            ImageKind::Unload => Lifetime::End,
+            ImageKind::DcStart => Lifetime::DcStart,
+            ImageKind::DcEnd => Lifetime::DcEnd,
+        },
+        pid: i.pid,
+        base: i.image_base,
+        size: i.image_size,
+        checksum: i.checksum,
+        timestamp: i.time_date_stamp,
+        path: i.file_name,
+    }
 }

@@ -68,6 +68,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     for b in batches {
         batch.extend(b);
     }
+    batch.adopt_manifest_lifetimes();
     batch.sort_by_time();
     let arenas = std::mem::take(&mut batch.arenas);
 
@@ -75,7 +76,20 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         clock,
         ..Trace::default()
     };
-    let (processes, pidx) = lifetimes::build_processes(&batch.processes, &clock, &mut t.strings);
+    let (mut processes, mut pidx) =
+        lifetimes::build_processes(&batch.processes, &clock, &mut t.strings);
+    // Threads and images of processes the trace never describes (no rundown,
+    // as in perfmon's Kernel-Process sessions) get an "Unknown" row of their
+    // own instead of landing in Idle.
+    let referenced = batch.threads.iter().map(|r| r.pid);
+    let referenced = referenced.chain(
+        batch
+            .images
+            .iter()
+            .filter(|r| !images::is_kernel_address(r.base, pointer_size))
+            .map(|r| r.pid),
+    );
+    lifetimes::add_undescribed(&mut processes, &mut pidx, referenced, &mut t.strings);
     t.processes = processes;
     let (threads, tidx) =
         lifetimes::build_threads(&batch.threads, &clock, &t.processes, &pidx, &mut t.strings);
