@@ -3,7 +3,8 @@ are the expected values of the Rust tests) with the PyPI peers on every real
 trace, so that the expected values are re-checked against third-party
 readers on each CI run:
 
-- dissect.etl on every file (it decompresses and reads Windows 7 header
+- dissect.etl on every file, and on every .etl member of the zip
+  containers (.etl.zip, .diagsession) (it decompresses and reads Windows 7 header
   buffers): buffers, events, min/max timestamps, pid/tid sums, events per
   header family;
 - etl-parser on every uncompressed file whose header buffer it can read
@@ -17,6 +18,8 @@ Prints "peers: N passed, M failed" and exits non-zero on any mismatch.
 import glob
 import os
 import sys
+import tempfile
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "reference"))
@@ -42,14 +45,32 @@ def reference_view(c):
             "pid_sum": d["pid_sum"], "tid_sum": d["tid_sum"], "families": fams}
 
 
+def container_members(folder, tmp):
+    """Every .etl member of the folder's zip containers, extracted to tmp."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.zip")) + glob.glob(os.path.join(folder, "*.diagsession"))):
+        with zipfile.ZipFile(path) as z:
+            for i, info in enumerate(z.infolist()):
+                if info.filename.lower().endswith(".etl"):
+                    dst = os.path.join(tmp, f"{os.path.basename(path)}-{i}.etl")
+                    with open(dst, "wb") as f:
+                        f.write(z.read(info))
+                    out.append((f"{os.path.basename(path)}:{info.filename}", dst))
+    return out
+
+
 def main(folder):
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [(os.path.basename(p), p) for p in sorted(glob.glob(os.path.join(folder, "*.etl")))]
+        if not files:
+            print(f"peers: no .etl files in {folder}")
+            return 1
+        return check(files + container_members(folder, tmp))
+
+
+def check(files):
     passed = failed = 0
-    files = sorted(glob.glob(os.path.join(folder, "*.etl")))
-    if not files:
-        print(f"peers: no .etl files in {folder}")
-        return 1
-    for path in files:
-        name = os.path.basename(path)
+    for name, path in files:
         ref = etl_census.census(path)
         if ref["errors"]:
             print(f"FAIL {name}: the reference reports {ref['errors'][:2]}")

@@ -109,4 +109,26 @@ for f in files:
     out.append('        },')
     out.append('    },')
 out.append('];')
+
+# Containers (PerfView .etl.zip, Visual Studio .diagsession): every .etl
+# member, extracted with Python's zipfile, through the same census.
+import tempfile, zipfile
+out.append('')
+out.append('/// (container, member, buffers, compressed buffers, events, max timestamp)')
+out.append('/// for every `.etl` member of each zip container in the folder.')
+out.append('pub const CONTAINER_MEMBERS: &[(&str, &str, u32, u32, u64, i64)] = &[')
+containers = sorted(glob.glob(os.path.join(TRACES, '*.zip')) + glob.glob(os.path.join(TRACES, '*.diagsession')))
+for path in containers:
+    with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
+        for info in z.infolist():
+            if not info.filename.lower().endswith('.etl'):
+                continue
+            member = os.path.join(tmp, 'member.etl')
+            with open(member, 'wb') as f:
+                f.write(z.read(info))
+            c = json.loads(subprocess.check_output(['python3', os.path.join(HERE, 'etl_census.py'), member]))
+            assert not c['errors']
+            out.append(f'    ("{os.path.basename(path)}", "{info.filename}", {c["buffers"]}, '
+                       f'{c["compressed_buffers"]}, {c["events"]}, {c["max_timestamp"]}),')
+out.append('];')
 print('\n'.join(out))

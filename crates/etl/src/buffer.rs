@@ -120,9 +120,12 @@ impl BufferHeader {
 /// Where a buffer sits in the file, and what its header says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferInfo {
-    /// Position of this buffer in file order (0 = header buffer).
+    /// Position of this buffer in file order (0 = header buffer), across the
+    /// members of a multi-file trace (each member's buffers in turn).
     pub index: u32,
-    /// File offset of the buffer header.
+    /// Which file of a multi-file trace holds it (0 for a single file).
+    pub member: u16,
+    /// Offset of the buffer header in its member's file.
     pub offset: u64,
     pub header: BufferHeader,
 }

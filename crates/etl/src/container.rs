@@ -29,49 +29,96 @@ pub fn is_zip(bytes: &[u8]) -> bool {
 
 /// Extract the largest `.etl` member of a zip archive.
 pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>), Error> {
+    let mut best: Option<(String, Vec<u8>)> = None;
+    let mut first_error = None;
+    for (name, r) in extract_etls(bytes, limits)? {
+        match r {
+            Ok(b) if best.as_ref().is_none_or(|x| b.len() > x.1.len()) => best = Some((name, b)),
+            Ok(_) => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    best.ok_or_else(|| first_error.unwrap_or_else(|| Error::Container("no .etl file".into())))
+}
+
+/// One member of a container, or why it could not be extracted.
+pub type Member = (String, Result<Vec<u8>, Error>);
+
+/// Extract every `.etl` member of a zip archive, in archive order: the files
+/// of one recording (a `.diagsession` holds the kernel session, the relogged
+/// KernelTraceControl session and the user sessions). Members together are
+/// held to the limits one member would be. A member that cannot be extracted
+/// (damaged, over the limits) is returned as its error, the others still are.
+pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member>, Error> {
     let cerr = |m: String| Error::Container(m);
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
-    let mut best: Option<(usize, u64, String)> = None;
+    let mut members = Vec::new();
     for i in 0..zip.len() {
         let Ok(f) = zip.by_index_raw(i) else { continue };
         let name = f.name().map(|n| n.to_string()).unwrap_or_default();
-        if !name.to_ascii_lowercase().ends_with(".etl") {
-            continue;
-        }
-        if best.as_ref().is_none_or(|b| f.size() > b.1) {
-            best = Some((i, f.size(), name));
+        if name.to_ascii_lowercase().ends_with(".etl") {
+            members.push((i, name));
         }
     }
-    let Some((index, declared, name)) = best else {
+    if members.is_empty() {
         return Err(cerr("the archive holds no .etl file".into()));
-    };
+    }
+    let mut budget = limits.max_uncompressed;
+    let mut out = Vec::with_capacity(members.len());
+    for (index, name) in members {
+        let r = extract_one(
+            &mut zip,
+            index,
+            &name,
+            bytes.len(),
+            budget,
+            limits.max_ratio,
+        );
+        if let Ok(data) = &r {
+            budget -= data.len() as u64;
+        }
+        out.push((name, r));
+    }
+    Ok(out)
+}
+
+fn extract_one(
+    zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+    index: usize,
+    name: &str,
+    archive_len: usize,
+    budget: u64,
+    max_ratio: u64,
+) -> Result<Vec<u8>, Error> {
+    let cerr = |m: String| Error::Container(m);
     let mut f = zip
         .by_index(index)
         .map_err(|e| cerr(format!("cannot read {name}: {e}")))?;
+    let declared = f.size();
     // The declared compressed size is as untrusted as the rest: no member
     // holds more compressed bytes than the archive itself.
-    let compressed = f.compressed_size().clamp(1, bytes.len().max(1) as u64);
-    let cap = limits
-        .max_uncompressed
-        .min(compressed.saturating_mul(limits.max_ratio).max(1 << 20));
+    let compressed = f.compressed_size().clamp(1, archive_len.max(1) as u64);
+    let cap = budget.min(compressed.saturating_mul(max_ratio).max(1 << 20));
     if declared > cap {
         return Err(cerr(format!(
             "{name} would expand to {declared} bytes from {compressed}: over the limit of {cap}"
         )));
     }
     // Never trust the declared size: read at most cap + 1 bytes.
-    let mut out = Vec::with_capacity(declared.min(cap) as usize);
+    let mut data = Vec::with_capacity(declared.min(cap) as usize);
     (&mut f)
         .take(cap + 1)
-        .read_to_end(&mut out)
+        .read_to_end(&mut data)
         .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
-    if out.len() as u64 > cap {
+    if data.len() as u64 > cap {
         return Err(cerr(format!(
             "{name} expands past the limit of {cap} bytes (zip bomb?)"
         )));
     }
-    Ok((name, out))
+    Ok(data)
 }
 
 #[cfg(test)]

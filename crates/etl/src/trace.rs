@@ -28,18 +28,45 @@ pub const MAX_COMPRESSION_RATIO: usize = 128;
 pub const RATIO_FREE_BYTES: usize = 1 << 20;
 
 pub struct EtlFile {
-    source: Source,
+    /// The files of the trace: one, or several recorded together (the
+    /// members of a `.diagsession`, PerfView's unmerged `x.etl` and
+    /// `x.kernel.etl`) whose events are one trace.
+    members: Vec<Member>,
+    /// Every member's buffers, member after member.
     buffers: Vec<BufferInfo>,
-    logfile: Option<LogfileHeader>,
-    /// Timestamp of the log-file header event: time zero of the trace.
-    ts0: i64,
+    /// The member whose log-file header and time zero the trace uses: the
+    /// one that started first.
+    primary: usize,
     /// Problems found while indexing buffers.
     diagnostics: Vec<Diagnostic>,
     /// Buffers (or byte ranges) that could not be used at all.
     skipped_buffers: u32,
-    /// Name of the member extracted from a container, if any.
-    container_member: Option<String>,
 }
+
+/// One file of a trace.
+struct Member {
+    source: Source,
+    /// Name of the member inside a container, or of the file given.
+    name: Option<String>,
+    logfile: Option<LogfileHeader>,
+    /// Timestamp of the log-file header event.
+    ts0: i64,
+    buffers: u32,
+    /// Whether it came out of a zip container.
+    from_container: bool,
+}
+
+/// What `EtlFile::members` tells of each file of a trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberInfo {
+    pub name: String,
+    pub buffers: u32,
+    pub bytes: u64,
+}
+
+/// A file to read as a member of a trace (or why it could not be had), its
+/// name, and whether it came out of a container.
+type Part = (Result<Source, Error>, Option<String>, bool);
 
 /// The decoded event area of one buffer.
 pub struct BufferData<'a> {
@@ -54,30 +81,124 @@ impl<'a> BufferData<'a> {
 }
 
 impl EtlFile {
-    /// Open a file: an .etl (memory-mapped) or a zip container holding one.
+    /// Open a file: an .etl (memory-mapped), or a zip container (PerfView's
+    /// `.etl.zip`, Visual Studio's `.diagsession`) whose `.etl` members are
+    /// read as one trace.
     pub fn open(path: &Path) -> Result<EtlFile, Error> {
-        let src = Source::map(path)?;
-        if container::is_zip(src.bytes()) {
-            let (name, bytes) = container::extract_etl(src.bytes(), ZipLimits::default())?;
-            let mut f = EtlFile::from_source(Source::Owned(bytes))?;
-            f.container_member = Some(name);
-            return Ok(f);
+        EtlFile::open_many(&[path])
+    }
+
+    /// Open several files recorded together as one trace (each may be a
+    /// container). A member that cannot be read costs only its own events
+    /// and is named in the diagnostics; with no readable member at all, the
+    /// first member's error is returned.
+    pub fn open_many(paths: &[&Path]) -> Result<EtlFile, Error> {
+        let mut parts = Vec::new();
+        for path in paths {
+            let src = Source::map(path)?;
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            parts.extend(EtlFile::sources_of(src, name)?);
         }
-        EtlFile::from_source(src)
+        EtlFile::from_members(parts)
     }
 
     /// Read from bytes in memory (an .etl or a zip container).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<EtlFile, Error> {
-        if container::is_zip(&bytes) {
-            let (name, inner) = container::extract_etl(&bytes, ZipLimits::default())?;
-            let mut f = EtlFile::from_source(Source::Owned(inner))?;
-            f.container_member = Some(name);
-            return Ok(f);
-        }
-        EtlFile::from_source(Source::Owned(bytes))
+        EtlFile::from_members(EtlFile::sources_of(Source::Owned(bytes), None)?)
     }
 
-    fn from_source(source: Source) -> Result<EtlFile, Error> {
+    /// The .etl sources in `src`: itself, or a container's members.
+    fn sources_of(src: Source, name: Option<String>) -> Result<Vec<Part>, Error> {
+        if !container::is_zip(src.bytes()) {
+            return Ok(vec![(Ok(src), name, false)]);
+        }
+        let members = container::extract_etls(src.bytes(), ZipLimits::default())?;
+        Ok(members
+            .into_iter()
+            .map(|(n, b)| (b.map(Source::Owned), Some(n), true))
+            .collect())
+    }
+
+    fn from_members(parts: Vec<Part>) -> Result<EtlFile, Error> {
+        let many = parts.len() > 1;
+        let mut opened: Vec<EtlFile> = Vec::new();
+        let mut refused: Vec<Diagnostic> = Vec::new();
+        let mut first_error = None;
+        for (source, name, from_container) in parts {
+            let r = source.and_then(|s| EtlFile::from_source(s, name.clone(), from_container));
+            match r {
+                Ok(f) => opened.push(f),
+                Err(e) => {
+                    let what = name.as_deref().unwrap_or("the trace");
+                    refused.push(Diagnostic {
+                        offset: e.offset().unwrap_or(0),
+                        message: format!("{what} is not read: {e}"),
+                    });
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if opened.is_empty() {
+            return Err(first_error.unwrap_or(Error::NotEtl {
+                offset: 0,
+                message: "no .etl file to read".into(),
+            }));
+        }
+        if many {
+            // Offsets are within each member's file: say which.
+            for m in &mut opened {
+                if let Some(n) = m.members[0].name.clone() {
+                    for d in &mut m.diagnostics {
+                        d.message = format!("{n}: {}", d.message);
+                    }
+                }
+            }
+        }
+        let mut f = opened.remove(0);
+        for other in opened {
+            f.absorb(other, &mut refused);
+        }
+        f.diagnostics.extend(refused);
+        Ok(f)
+    }
+
+    /// Add the member(s) of `other`: its buffers follow ours. A member whose
+    /// clock differs cannot be put on our time line and is refused.
+    fn absorb(&mut self, other: EtlFile, refused: &mut Vec<Diagnostic>) {
+        let base_member = self.members.len() as u16;
+        let base_index = self.buffers.len() as u32;
+        let ours = self.ticks_per_second();
+        for m in &other.members {
+            let theirs = m.logfile.as_ref().map_or(1e7, |l| l.ticks_per_second());
+            if theirs != ours {
+                refused.push(Diagnostic {
+                    offset: 0,
+                    message: format!(
+                        "{} is not read: its clock runs at {theirs} ticks/s, the trace's at {ours}",
+                        m.name.as_deref().unwrap_or("a member")
+                    ),
+                });
+                return;
+            }
+        }
+        self.buffers.extend(other.buffers.into_iter().map(|mut b| {
+            b.index += base_index;
+            b.member += base_member;
+            b
+        }));
+        self.diagnostics.extend(other.diagnostics);
+        self.skipped_buffers += other.skipped_buffers;
+        self.members.extend(other.members);
+        self.primary = (0..self.members.len())
+            .min_by_key(|&i| self.members[i].ts0)
+            .unwrap_or(0);
+    }
+
+    fn from_source(
+        source: Source,
+        name: Option<String>,
+        from_container: bool,
+    ) -> Result<EtlFile, Error> {
         let bytes = source.bytes();
         let first = BufferHeader::parse(bytes).ok_or_else(|| Error::NotEtl {
             offset: 0,
@@ -92,25 +213,23 @@ impl EtlFile {
                 message: "the first buffer header is not plausible".into(),
             });
         }
+        let (buffers, diagnostics, skipped) = index_buffers(bytes);
         let mut f = EtlFile {
-            source,
-            buffers: Vec::new(),
-            logfile: None,
-            ts0: 0,
-            diagnostics: Vec::new(),
-            skipped_buffers: 0,
-            container_member: None,
+            members: vec![Member {
+                source,
+                name,
+                logfile: None,
+                ts0: 0,
+                buffers: buffers.len() as u32,
+                from_container,
+            }],
+            buffers,
+            primary: 0,
+            diagnostics,
+            skipped_buffers: skipped,
         };
-        f.index_buffers();
         f.read_logfile_header()?;
         Ok(f)
-    }
-
-    fn index_buffers(&mut self) {
-        let (buffers, diagnostics, skipped) = index_buffers(self.source.bytes());
-        self.buffers = buffers;
-        self.diagnostics = diagnostics;
-        self.skipped_buffers = skipped;
     }
 
     fn read_logfile_header(&mut self) -> Result<(), Error> {
@@ -136,9 +255,10 @@ impl EtlFile {
         };
         match parsed {
             Some((ts0, logfile)) => {
-                self.ts0 = ts0;
-                self.logfile = logfile;
-                if self.logfile.is_none() {
+                let m = &mut self.members[0];
+                m.ts0 = ts0;
+                m.logfile = logfile;
+                if m.logfile.is_none() {
                     self.diagnostics.push(Diagnostic {
                         offset: first.offset + BUFFER_HEADER_SIZE as u64,
                         message: "the log-file header event is unreadable".into(),
@@ -157,17 +277,32 @@ impl EtlFile {
         &self.buffers
     }
 
+    /// The log-file header of the trace: the first-started member's.
     pub fn logfile(&self) -> Option<&LogfileHeader> {
-        self.logfile.as_ref()
+        self.members[self.primary].logfile.as_ref()
     }
 
-    /// Timestamp of the log-file header event, the trace's time zero.
+    /// Timestamp of the (first-started member's) log-file header event, the
+    /// trace's time zero.
     pub fn ts0(&self) -> i64 {
-        self.ts0
+        self.members[self.primary].ts0
     }
 
     pub fn ticks_per_second(&self) -> f64 {
-        self.logfile.as_ref().map_or(1e7, |l| l.ticks_per_second())
+        self.logfile().map_or(1e7, |l| l.ticks_per_second())
+    }
+
+    /// The files of the trace, in the order their buffers come.
+    pub fn members(&self) -> Vec<MemberInfo> {
+        self.members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MemberInfo {
+                name: m.name.clone().unwrap_or_else(|| format!("member {i}")),
+                buffers: m.buffers,
+                bytes: m.source.bytes().len() as u64,
+            })
+            .collect()
     }
 
     /// Problems found while indexing the file (not those met while walking events).
@@ -179,17 +314,31 @@ impl EtlFile {
         self.skipped_buffers
     }
 
+    /// The name of the first `.etl` read out of a container, if the trace
+    /// came from one.
     pub fn container_member(&self) -> Option<&str> {
-        self.container_member.as_deref()
+        let m = self.members.iter().find(|m| m.from_container)?;
+        m.name.as_deref()
     }
 
-    /// The whole (container-extracted) file.
+    /// The first member's whole (container-extracted) file.
     pub fn raw_bytes(&self) -> &[u8] {
-        self.source.bytes()
+        self.members[0].source.bytes()
     }
 
+    /// The bytes of the member that holds `info`.
+    pub fn bytes_of(&self, info: &BufferInfo) -> &[u8] {
+        self.members
+            .get(info.member as usize)
+            .map_or(&[], |m| m.source.bytes())
+    }
+
+    /// Bytes of every member together.
     pub fn file_len(&self) -> u64 {
-        self.source.bytes().len() as u64
+        self.members
+            .iter()
+            .map(|m| m.source.bytes().len() as u64)
+            .sum()
     }
 
     /// The event area of a buffer, decompressing into `scratch` if needed.
@@ -198,7 +347,7 @@ impl EtlFile {
         info: &BufferInfo,
         scratch: &'s mut Vec<u8>,
     ) -> Result<&'s [u8], Diagnostic> {
-        let bytes = self.source.bytes();
+        let bytes = self.bytes_of(info);
         let range = info.data_range();
         let raw = bytes.get(range).unwrap_or(&[]);
         if !info.header.is_compressed() {
@@ -268,6 +417,7 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
         let index = buffers.len() as u32;
         buffers.push(BufferInfo {
             index,
+            member: 0,
             offset,
             header,
         });

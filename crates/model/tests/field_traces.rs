@@ -126,3 +126,47 @@ fn sawbuck_classic_kernel_events() {
     // 24 rundown + 1 load + 1 unload events describe 25 images.
     assert_eq!(t.images.len(), 25);
 }
+
+/// Visual Studio's .diagsession: the kernel session, the relogged
+/// KernelTraceControl session and two CLR sessions are one trace. Figures
+/// from ../shared/traces/README.md (250 processes, 15,103 image loads): the
+/// images of the kernel member carry the file versions and PDB identities
+/// of the KernelTraceControl member.
+#[test]
+fn diagsession_members_are_one_model() {
+    let Some(t) = common::model_of("vs-dotnetcore31.diagsession") else {
+        return;
+    };
+    assert_eq!(t.processes.len(), 250);
+    assert_eq!(t.images.len(), 15_103);
+    let module = |i: usize| t.images.module[i] as usize;
+    let versioned = (0..t.images.len())
+        .filter(|&i| t.modules.has_version_info[module(i)])
+        .count();
+    let with_pdb = (0..t.images.len())
+        .filter(|&i| t.modules.pdb_guid[module(i)].is_some())
+        .count();
+    // Most images are described by the other member; none would be without the merge.
+    assert!(versioned > 13_000, "{versioned} images with version info");
+    assert!(with_pdb > 14_000, "{with_pdb} images with a PDB identity");
+    // CLR runtime events (the user_paged member) belong to a process that
+    // the kernel member describes, not to Unknown or Idle.
+    let clr = etl::Guid::parse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4").unwrap();
+    let providers = &t.generic.providers;
+    let clr_row = (0..providers.guid.len())
+        .find(|&i| providers.guid[i] == Some(clr))
+        .expect("CLR runtime provider") as u32;
+    let rows: Vec<usize> = (0..t.generic.len())
+        .filter(|&i| t.generic.provider[i] == clr_row)
+        .collect();
+    assert!(!rows.is_empty());
+    let named = rows
+        .iter()
+        .filter(|&&i| {
+            let p = t.generic.process[i] as usize;
+            p < t.processes.len()
+                && !matches!(t.strings.get(t.processes.name[p]), "Unknown" | "Idle")
+        })
+        .count();
+    assert_eq!(named, rows.len());
+}

@@ -638,3 +638,48 @@ pub const TRACES: &[Expected] = &[
         },
     },
 ];
+
+/// (container, member, buffers, compressed buffers, events, max timestamp)
+/// for every `.etl` member of each zip container in the folder.
+pub const CONTAINER_MEMBERS: &[(&str, &str, u32, u32, u64, i64)] = &[
+    (
+        "perfview-msbuild-32bit.etl.zip",
+        "PerfViewData.etl",
+        30,
+        29,
+        5871,
+        276139092010,
+    ),
+    (
+        "vs-dotnetcore31.diagsession",
+        "diaghub-dotnetcore3.1-win-x64-diagsession/diaghub.etl",
+        103,
+        0,
+        62379,
+        13895500862,
+    ),
+    (
+        "vs-dotnetcore31.diagsession",
+        "diaghub-dotnetcore3.1-win-x64-diagsession/diaghub.kernel.1.etl",
+        59,
+        0,
+        16335,
+        13895500862,
+    ),
+    (
+        "vs-dotnetcore31.diagsession",
+        "diaghub-dotnetcore3.1-win-x64-diagsession/diaghub.user_injected.1.etl",
+        2,
+        0,
+        4,
+        13888502945,
+    ),
+    (
+        "vs-dotnetcore31.diagsession",
+        "diaghub-dotnetcore3.1-win-x64-diagsession/diaghub.user_paged.1.etl",
+        139,
+        0,
+        22035,
+        13874999428,
+    ),
+];
