@@ -3,6 +3,7 @@
 mod api;
 mod catalog;
 mod cli;
+mod heal;
 mod store;
 mod symbolize;
 mod upload;

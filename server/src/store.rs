@@ -6,6 +6,8 @@
 //! budget; the least recently used are dropped and reloaded on demand.
 
 use crate::catalog::{Catalog, TraceEntry};
+pub use crate::heal::MISSING;
+use crate::upload::{TempFile, UploadError};
 use model::progress::BuildProgress;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -108,8 +110,8 @@ impl Store {
         for e in std::fs::read_dir(data_dir.join("tmp"))?.flatten() {
             std::fs::remove_file(e.path()).ok();
         }
-        let catalog = Catalog::open(&data_dir.join("catalog.sqlite"))?;
-        Ok(Arc::new(Store {
+        let catalog = crate::heal::open_catalog(data_dir)?;
+        let store = Arc::new(Store {
             data_dir: data_dir.to_path_buf(),
             symbol_path,
             catalog,
@@ -117,7 +119,30 @@ impl Store {
             slots: Mutex::new(HashMap::new()),
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
-        }))
+        });
+        let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
+            store.trace_path(e)
+        })?;
+        store.resume(stale);
+        Ok(store)
+    }
+
+    /// Ingest, one after another in the background, traces whose ingest a
+    /// stop interrupted (or never started).
+    fn resume(self: &Arc<Self>, entries: Vec<TraceEntry>) {
+        if entries.is_empty() {
+            return;
+        }
+        let store = self.clone();
+        std::thread::spawn(move || {
+            for e in entries {
+                let p = store.start_ingest(e.clone());
+                while matches!(store.peek(&e.id), Err(NotReady::Ingesting(q)) if Arc::ptr_eq(&p, &q))
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            }
+        });
     }
 
     /// Uploads live in `traces/`; local traces served by reference keep their absolute path.
@@ -128,6 +153,51 @@ impl Store {
         } else {
             self.data_dir.join("traces").join(&e.file_name)
         }
+    }
+
+    /// The file of `e` if the server wrote it (an upload in `traces/`, named
+    /// by its id); None for a trace served by reference, which is the
+    /// user's own file and never modified or deleted.
+    pub fn owned_path(&self, e: &TraceEntry) -> Option<PathBuf> {
+        let ours = [format!("{}.etl", e.id), format!("{}.etl.zip", e.id)];
+        (crate::upload::valid_id(&e.id) && ours.contains(&e.file_name))
+            .then(|| self.data_dir.join("traces").join(&e.file_name))
+    }
+
+    /// Put an upload into the library: its row and its file in `traces/`
+    /// as one step (see `Catalog::insert_then`).
+    pub fn add_upload(&self, entry: &TraceEntry, temp: TempFile) -> Result<(), UploadError> {
+        let dest = self.data_dir.join("traces").join(&entry.file_name);
+        let placed = self
+            .catalog
+            .insert_then(entry, || temp.persist(&dest))
+            .map_err(|e| {
+                // The file may be in place without its row: take it back.
+                let _ = std::fs::remove_file(&dest);
+                UploadError::Io(format!("cannot record the upload: {e:#}"))
+            })?;
+        placed.map_err(|e| UploadError::write("cannot store the upload", &e))
+    }
+
+    /// Remove a trace from the library: stop its ingest, drop it from
+    /// memory, and delete its file only if the server wrote it.
+    pub fn delete(&self, id: &str) -> anyhow::Result<bool> {
+        let Some(e) = self.catalog.get(id)? else {
+            return Ok(false);
+        };
+        self.catalog.delete(id)?;
+        if let Some(Slot::Ingesting(p)) = self.slots().remove(id) {
+            p.cancel();
+        }
+        if let Some(path) = self.owned_path(&e) {
+            if let Err(err) = std::fs::remove_file(&path) {
+                if err.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(%id, error = %err, "cannot remove a deleted trace's file");
+                }
+            }
+        }
+        release_free_memory();
+        Ok(true)
     }
 
     pub fn tmp_dir(&self) -> PathBuf {
@@ -156,6 +226,7 @@ impl Store {
             }
         }
         let entry = match self.catalog.get(id) {
+            Ok(Some(e)) if e.status == MISSING => return Err(NotReady::Failed(e.error)),
             Ok(Some(e)) => e,
             _ => return Err(NotReady::NotFound),
         };
@@ -188,6 +259,20 @@ impl Store {
             .map_err(|e| e.to_string())
             .map(|f| model::build_with_progress(&f, &progress));
         let mut slots = self.slots();
+        // Deleted (or replaced) while it was read: the result is nobody's.
+        let ours =
+            matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, &progress));
+        let listed = matches!(self.catalog.get(&entry.id), Ok(Some(_)));
+        if !ours || !listed || progress.is_cancelled() {
+            if ours {
+                slots.remove(&entry.id);
+            }
+            drop(slots);
+            drop(result);
+            release_free_memory();
+            tracing::info!(id = %entry.id, "ingest of a deleted trace dropped");
+            return;
+        }
         match result {
             Ok(trace) => {
                 tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
@@ -318,10 +403,6 @@ impl Store {
             None => Err(NotReady::NotFound),
         }
     }
-
-    pub fn forget(&self, id: &str) {
-        self.slots().remove(id);
-    }
 }
 
 fn evict_over_budget(slots: &mut HashMap<String, Slot>, budget: u64, keep: &str) {
@@ -371,8 +452,15 @@ pub fn now_rfc3339() -> String {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    let ft = secs * 10_000_000 + 116_444_736_000_000_000;
+    rfc3339(secs)
+}
+
+/// RFC 3339 UTC timestamp of `secs` since 1970.
+pub fn rfc3339(secs: i64) -> String {
+    let ft = secs
+        .saturating_mul(10_000_000)
+        .saturating_add(116_444_736_000_000_000);
     let s = etl::logfile::filetime_to_iso8601(ft);
     // Drop the microseconds: seconds are enough for a catalog.
-    format!("{}Z", &s[..19])
+    format!("{}Z", s.get(..19).unwrap_or(&s))
 }

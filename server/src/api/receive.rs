@@ -15,18 +15,34 @@ impl From<UploadError> for ApiError {
                 "too_large",
                 format!("the upload exceeds this server's limit of {limit} bytes"),
             ),
+            UploadError::NoSpace(m) => {
+                ApiError::new(StatusCode::INSUFFICIENT_STORAGE, "insufficient_storage", m)
+            }
             UploadError::Io(m) => ApiError::internal(m),
             UploadError::Client(m) => ApiError::bad_request(m),
         }
     }
 }
 
-/// 401 without the token.
+/// 401 without the token, then 413 for a declared length over the limit.
 pub fn require_auth(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
-    if app.authorized(headers) {
-        Ok(())
-    } else {
-        Err(ApiError::unauthorized())
+    if !app.authorized(headers) {
+        return Err(ApiError::unauthorized());
+    }
+    check_declared_length(app, headers)
+}
+
+/// 413 before a byte of the body is read (so hyper never sends
+/// `100 Continue`) when its declared length is over the limit.
+pub fn check_declared_length(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
+    let limit = app.config.max_upload_bytes;
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().parse::<u64>().unwrap_or(u64::MAX));
+    match declared {
+        Some(n) if n > limit => Err(UploadError::TooLarge { limit }.into()),
+        _ => Ok(()),
     }
 }
 
