@@ -96,7 +96,13 @@ pub async fn list(State(app): State<AppState>, headers: HeaderMap) -> ApiResult<
         .iter()
         .map(|e| entry_json(&app, e))
         .collect();
-    Ok(Json(json!({ "traces": traces })))
+    // Tells the UI whether to ask for the token before an upload (asking
+    // after a 401 would cost the whole upload).
+    let access = json!({
+        "token_for_writes": app.config.token.is_some(),
+        "token_for_reads": app.config.token_for_reads,
+    });
+    Ok(Json(json!({ "traces": traces, "access": access })))
 }
 
 pub fn read_auth(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
