@@ -35,14 +35,29 @@ fn simple_cross_origin_posts_change_nothing() {
     let evil = "http://127.0.0.1:9";
     let form = multipart(&trace);
     let cases: Vec<(&str, Vec<(&str, &str)>, &[u8])> = vec![
-        ("text/plain from a page", vec![("Content-Type", "text/plain"), ("Origin", evil)], &trace),
-        ("text/plain, no Origin", vec![("Content-Type", "text/plain")], &trace),
+        (
+            "text/plain from a page",
+            vec![("Content-Type", "text/plain"), ("Origin", evil)],
+            &trace,
+        ),
+        (
+            "text/plain, no Origin",
+            vec![("Content-Type", "text/plain")],
+            &trace,
+        ),
         (
             "multipart form from a page",
-            vec![("Content-Type", "multipart/form-data; boundary=XyZ"), ("Origin", evil)],
+            vec![
+                ("Content-Type", "multipart/form-data; boundary=XyZ"),
+                ("Origin", evil),
+            ],
             &form,
         ),
-        ("multipart form, no Origin", vec![("Content-Type", "multipart/form-data; boundary=XyZ")], &form),
+        (
+            "multipart form, no Origin",
+            vec![("Content-Type", "multipart/form-data; boundary=XyZ")],
+            &form,
+        ),
         (
             "form, same origin but no header",
             vec![("Content-Type", "application/x-www-form-urlencoded")],
@@ -50,35 +65,80 @@ fn simple_cross_origin_posts_change_nothing() {
         ),
     ];
     for (what, headers, body) in &cases {
-        let (s, b) = raw_request(&server.addr, "POST", "/api/traces?name=x.etl", body, headers);
+        let (s, b) = raw_request(
+            &server.addr,
+            "POST",
+            "/api/traces?name=x.etl",
+            body,
+            headers,
+        );
         assert_eq!(s, 403, "{what}: {b}");
         assert!(!code(&b).is_empty(), "{what}: {b}");
     }
-    let (s, b) = raw_request(&server.addr, "POST", "/api/symbols?name=a.pdb", b"x", &[("Content-Type", "text/plain")]);
+    let (s, b) = raw_request(
+        &server.addr,
+        "POST",
+        "/api/symbols?name=a.pdb",
+        b"x",
+        &[("Content-Type", "text/plain")],
+    );
     assert_eq!(s, 403, "symbols: {b}");
     assert_eq!(listed(&server), 0);
 
     // The marked request (what the UI sends) from the same origin works...
     let own = format!("http://{}", server.addr);
-    let (s, b) = raw_request(&server.addr, "POST", "/api/traces?name=x.etl", &trace, &[("X-Etlscope", "1"), ("Origin", &own)]);
+    let (s, b) = raw_request(
+        &server.addr,
+        "POST",
+        "/api/traces?name=x.etl",
+        &trace,
+        &[("X-Etlscope", "1"), ("Origin", &own)],
+    );
     assert_eq!(s, 201, "{b}");
-    let id = serde_json::from_str::<Value>(&b).unwrap()["id"].as_str().unwrap().to_string();
+    let id = serde_json::from_str::<Value>(&b).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // ...but not from another origin, nor when the browser says cross-site.
     for (what, headers) in [
-        ("foreign Origin", vec![("X-Etlscope", "1"), ("Origin", evil)]),
+        (
+            "foreign Origin",
+            vec![("X-Etlscope", "1"), ("Origin", evil)],
+        ),
         ("Origin null", vec![("X-Etlscope", "1"), ("Origin", "null")]),
-        ("Sec-Fetch-Site", vec![("X-Etlscope", "1"), ("Sec-Fetch-Site", "cross-site")]),
+        (
+            "Sec-Fetch-Site",
+            vec![("X-Etlscope", "1"), ("Sec-Fetch-Site", "cross-site")],
+        ),
         ("no header", vec![]),
     ] {
-        let (s, b) = raw_request(&server.addr, "DELETE", &format!("/api/traces/{id}"), b"", &headers);
+        let (s, b) = raw_request(
+            &server.addr,
+            "DELETE",
+            &format!("/api/traces/{id}"),
+            b"",
+            &headers,
+        );
         assert_eq!(s, 403, "delete, {what}: {b}");
     }
     assert_eq!(listed(&server), 1);
     // Queries are POSTs too: a text/plain one is refused.
     let q = br#"{"columns": ["Process"]}"#;
-    let (s, b) = raw_request(&server.addr, "POST", &format!("/api/traces/{id}/table"), q, &[("Content-Type", "text/plain")]);
+    let (s, b) = raw_request(
+        &server.addr,
+        "POST",
+        &format!("/api/traces/{id}/table"),
+        q,
+        &[("Content-Type", "text/plain")],
+    );
     assert_eq!(s, 403, "{b}");
-    let (s, b) = request(&server.addr, "DELETE", &format!("/api/traces/{id}"), b"", &[]);
+    let (s, b) = request(
+        &server.addr,
+        "DELETE",
+        &format!("/api/traces/{id}"),
+        b"",
+        &[],
+    );
     assert_eq!(s, 204, "{b}");
     std::fs::remove_dir_all(&data).ok();
 }
@@ -86,9 +146,21 @@ fn simple_cross_origin_posts_change_nothing() {
 #[test]
 fn foreign_host_names_are_refused() {
     let data = temp_dir("rebind");
-    let server = Server::start(&data, &["--allowed-host", "etl.example", "--public-url", "https://etl.team.example/"]);
+    let server = Server::start(
+        &data,
+        &[
+            "--allowed-host",
+            "etl.example",
+            "--public-url",
+            "https://etl.team.example/",
+        ],
+    );
     let port = server.addr.rsplit(':').next().unwrap().to_string();
-    for host in [format!("attacker.example:{port}"), "attacker.example".into(), format!("localhost.attacker.example:{port}")] {
+    for host in [
+        format!("attacker.example:{port}"),
+        "attacker.example".into(),
+        format!("localhost.attacker.example:{port}"),
+    ] {
         for path in ["/api/traces", "/", "/api/openapi.json"] {
             let (s, b) = raw_request(&server.addr, "GET", path, b"", &[("Host", &host)]);
             assert_eq!(s, 403, "{host} {path}: {b}");
@@ -111,7 +183,11 @@ fn foreign_host_names_are_refused() {
         "DELETE",
         "/api/traces/0123456789abcdef0123456789abcdef",
         b"",
-        &[("Host", "etl.team.example"), ("Origin", "https://etl.team.example"), ("X-Etlscope", "1")],
+        &[
+            ("Host", "etl.team.example"),
+            ("Origin", "https://etl.team.example"),
+            ("X-Etlscope", "1"),
+        ],
     );
     assert_eq!(s, 404, "{b}");
     std::fs::remove_dir_all(&data).ok();

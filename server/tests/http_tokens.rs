@@ -46,7 +46,10 @@ fn an_empty_token_is_refused_at_start() {
         let out = serve_output(&args, &env);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?} {env:?}: {err}");
-        assert!(err.contains("--token") && err.contains("empty"), "{args:?}: {err}");
+        assert!(
+            err.contains("--token") && err.contains("empty"),
+            "{args:?}: {err}"
+        );
     }
 }
 
@@ -57,7 +60,10 @@ fn oversized_size_flags_are_refused_at_start() {
         let out = serve_output(&[flag, "17592186044416"], &[]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
-        assert!(err.contains(&flag[2..]) && err.contains("too large"), "{flag}: {err}");
+        assert!(
+            err.contains(&flag[2..]) && err.contains("too large"),
+            "{flag}: {err}"
+        );
     }
 }
 
@@ -66,11 +72,33 @@ fn bearer_is_case_insensitive_and_blank_credentials_never_match() {
     let data = temp_dir("token-bearer");
     let server = Server::start(&data, &["--token", "t0k"]);
     let (trace, _) = fixture_trace::write();
-    let up = |auth: &str| request(&server.addr, "POST", "/api/traces?name=a.etl", &trace, &[("Authorization", auth)]).0;
-    for bad in ["Bearer", "Bearer ", "bearer  ", "Bearer t0", "Basic t0k", "t0k"] {
+    let up = |auth: &str| {
+        request(
+            &server.addr,
+            "POST",
+            "/api/traces?name=a.etl",
+            &trace,
+            &[("Authorization", auth)],
+        )
+        .0
+    };
+    for bad in [
+        "Bearer",
+        "Bearer ",
+        "bearer  ",
+        "Bearer t0",
+        "Basic t0k",
+        "t0k",
+    ] {
         assert_eq!(up(bad), 401, "{bad:?}");
     }
-    let (s, _) = request(&server.addr, "POST", "/api/traces?name=a.etl", &trace, &[("X-Etlscope-Token", "")]);
+    let (s, _) = request(
+        &server.addr,
+        "POST",
+        "/api/traces?name=a.etl",
+        &trace,
+        &[("X-Etlscope-Token", "")],
+    );
     assert_eq!(s, 401);
     assert_eq!(up("bearer t0k"), 201);
     assert_eq!(up("BEARER t0k"), 200, "same bytes again");
