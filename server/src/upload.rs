@@ -12,6 +12,8 @@ pub enum UploadError {
     TooLarge {
         limit: u64,
     },
+    /// The client stopped sending the body.
+    Timeout,
     /// The disk (or quota) is full.
     NoSpace(String),
     Io(String),
@@ -81,10 +83,9 @@ pub struct Received {
 }
 
 /// Stream `body` to a temp file in `tmp_dir`, refusing more than `limit` bytes.
-pub async fn receive<S, E>(mut body: S, tmp_dir: &Path, limit: u64) -> Result<Received, UploadError>
+pub async fn receive<S>(mut body: S, tmp_dir: &Path, limit: u64) -> Result<Received, UploadError>
 where
-    S: Stream<Item = Result<axum::body::Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    S: Stream<Item = Result<axum::body::Bytes, UploadError>> + Unpin,
 {
     let temp = TempFile::new(tmp_dir);
     let mut file = tokio::fs::File::create(&temp.path)
@@ -93,7 +94,7 @@ where
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| UploadError::Client(format!("upload interrupted: {e}")))?;
+        let chunk = chunk?;
         size = size.saturating_add(chunk.len() as u64);
         if size > limit {
             return Err(UploadError::TooLarge { limit });

@@ -56,7 +56,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(ui::asset)
         // A client that stops sending its body is cut off, whatever the route.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
-            BODY_IDLE_TIMEOUT,
+            state.config.body_idle_timeout,
         ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .layer(axum::middleware::from_fn_with_state(
@@ -69,6 +69,3 @@ pub fn router(state: AppState) -> Router {
 
 /// hyper's own header-count limit, above ours so that ours (a JSON 431) answers first.
 pub const MAX_HEADERS_PARSED: usize = shape::MAX_HEADERS * 2;
-
-/// How long a request body may go without a byte before the request fails.
-pub const BODY_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

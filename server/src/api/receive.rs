@@ -6,6 +6,7 @@ use super::state::AppState;
 use crate::upload::{self, Received, UploadError};
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode};
+use futures_util::StreamExt;
 
 impl From<UploadError> for ApiError {
     fn from(e: UploadError) -> ApiError {
@@ -14,6 +15,11 @@ impl From<UploadError> for ApiError {
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "too_large",
                 format!("the upload exceeds this server's limit of {limit} bytes"),
+            ),
+            UploadError::Timeout => ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "timeout",
+                "the upload stalled: no data for too long",
             ),
             UploadError::NoSpace(m) => {
                 ApiError::new(StatusCode::INSUFFICIENT_STORAGE, "insufficient_storage", m)
@@ -49,5 +55,15 @@ pub fn check_declared_length(app: &AppState, headers: &HeaderMap) -> ApiResult<(
 /// The body streamed into a temporary file; 413 over the size limit.
 pub async fn receive(app: &AppState, body: Body) -> ApiResult<Received> {
     let limit = app.config.max_upload_bytes;
-    Ok(upload::receive(body.into_data_stream(), &app.store.tmp_dir(), limit).await?)
+    let stream = body.into_data_stream().map(|chunk| {
+        chunk.map_err(|e| {
+            let e = e.into_inner();
+            if e.is::<tower_http::timeout::TimeoutError>() {
+                UploadError::Timeout
+            } else {
+                UploadError::Client(format!("upload interrupted: {e}"))
+            }
+        })
+    });
+    Ok(upload::receive(stream, &app.store.tmp_dir(), limit).await?)
 }

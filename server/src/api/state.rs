@@ -18,6 +18,8 @@ pub struct ApiConfig {
     pub token_for_reads: bool,
     /// How long a query waits for a trace still ingesting before answering 409.
     pub query_wait: std::time::Duration,
+    /// How long a request body may go without a byte before the request fails.
+    pub body_idle_timeout: std::time::Duration,
     /// The Host names this server answers to (DNS-rebinding defence).
     pub allowed_hosts: super::guard::AllowedHosts,
 }

@@ -1,8 +1,8 @@
 //! The accept loop: hyper's HTTP/1 with the limits `axum::serve` does not
-//! expose. A client gets `HEADER_READ_TIMEOUT` to send its request head
+//! expose. A client gets `header_timeout` to send its request head
 //! (slowloris), at most `max_connections` connections are served at once
-//! (more wait in the kernel's backlog), and request bodies have an idle
-//! timeout (see `api::BODY_IDLE_TIMEOUT`).
+//! (more wait in the kernel's backlog); request bodies have an idle timeout
+//! of their own (`ApiConfig::body_idle_timeout`).
 
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -12,8 +12,6 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-/// How long a client may take to send the request line and headers.
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long open connections get to finish after a stop signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -21,13 +19,14 @@ pub async fn serve(
     listener: TcpListener,
     router: Router,
     max_connections: usize,
+    header_timeout: Duration,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let permits = Arc::new(Semaphore::new(max_connections.max(1)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(header_timeout)
         // Our own limit (api::shape) answers 431 in the JSON shape first.
         .max_headers(crate::api::MAX_HEADERS_PARSED);
     tokio::pin!(shutdown);

@@ -10,6 +10,7 @@ use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -36,6 +37,12 @@ pub struct ServeArgs {
     /// Most connections served at once; more wait until one closes.
     #[arg(long, default_value_t = 256)]
     pub max_connections: usize,
+    /// Seconds a client may take to send its request head.
+    #[arg(long, default_value_t = 10, hide = true)]
+    pub header_timeout_secs: u64,
+    /// Seconds a request body may go without a byte.
+    #[arg(long, default_value_t = 30, hide = true)]
+    pub body_timeout_secs: u64,
     /// Require the token for reads too.
     #[arg(long)]
     pub private_reads: bool,
@@ -152,6 +159,7 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
             token_for_reads: args.private_reads,
             query_wait: std::time::Duration::from_secs(20),
             allowed_hosts,
+            body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
         }),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -181,6 +189,7 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
             listener,
             api::router(state),
             args.max_connections,
+            Duration::from_secs(args.header_timeout_secs.max(1)),
             shutdown_signal(),
         )
         .await?;
