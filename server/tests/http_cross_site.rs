@@ -9,6 +9,9 @@ mod common;
 use common::{fixture_trace, raw_request, request, temp_dir, Server};
 use serde_json::Value;
 
+/// (what, headers, body)
+type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a [u8]);
+
 fn code(body: &str) -> String {
     let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"));
     v["error"]["code"].as_str().unwrap_or_default().to_string()
@@ -34,7 +37,7 @@ fn simple_cross_origin_posts_change_nothing() {
     // What a page served on another port of this machine can send.
     let evil = "http://127.0.0.1:9";
     let form = multipart(&trace);
-    let cases: Vec<(&str, Vec<(&str, &str)>, &[u8])> = vec![
+    let cases: Vec<Case> = vec![
         (
             "text/plain from a page",
             vec![("Content-Type", "text/plain"), ("Origin", evil)],

@@ -10,6 +10,16 @@ mod common;
 use common::{exchange, fixture_trace, head, temp_dir, Server};
 use serde_json::Value;
 
+/// (what, method, path, body, extra headers, expected status)
+type Case<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a [u8],
+    &'a [(&'a str, &'a str)],
+    u16,
+);
+
 struct Answer {
     status: u16,
     headers: String,
@@ -74,7 +84,7 @@ fn every_error_has_the_json_shape_and_every_response_the_headers() {
         .collect();
     let many: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let big_body = vec![b' '; 3 << 20];
-    let cases: Vec<(&str, &str, &str, &[u8], &[(&str, &str)], u16)> = vec![
+    let cases: Vec<Case> = vec![
         ("unknown API path", "GET", "/api/nope", b"", &[], 404),
         ("unknown asset", "GET", "/nope.js", b"", &[], 404),
         ("wrong method", "PUT", "/api/traces", b"", &[], 405),

@@ -57,7 +57,7 @@ impl AllowedHosts {
             // An address literal cannot be re-pointed by DNS.
             return ip.is_loopback() || ip == self.served_ip || self.served_ip.is_unspecified();
         }
-        self.names.iter().any(|n| *n == name)
+        self.names.contains(&name)
     }
 }
 
