@@ -51,6 +51,12 @@ for (const [label, flags] of [['--token', ['--token', TOKEN]], ['--private-reads
       await p.waitForSelector(`${row} [data-status=ready]`, { timeout: 120000 });
       const id = await p.$eval(row, (tr) => tr.getAttribute('data-id'));
 
+      // The progress stream carries the token too (with --private-reads it is a read like any other).
+      const streamed = await p.evaluate((tid) => import('/api.js').then((api) => new Promise((resolve) => {
+        api.watchProgress(tid, (m) => { if (m.status === 'ready' || m.status === 'stream_error') resolve(m.status); });
+      })), id);
+      assert.equal(streamed, 'ready');
+
       await p.click(`${row} a`);
       await p.waitForURL(/\/t\/[0-9a-f]{32}/);
       await waitTable(p, 60000);
