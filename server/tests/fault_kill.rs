@@ -99,7 +99,7 @@ struct Book {
 }
 
 /// The invariants after a restart; returns the ids listed.
-fn check(server: &Server, data: &std::path::Path, book: &mut Book) -> BTreeSet<String> {
+fn check(server: &Server, data: &std::path::Path, book: &mut Book, full: bool) -> BTreeSet<String> {
     let (s, list) = server.json("GET", "/api/traces", "");
     assert_eq!(s, 200, "{list}");
     let listed: BTreeSet<String> = list["traces"]
@@ -118,7 +118,11 @@ fn check(server: &Server, data: &std::path::Path, book: &mut Book) -> BTreeSet<S
         );
     }
     for id in &listed {
-        // Listed means whole: it becomes ready and answers as before.
+        // Listed means whole: it becomes ready and answers as before (every
+        // round for new traces, at the end for all: ingests cost time).
+        if !full && book.numbers.contains_key(id) {
+            continue;
+        }
         server.wait_ready(id, 120);
         let got = numbers(server, id);
         let want = book
@@ -158,7 +162,7 @@ fn sigkill_during_upload_ingest_and_delete_loses_nothing() {
     let mut kinds = BTreeMap::new();
     for round in 0..KILLS {
         let server = Server::start(&data, &[]);
-        let listed = check(&server, &data, &mut book);
+        let listed = check(&server, &data, &mut book, round % 8 == 7);
         let addr = server.addr.clone();
         // Delete what is listed, or upload what is not; kill after a random delay.
         let kind = match rng.below(3) {
@@ -224,7 +228,7 @@ fn sigkill_during_upload_ingest_and_delete_loses_nothing() {
         }
     }
     let server = Server::start(&data, &[]);
-    check(&server, &data, &mut book);
+    check(&server, &data, &mut book, true);
     eprintln!("kills by kind: {kinds:?}");
     assert!(kinds.len() == 3, "every kind of kill happened: {kinds:?}");
     drop(server);
