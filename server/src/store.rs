@@ -255,7 +255,7 @@ impl Store {
         let _ = self.catalog.set_status(&entry.id, "ingesting", "");
         let path = self.trace_path(&entry);
         let started = Instant::now();
-        let result = etl::EtlFile::open(&path)
+        let result = etl::EtlFile::open_spilling(&path, &self.tmp_dir())
             .map_err(|e| e.to_string())
             .map(|f| model::build_with_progress(&f, &progress));
         let mut slots = self.slots();

@@ -29,6 +29,19 @@ pub fn is_zip(bytes: &[u8]) -> bool {
 
 /// Extract the largest `.etl` member of a zip archive.
 pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>), Error> {
+    let mut out = Vec::new();
+    let name = extract_etl_to(bytes, limits, &mut out)?;
+    Ok((name, out))
+}
+
+/// Inflate the largest `.etl` member of a zip archive into `out` as a
+/// stream (a file, typically: memory stays bounded whatever the member's
+/// size); returns the member's name. `out` may hold a partial member on error.
+pub fn extract_etl_to(
+    bytes: &[u8],
+    limits: ZipLimits,
+    out: &mut impl std::io::Write,
+) -> Result<String, Error> {
     let cerr = |m: String| Error::Container(m);
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
@@ -60,18 +73,15 @@ pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>),
             "{name} would expand to {declared} bytes from {compressed}: over the limit of {cap}"
         )));
     }
-    // Never trust the declared size: read at most cap + 1 bytes.
-    let mut out = Vec::with_capacity(declared.min(cap) as usize);
-    (&mut f)
-        .take(cap + 1)
-        .read_to_end(&mut out)
+    // Never trust the declared size: copy at most cap + 1 bytes, in chunks.
+    let written = std::io::copy(&mut (&mut f).take(cap + 1), out)
         .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
-    if out.len() as u64 > cap {
+    if written > cap {
         return Err(cerr(format!(
             "{name} expands past the limit of {cap} bytes (zip bomb?)"
         )));
     }
-    Ok((name, out))
+    Ok(name)
 }
 
 #[cfg(test)]

@@ -66,6 +66,31 @@ impl EtlFile {
         EtlFile::from_source(src)
     }
 
+    /// `open`, but a zip container's member is inflated into a file in
+    /// `scratch` and memory-mapped, never into memory: a small archive with
+    /// a huge member costs disk, not RAM. The scratch file is unlinked once
+    /// mapped (on Unix the mapping stays valid; elsewhere it may remain).
+    pub fn open_spilling(path: &Path, scratch: &Path) -> Result<EtlFile, Error> {
+        let src = Source::map(path)?;
+        if !container::is_zip(src.bytes()) {
+            return EtlFile::from_source(src);
+        }
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = scratch.join(format!("member-{}-{n}.etl.tmp", std::process::id()));
+        let result = (|| {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            let name = container::extract_etl_to(src.bytes(), ZipLimits::default(), &mut out)?;
+            std::io::Write::flush(&mut out)?;
+            drop(out);
+            let mut f = EtlFile::from_source(Source::map(&tmp)?)?;
+            f.container_member = Some(name);
+            Ok(f)
+        })();
+        let _ = std::fs::remove_file(&tmp);
+        result
+    }
+
     /// Read from bytes in memory (an .etl or a zip container).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<EtlFile, Error> {
         if container::is_zip(&bytes) {

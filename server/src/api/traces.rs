@@ -41,8 +41,9 @@ pub async fn upload(
     }
     // Check it is a readable trace before it enters the library.
     let path = got.temp.path.clone();
+    let scratch = app.store.tmp_dir();
     let kind = tokio::task::spawn_blocking(move || -> Result<&'static str, String> {
-        let f = etl::EtlFile::open(&path).map_err(|e| e.to_string())?;
+        let f = etl::EtlFile::open_spilling(&path, &scratch).map_err(|e| e.to_string())?;
         Ok(if f.container_member().is_some() {
             "etl.zip"
         } else {
