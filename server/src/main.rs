@@ -1,5 +1,6 @@
 //! `etlscope`: a thin binary over the etlscope crates.
 
+mod admission;
 mod api;
 mod catalog;
 mod cli;

@@ -5,6 +5,7 @@
 //! symstore layout), `catalog.sqlite`. Loaded traces are kept under a memory
 //! budget; the least recently used are dropped and reloaded on demand.
 
+use crate::admission::{ingest_estimate, too_big_message, Held, Reservations};
 use crate::catalog::{Catalog, TraceEntry};
 pub use crate::heal::MISSING;
 use crate::upload::{TempFile, UploadError};
@@ -95,6 +96,8 @@ pub struct Store {
     clock: AtomicU64,
     /// Numbers symbolization runs, so the newest result wins.
     symbol_runs: AtomicU64,
+    /// Memory promised to running ingests (admission control).
+    reservations: Reservations,
 }
 
 impl Store {
@@ -119,6 +122,7 @@ impl Store {
             slots: Mutex::new(HashMap::new()),
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
+            reservations: Reservations::default(),
         });
         let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
             store.trace_path(e)
@@ -255,9 +259,22 @@ impl Store {
         let _ = self.catalog.set_status(&entry.id, "ingesting", "");
         let path = self.trace_path(&entry);
         let started = Instant::now();
-        let result = etl::EtlFile::open_spilling(&path, &self.tmp_dir())
-            .map_err(|e| e.to_string())
-            .map(|f| model::build_with_progress(&f, &progress));
+        let file = etl::EtlFile::open_spilling(&path, &self.tmp_dir()).map_err(|e| e.to_string());
+        let need = file.as_ref().map_or(0, |f| ingest_estimate(f.file_len()));
+        let mut ticket = None;
+        let result = match file {
+            Ok(_) if need > self.memory_budget => Err(too_big_message(need, self.memory_budget)),
+            Ok(f) => {
+                ticket = self
+                    .reservations
+                    .admit(need, self.memory_budget, &*self, &|| {
+                        progress.is_cancelled()
+                    });
+                // Given up waiting means deleted: the build is skipped (cancelled).
+                Ok(model::build_with_progress(&f, &progress))
+            }
+            Err(e) => Err(e),
+        };
         let mut slots = self.slots();
         // Deleted (or replaced) while it was read: the result is nobody's.
         let ours =
@@ -287,7 +304,9 @@ impl Store {
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
                 drop(slots);
                 release_free_memory();
+                // Symbol lookup copies the model: still under the reservation.
                 self.symbolize(loaded, &path);
+                drop(ticket);
                 release_free_memory();
             }
             Err(msg) => {
@@ -405,34 +424,53 @@ impl Store {
     }
 }
 
-fn evict_over_budget(slots: &mut HashMap<String, Slot>, budget: u64, keep: &str) {
-    loop {
-        let total: u64 = slots
-            .values()
-            .map(|s| match s {
-                Slot::Ready(t) => t.heap_bytes,
-                _ => 0,
-            })
-            .sum();
-        if total <= budget {
-            return;
-        }
-        let victim = slots
-            .iter()
-            .filter_map(|(id, s)| match s {
-                Slot::Ready(t) if id != keep => {
-                    Some((t.last_used.load(Ordering::Relaxed), id.clone()))
-                }
-                _ => None,
-            })
-            .min();
-        match victim {
-            Some((_, id)) => {
-                tracing::info!(%id, "dropping trace from memory (over budget)");
+impl Held for Store {
+    fn held_bytes(&self) -> u64 {
+        held_bytes(&self.slots())
+    }
+
+    fn evict_one(&self) -> bool {
+        let mut slots = self.slots();
+        match lru(&slots, "") {
+            Some(id) => {
+                tracing::info!(%id, "dropping trace from memory (room for an ingest)");
                 slots.remove(&id);
+                drop(slots);
+                release_free_memory();
+                true
             }
-            None => return,
+            None => false,
         }
+    }
+}
+
+fn held_bytes(slots: &HashMap<String, Slot>) -> u64 {
+    slots
+        .values()
+        .map(|s| match s {
+            Slot::Ready(t) => t.heap_bytes,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The least recently used loaded trace other than `keep`.
+fn lru(slots: &HashMap<String, Slot>, keep: &str) -> Option<String> {
+    slots
+        .iter()
+        .filter_map(|(id, s)| match s {
+            Slot::Ready(t) if id != keep => Some((t.last_used.load(Ordering::Relaxed), id.clone())),
+            _ => None,
+        })
+        .min()
+        .map(|(_, id)| id)
+}
+
+fn evict_over_budget(slots: &mut HashMap<String, Slot>, budget: u64, keep: &str) {
+    while held_bytes(slots) > budget {
+        let Some(id) = lru(slots, keep) else { return };
+        tracing::info!(%id, "dropping trace from memory (over budget)");
+        slots.remove(&id);
     }
 }
 

@@ -96,3 +96,116 @@ fn a_huge_zip_member_is_inflated_to_disk_not_memory() {
     );
     std::fs::remove_dir_all(&data).ok();
 }
+
+fn status_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Upload `bodies` at once; wait until the catalog says each is ready
+/// (listing never starts an ingest, so evicted traces stay evicted).
+fn upload_all_and_wait(server: &Server, bodies: &[Vec<u8>]) -> Vec<Value> {
+    let threads: Vec<_> = bodies
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, b)| {
+            let addr = server.addr.clone();
+            std::thread::spawn(move || {
+                common::request(
+                    &addr,
+                    "POST",
+                    &format!("/api/traces?name=v{i}.etl"),
+                    &b,
+                    &[],
+                )
+            })
+        })
+        .collect();
+    for t in threads {
+        let (s, b) = t.join().unwrap();
+        assert!(s == 201 || s == 200, "{b}");
+    }
+    let until = std::time::Instant::now() + Duration::from_secs(300);
+    loop {
+        let (_, list) = server.json("GET", "/api/traces", "");
+        let entries = list["traces"].as_array().unwrap().clone();
+        if entries
+            .iter()
+            .all(|e| e["status"] != "pending" && e["status"] != "ingesting")
+        {
+            return entries;
+        }
+        assert!(std::time::Instant::now() < until, "not done: {list}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn ingests_queue_under_the_budget_and_a_trace_too_big_is_refused() {
+    let Some(dir) = common::real_traces_dir() else {
+        return;
+    };
+    let base = std::fs::read(dir.join("perfview-net452-x64.etl")).unwrap();
+    let variant = |tail: u8| {
+        let mut b = base.clone();
+        b.extend(std::iter::repeat_n(tail, 16));
+        b
+    };
+
+    // 4.8 MB needs about 14 MiB to read: over a budget of 8 MiB, refused with the figures.
+    let data = temp_dir("memory-refuse");
+    let server = Server::start(&data, &["--memory-budget-mb", "8"]);
+    let entries = upload_all_and_wait(&server, &[variant(1)]);
+    assert_eq!(entries[0]["status"], "failed", "{entries:?}");
+    let msg = entries[0]["error"].as_str().unwrap();
+    assert!(
+        msg.contains("memory budget of 8 MiB") && msg.contains("14 MiB"),
+        "{msg}"
+    );
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+
+    // Under a budget that holds one ingest, four uploaded at once are read one
+    // after another: the peak grows by about one ingest, not four.
+    let data = temp_dir("memory-queue");
+    let server = Server::start(&data, &["--memory-budget-mb", "32"]);
+    let pid = server.child.id();
+    let before = status_kib(pid, "VmRSS:");
+    upload_all_and_wait(&server, &[variant(1)]);
+    let one = status_kib(pid, "VmHWM:").saturating_sub(before);
+    // Reset the peak to the current RSS (proc(5), clear_refs).
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").unwrap();
+    let start = status_kib(pid, "VmRSS:");
+    let bodies: Vec<Vec<u8>> = (2..=5).map(variant).collect();
+    let entries = upload_all_and_wait(&server, &bodies);
+    let four = status_kib(pid, "VmHWM:").saturating_sub(start);
+    eprintln!("peak growth: {one} KiB for one ingest, {four} KiB for four at once");
+    assert!(
+        entries.iter().all(|e| e["status"] == "ready"),
+        "{entries:?}"
+    );
+    assert!(
+        four < one * 2,
+        "four ingests at once grew the peak by {four} KiB; one alone {one} KiB"
+    );
+    // Every trace still answers (evicted ones are read again on demand).
+    for e in &entries {
+        let id = e["id"].as_str().unwrap();
+        let (s, v) = server.json(
+            "POST",
+            &format!("/api/traces/{id}/table"),
+            r#"{"columns": ["Process"]}"#,
+        );
+        assert_eq!(s, 200, "{v}");
+    }
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+}
