@@ -331,9 +331,17 @@ impl Store {
             self.symbol_path.as_deref(),
         );
         let config = crate::symbolize::config(path, self.data_dir.join("symbol-cache"));
+        // Look up on the model in place; copy it only when there are names to apply.
+        let result = crate::symbolize::lookup(loaded.trace(), config, &progress);
+        let statuses = crate::symbolize::status_json(loaded.trace(), &result);
+        if result.frames.is_empty() {
+            if let Ok(mut s) = loaded.symbols.lock() {
+                *s = SymbolState::Done(statuses);
+            }
+            return;
+        }
         let mut trace = loaded.trace().clone();
-        let result = crate::symbolize::symbolize(&mut trace, config, &progress);
-        let statuses = crate::symbolize::status_json(&trace, &result);
+        crate::symbolize::apply(&mut trace, &result);
         // Only function-dependent parts of the index are rebuilt; the
         // by-thread order and sample totals carry over.
         let trace = Arc::new(trace);
