@@ -88,6 +88,15 @@ impl Reservations {
     }
 }
 
+impl Reservations {
+    /// Reserve `need` more bytes at once, over the budget if need be.
+    pub fn force(&self, need: u64) -> Reservation<'_> {
+        let mut reserved = self.lock();
+        *reserved = reserved.saturating_add(need);
+        Reservation { owner: self, need }
+    }
+}
+
 /// Memory promised to one ingest; returned on drop.
 pub struct Reservation<'a> {
     owner: &'a Reservations,

@@ -5,7 +5,7 @@
 //! symstore layout), `catalog.sqlite`. Loaded traces are kept under a memory
 //! budget; the least recently used are dropped and reloaded on demand.
 
-use crate::admission::{ingest_estimate, too_big_message, Held, Reservations};
+use crate::admission::{ingest_estimate, too_big_message, Held, Reservation, Reservations};
 use crate::catalog::{Catalog, TraceEntry};
 pub use crate::heal::MISSING;
 use crate::upload::{TempFile, UploadError};
@@ -259,22 +259,7 @@ impl Store {
         let _ = self.catalog.set_status(&entry.id, "ingesting", "");
         let path = self.trace_path(&entry);
         let started = Instant::now();
-        let file = etl::EtlFile::open_spilling(&path, &self.tmp_dir()).map_err(|e| e.to_string());
-        let need = file.as_ref().map_or(0, |f| ingest_estimate(f.file_len()));
-        let mut ticket = None;
-        let result = match file {
-            Ok(_) if need > self.memory_budget => Err(too_big_message(need, self.memory_budget)),
-            Ok(f) => {
-                ticket = self
-                    .reservations
-                    .admit(need, self.memory_budget, &*self, &|| {
-                        progress.is_cancelled()
-                    });
-                // Given up waiting means deleted: the build is skipped (cancelled).
-                Ok(model::build_with_progress(&f, &progress))
-            }
-            Err(e) => Err(e),
-        };
+        let (result, tickets) = self.read_admitted(&path, &progress);
         let mut slots = self.slots();
         // Deleted (or replaced) while it was read: the result is nobody's.
         let ours =
@@ -306,7 +291,7 @@ impl Store {
                 release_free_memory();
                 // Symbol lookup copies the model: still under the reservation.
                 self.symbolize(loaded, &path);
-                drop(ticket);
+                drop(tickets);
                 release_free_memory();
             }
             Err(msg) => {
@@ -315,6 +300,42 @@ impl Store {
                 let _ = self.catalog.set_status(&entry.id, "failed", &msg);
             }
         }
+    }
+
+    /// Read a trace once admission control lets it: admitted by its size
+    /// on disk before the file is even mapped (opening walks every buffer
+    /// header, which pages most of the file in), then topped up, without
+    /// waiting, to a zip member's size (waiting while holding a reservation
+    /// could wait forever). The reservations are returned with the result.
+    fn read_admitted(
+        &self,
+        path: &Path,
+        progress: &BuildProgress,
+    ) -> (Result<model::Trace, String>, Vec<Reservation<'_>>) {
+        let budget = self.memory_budget;
+        let on_disk = ingest_estimate(std::fs::metadata(path).map_or(0, |m| m.len()));
+        if on_disk > budget {
+            return (Err(too_big_message(on_disk, budget)), Vec::new());
+        }
+        let cancelled = || progress.is_cancelled();
+        // None means deleted while waiting: the build below is then skipped (cancelled).
+        let mut tickets: Vec<Reservation<'_>> = self
+            .reservations
+            .admit(on_disk, budget, self, &cancelled)
+            .into_iter()
+            .collect();
+        let file = match etl::EtlFile::open_spilling(path, &self.tmp_dir()) {
+            Ok(f) => f,
+            Err(e) => return (Err(e.to_string()), tickets),
+        };
+        let need = ingest_estimate(file.file_len());
+        if need > budget {
+            return (Err(too_big_message(need, budget)), tickets);
+        }
+        if need > on_disk {
+            tickets.push(self.reservations.force(need - on_disk));
+        }
+        (Ok(model::build_with_progress(&file, progress)), tickets)
     }
 
     /// Name frames from PDBs in the background; queries see the unnamed

@@ -27,6 +27,14 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     d
 }
 
+/// The binary under test: `$ETLSCOPE_BIN` (e.g. a release build, for the
+/// tests sized for one), else the one cargo built for these tests.
+pub fn binary() -> PathBuf {
+    std::env::var_os("ETLSCOPE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_etlscope")))
+}
+
 /// A running server, stopped (SIGKILL) on drop.
 pub struct Server {
     pub child: Child,
@@ -37,7 +45,7 @@ pub struct Server {
 
 impl Server {
     pub fn start(data_dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        let mut child = Command::new(binary())
             .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(extra)
