@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { buildRelease, startServer, repoRoot } from './server.mjs';
+import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
 import { defaultState, toQuery } from '../url-state.js';
 
 // The strings the scenario writes (crates/synth/src/hostile_names.rs), as the UI must show them.
@@ -46,7 +46,7 @@ before(async () => {
   buildRelease();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-xss-'));
   const file = path.join(tmp, TRACE_NAME);
-  const r = spawnSync(path.join(repoRoot, 'target/release/etlscope'), ['synth', 'hostile-names', '-o', file], { encoding: 'utf8' });
+  const r = spawnSync(binary(), ['synth', 'hostile-names', '-o', file], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`etlscope synth hostile-names failed: ${r.stderr}`);
   srv = await startServer([file]);
   id = srv.ids[0];

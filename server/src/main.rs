@@ -1,8 +1,10 @@
 //! `etlscope`: a thin binary over the etlscope crates.
 
+mod admission;
 mod api;
 mod catalog;
 mod cli;
+mod heal;
 mod store;
 mod symbolize;
 mod upload;

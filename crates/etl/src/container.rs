@@ -44,14 +44,25 @@ pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>),
 }
 
 /// One member of a container, or why it could not be extracted.
-pub type Member = (String, Result<Vec<u8>, Error>);
+pub type Member<T> = (String, Result<T, Error>);
 
-/// Extract every `.etl` member of a zip archive, in archive order: the files
-/// of one recording (a `.diagsession` holds the kernel session, the relogged
-/// KernelTraceControl session and the user sessions). Members together are
-/// held to the limits one member would be. A member that cannot be extracted
-/// (damaged, over the limits) is returned as its error, the others still are.
-pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member>, Error> {
+/// Extract every `.etl` member of a zip archive into memory, in archive
+/// order: the files of one recording (a `.diagsession` holds the kernel
+/// session, the relogged KernelTraceControl session and the user sessions).
+/// A member that cannot be extracted (damaged, over the limits) is returned
+/// as its error; the others still are.
+pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member<Vec<u8>>>, Error> {
+    extract_etls_to(bytes, limits, |_, _| Ok(Vec::new()))
+}
+
+/// Inflate every `.etl` member as a stream into the writer `open(i, name)`
+/// makes for it (a file, typically: memory stays bounded whatever a member's
+/// size). Members together are held to the limits one member would be.
+pub fn extract_etls_to<W: std::io::Write>(
+    bytes: &[u8],
+    limits: ZipLimits,
+    mut open: impl FnMut(usize, &str) -> std::io::Result<W>,
+) -> Result<Vec<Member<W>>, Error> {
     let cerr = |m: String| Error::Container(m);
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
@@ -68,23 +79,28 @@ pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member>, Erro
     }
     let mut budget = limits.max_uncompressed;
     let mut out = Vec::with_capacity(members.len());
-    for (index, name) in members {
-        let r = extract_one(
-            &mut zip,
-            index,
-            &name,
-            bytes.len(),
-            budget,
-            limits.max_ratio,
-        );
-        if let Ok(data) = &r {
-            budget -= data.len() as u64;
-        }
+    for (n, (index, name)) in members.into_iter().enumerate() {
+        let r = open(n, &name)
+            .map_err(|e| cerr(format!("cannot extract {name}: {e}")))
+            .and_then(|mut w| {
+                let written = extract_one(
+                    &mut zip,
+                    index,
+                    &name,
+                    bytes.len(),
+                    budget,
+                    limits.max_ratio,
+                    &mut w,
+                )?;
+                budget -= written;
+                Ok(w)
+            });
         out.push((name, r));
     }
     Ok(out)
 }
 
+/// Inflate one member into `out`; the bytes written.
 fn extract_one(
     zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
     index: usize,
@@ -92,7 +108,8 @@ fn extract_one(
     archive_len: usize,
     budget: u64,
     max_ratio: u64,
-) -> Result<Vec<u8>, Error> {
+    out: &mut impl std::io::Write,
+) -> Result<u64, Error> {
     let cerr = |m: String| Error::Container(m);
     let mut f = zip
         .by_index(index)
@@ -107,18 +124,15 @@ fn extract_one(
             "{name} would expand to {declared} bytes from {compressed}: over the limit of {cap}"
         )));
     }
-    // Never trust the declared size: read at most cap + 1 bytes.
-    let mut data = Vec::with_capacity(declared.min(cap) as usize);
-    (&mut f)
-        .take(cap + 1)
-        .read_to_end(&mut data)
+    // Never trust the declared size: copy at most cap + 1 bytes, in chunks.
+    let written = std::io::copy(&mut (&mut f).take(cap + 1), out)
         .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
-    if data.len() as u64 > cap {
+    if written > cap {
         return Err(cerr(format!(
             "{name} expands past the limit of {cap} bytes (zip bomb?)"
         )));
     }
-    Ok(data)
+    Ok(written)
 }
 
 #[cfg(test)]

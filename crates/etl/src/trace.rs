@@ -64,6 +64,44 @@ pub struct MemberInfo {
     pub bytes: u64,
 }
 
+/// A container member being inflated into a scratch file.
+struct SpillFile {
+    path: std::path::PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl SpillFile {
+    fn create(path: std::path::PathBuf) -> std::io::Result<SpillFile> {
+        let out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        Ok(SpillFile { path, out })
+    }
+
+    /// Map the finished file and unlink it (the mapping keeps the pages).
+    fn map(mut self) -> Result<Source, Error> {
+        let r = std::io::Write::flush(&mut self.out)
+            .and_then(|_| Source::map(&self.path))
+            .map_err(Error::from);
+        let _ = std::fs::remove_file(&self.path);
+        r
+    }
+}
+
+impl std::io::Write for SpillFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        // A member refused half-way (over the limits) leaves no scratch file.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// A file to read as a member of a trace (or why it could not be had), its
 /// name, and whether it came out of a container.
 type Part = (Result<Source, Error>, Option<String>, bool);
@@ -99,6 +137,29 @@ impl EtlFile {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             parts.extend(EtlFile::sources_of(src, name)?);
         }
+        EtlFile::from_members(parts)
+    }
+
+    /// `open`, but a zip container's members are inflated into files in
+    /// `scratch` and memory-mapped, never into memory: a small archive with
+    /// a huge member costs disk, not RAM. Each scratch file is unlinked once
+    /// mapped (on Unix the mapping stays valid; elsewhere it may remain).
+    pub fn open_spilling(path: &Path, scratch: &Path) -> Result<EtlFile, Error> {
+        let src = Source::map(path)?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if !container::is_zip(src.bytes()) {
+            return EtlFile::from_members(vec![(Ok(src), name, false)]);
+        }
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let members = container::extract_etls_to(src.bytes(), ZipLimits::default(), |_, _| {
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let tmp = scratch.join(format!("member-{}-{n}.etl.tmp", std::process::id()));
+            SpillFile::create(tmp)
+        })?;
+        let parts = members
+            .into_iter()
+            .map(|(n, r)| (r.and_then(SpillFile::map), Some(n), true))
+            .collect();
         EtlFile::from_members(parts)
     }
 

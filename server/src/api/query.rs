@@ -122,6 +122,21 @@ fn default_limit() -> usize {
     500
 }
 
+/// Most rows one table answer holds. `limit: 0` used to mean "every row",
+/// which a million-row table turns into a response of hundreds of MB.
+pub const MAX_LIMIT: usize = 100_000;
+
+fn check_limit(limit: usize) -> ApiResult<()> {
+    if (1..=MAX_LIMIT).contains(&limit) {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "limit {limit} is out of range: give 1 to {MAX_LIMIT} rows (default {})",
+            default_limit()
+        )))
+    }
+}
+
 fn bad(e: impl std::fmt::Display) -> ApiError {
     ApiError::bad_request(e.to_string())
 }
@@ -276,6 +291,7 @@ fn unknown_table(name: &str) -> ApiError {
 }
 
 pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
+    check_limit(spec.limit)?;
     check_sizes(spec.path.len(), &spec.filters)?;
     if let Some(kind) = RowTableKind::from_name(&spec.table) {
         return run_row_table(t, kind, spec);

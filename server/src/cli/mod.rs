@@ -4,6 +4,7 @@ mod dump;
 mod event_tables;
 mod export;
 mod info;
+mod listen;
 mod progress;
 pub mod serve;
 mod symbols;

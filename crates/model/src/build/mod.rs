@@ -50,6 +50,10 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
 
     let mut batch = Batch::default();
     let batches = file.par_map_buffers(|r| {
+        if progress.is_cancelled() {
+            // The result is thrown away: skip the work, keep the shape.
+            return Batch::default();
+        }
         let size = r.as_ref().map_or(0, |b| b.info.header.buffer_size as u64);
         let b = collect::collect_buffer(r);
         progress.buffers_done.fetch_add(1, Ordering::Relaxed);
