@@ -2,6 +2,7 @@
 
 mod api;
 mod catalog;
+mod cell_json;
 mod cli;
 mod store;
 mod symbolize;
