@@ -82,17 +82,25 @@ pub fn run(path: &Path, args: ExportArgs<'_>) -> anyhow::Result<()> {
 fn warn_if_incomplete(t: &Trace) {
     let i = &t.info;
     let mut what = Vec::new();
+    let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     if i.skipped_buffers > 0 {
-        what.push(format!("{} buffers could not be read", i.skipped_buffers));
+        let b = n(i.skipped_buffers.into(), "buffer", "buffers");
+        what.push(format!("{b} could not be read"));
     }
     if i.lost_events > 0 || i.lost_buffers > 0 {
         what.push(format!(
-            "the recorder lost {} events and {} buffers",
-            i.lost_events, i.lost_buffers
+            "the recorder lost {} and {}",
+            n(i.lost_events, "event", "events"),
+            n(i.lost_buffers, "buffer", "buffers")
         ));
     }
     if !i.diagnostics.is_empty() {
-        what.push(format!("{} decoding errors", i.diagnostics.len()));
+        let d = n(
+            i.diagnostics.len() as u64,
+            "decoding error",
+            "decoding errors",
+        );
+        what.push(d);
     }
     if !what.is_empty() {
         eprintln!(
