@@ -41,12 +41,8 @@ impl ValueSpec {
             }
             None => (spec.trim(), None),
         };
+        // A share of the weight, or of the count where there is none.
         if name == PERCENT_WEIGHT {
-            if def.weight.is_none()
-                && def.percent_of == crate::table_columns::PercentOf::CpuCapacity
-            {
-                return Err(QueryError::BadRequest("this table has no weight".into()));
-            }
             return Ok(ValueSpec {
                 of: ValueOf::PercentWeight,
                 aggregation: Aggregation::Sum,
