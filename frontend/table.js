@@ -5,7 +5,7 @@ import * as api from './api.js';
 import { h, clear, fmtInt, fmt2, fmt3 } from './dom.js';
 import { ApiError } from './api.js';
 import { showMenu } from './context-menu.js';
-import { splitSpec, findDef, aggregationsOf, aggLabel, specOf, formatValue, isNumericType } from './value-columns.js';
+import { splitSpec, findDef, aggregationsOf, aggLabel, specOf, formatValue, isNumericType, canonicalSpec } from './value-columns.js';
 
 /** The weight column of each table (its sum is the API's `weight_ms`). */
 const WEIGHT_COLUMNS = ['Weight (ms)', 'Duration (ms)', 'Disk Service Time (ms)', 'CPU Usage (ms)'];
@@ -107,7 +107,7 @@ export class TreeTable {
   }
 
   /** Whether a column right of the gold bar is a column of the rows with an aggregation (row tables). @param {string} c */
-  isData(c) { return this.o.table !== 'cpu-sampled' && !isValue(c) && this.o.cols.includes(c); }
+  isData(c) { return this.o.table !== 'cpu-sampled' && !isValue(c) && this.o.cols.includes(c) && canonicalSpec(this.o.defs, c) === c; }
 
   /** The value columns the API aggregates for this view. */
   dataValues() { return this.o.cols.filter((c) => this.isData(c)); }

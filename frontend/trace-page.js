@@ -225,7 +225,8 @@ export class TracePage {
       const sortSpec = s.table !== 'cpu-sampled' ? canonicalSpec(defs, s.sort) : null;
       s.sort = sortSpec && s.cols.includes(sortSpec) ? sortSpec : keyName(s.sort);
     }
-    const known = (/** @type {string} */ c) => valCols.includes(c) || (s.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
+    // (A key column right of the bar that cannot be a value, a stack or any cpu-sampled key, stays as an empty column.)
+    const known = (/** @type {string} */ c) => valCols.includes(c) || keyCols.includes(c) || (s.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
     // drop columns this table does not know (an outdated link), with a notice
     const bad = [...s.groups.filter((c) => !keyCols.includes(c)), ...s.cols.filter((c) => !known(c))];
     if (bad.length) {
