@@ -79,3 +79,22 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
         ui_sums: &[],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Column;
+
+    /// The engine groups samples by `Column`s; export and the API name
+    /// them by these definitions: the two lists must not drift apart.
+    #[test]
+    fn every_engine_column_is_defined_here() {
+        let t = model::Trace::default();
+        let def = super::table(&t);
+        for c in Column::ALL {
+            if c == Column::StackInverted {
+                continue; // a way to drill Stack, not a column of the rows
+            }
+            assert!(def.column(c.name()).is_some(), "{} missing", c.name());
+        }
+    }
+}
