@@ -8,7 +8,7 @@ export const PRESETS = [
   { name: 'Flame by Process, Stack', state: { view: 'flame', table: 'cpu-sampled', groups: ['Process', 'Stack'], cols: ['Count', 'Weight (ms)', '% Weight'], sort: 'Weight (ms)', desc: true, perProcess: true } },
   { name: 'Lifetime by Process, Image', state: { view: 'table', table: 'images', groups: ['Process', 'Image Name'], cols: ['Load Time', 'Unload Time', 'Image Size', 'File Version', 'Image Path'], sort: 'File Version', desc: false } },
   { name: 'Images by File Version, Path', state: { view: 'table', table: 'images', groups: ['File Version', 'Image Path'], cols: ['Count'], sort: 'File Version', desc: false } },
-  { name: 'Processes', state: { view: 'table', table: 'processes', groups: ['Process Name', 'Process'], cols: ['Count', 'Start Time', 'End Time', 'Duration', 'Exit Code', 'Command Line'], sort: 'Start Time', desc: false } },
+  { name: 'Processes', state: { view: 'table', table: 'processes', groups: ['Process'], cols: ['Start Time', 'End Time', 'Duration', 'Exit Code', 'Command Line'], sort: 'Start Time', desc: false } },
   { name: 'File I/O by Type, Path', state: { view: 'table', table: 'file-io', groups: ['Type', 'File Path'], cols: ['Count', 'Size', 'Duration (ms)', '% Weight'], sort: 'Count', desc: true } },
   { name: 'File I/O by Path, Stack', state: { view: 'table', table: 'file-io', groups: ['File Path', 'Stack'], cols: ['Count', 'Size', 'Duration (ms)'], sort: 'Count', desc: true } },
   { name: 'Disk I/O by Path', state: { view: 'table', table: 'disk-io', groups: ['IO Type', 'Path Name'], cols: ['Count', 'Size', 'Disk Service Time (ms)', '% Weight'], sort: 'Count', desc: true } },
