@@ -17,6 +17,7 @@ pub mod flame;
 pub mod flat_table;
 pub mod funcs;
 mod plan;
+mod row_table_keys;
 pub mod row_tables;
 mod scan;
 pub mod stable_ids;

@@ -8,16 +8,16 @@
 //! are plain loops over the rows (thousands to a few million).
 
 use crate::aggregate::Acc;
-use crate::call_tree::{CallTree, ROOT};
 use crate::cell_value::CellValue;
 use crate::filter::{TimeRange, STACK_SELF};
 use crate::flat_table::in_range;
-use crate::table_columns::{number_text, Cells, ColumnDef, ColumnType, TableDef, MISSING};
+use crate::row_table_keys::KeyColumn;
+use crate::table_columns::{Cells, ColumnDef, ColumnType, TableDef, MISSING};
 use crate::table_query::{percent, Row, SortBy, TableResponse, Totals, ValueColumn};
 use crate::text_order::{text_cmp, version_cmp};
 use crate::value_spec::{ValueOf, ValueSpec};
-use crate::{Column, Engine, QueryError};
-use model::{Trace, NONE};
+use crate::{Engine, QueryError};
+use model::Trace;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
@@ -106,24 +106,6 @@ pub struct RowTableRequest {
     pub limit: usize,
 }
 
-/// Labels and parents of the call nodes a stack column passes through.
-#[derive(Debug, Clone, Default)]
-struct Nodes {
-    parent: FxHashMap<u32, u32>,
-    label: FxHashMap<u32, String>,
-}
-
-#[derive(Debug, Clone)]
-enum KeyColumn {
-    /// Dense keys per row and the label of each key.
-    Text { keys: Vec<u32>, labels: Vec<String> },
-    /// Per row, the index of its value among the column's distinct values
-    /// (sorted, so keys follow the numbers).
-    Number { keys: Vec<u32>, values: Vec<i64> },
-    /// Call node per row (`ROOT` when the row has no stack).
-    Stack { nodes: Vec<u32>, tree: Nodes },
-}
-
 /// A row table: the trace it reads and the keys of the columns used so far.
 #[derive(Debug)]
 pub struct RowTable {
@@ -171,7 +153,7 @@ impl RowTable {
                 .columns
                 .iter()
                 .map(|c| match &c.cells {
-                    Cells::Stack(f) => Some(stack_column(engine, (0..def.rows).map(f))),
+                    Cells::Stack(f) => Some(KeyColumn::stack(engine, (0..def.rows).map(f))),
                     _ => None,
                 })
                 .collect();
@@ -259,94 +241,27 @@ impl RowTable {
         let cell = self.keys.get(c)?;
         Some(cell.get_or_init(|| {
             let def = self.def();
-            let column = &def.columns[c];
-            match &column.cells {
-                Cells::Number(f) => number_column((0..def.rows).map(f)),
-                Cells::Keyed { key, text } => {
-                    let mut by_key: FxHashMap<u32, u32> = FxHashMap::default();
-                    let mut texts = Texts::default();
-                    let keys = (0..def.rows)
-                        .map(|row| {
-                            let k = key(row);
-                            *by_key.entry(k).or_insert_with(|| texts.id(text(k)))
-                        })
-                        .collect();
-                    KeyColumn::Text {
-                        keys,
-                        labels: texts.labels,
-                    }
-                }
-                Cells::Text(f) => {
-                    let mut texts = Texts::default();
-                    let keys = (0..def.rows).map(|row| texts.id(f(row))).collect();
-                    KeyColumn::Text {
-                        keys,
-                        labels: texts.labels,
-                    }
-                }
-                // Built in `build`; unreachable, but harmless.
-                Cells::Stack(_) => KeyColumn::Stack {
-                    nodes: vec![ROOT; def.rows],
-                    tree: Nodes::default(),
-                },
-            }
+            KeyColumn::build(&def.columns[c].cells, def.rows)
         }))
     }
 
     /// Display text of `key` in `column`.
     pub fn label(&self, column: usize, key: u32) -> String {
         let ty = self.defs.get(column).map_or(ColumnType::Text, |d| d.ty);
-        match self.key_column(column) {
-            Some(KeyColumn::Text { labels, .. }) => {
-                labels.get(key as usize).cloned().unwrap_or_default()
-            }
-            Some(KeyColumn::Number { values, .. }) => values
-                .get(key as usize)
-                .map_or_else(String::new, |&v| number_text(ty, v)),
-            Some(KeyColumn::Stack { tree, .. }) => match key {
-                STACK_SELF => "[self]".into(),
-                NO_STACK => "n/a".into(),
-                n => tree.label.get(&n).cloned().unwrap_or_else(|| "?".into()),
-            },
-            None => String::new(),
-        }
+        self.key_column(column)
+            .map_or_else(String::new, |kc| kc.label(ty, key))
     }
 
     /// Every key of `column` shown as `label` (a function is one call node
     /// per distinct path to it, so a stack label can name many).
     pub fn keys_of_label(&self, column: usize, label: &str) -> Vec<u32> {
         let ty = self.defs.get(column).map_or(ColumnType::Text, |d| d.ty);
-        match self.key_column(column) {
-            Some(KeyColumn::Text { labels, .. }) => labels
-                .iter()
-                .position(|l| l == label)
-                .map(|k| vec![k as u32])
-                .unwrap_or_default(),
-            Some(KeyColumn::Number { values, .. }) => values
-                .iter()
-                .position(|&v| number_text(ty, v) == label)
-                .map(|k| vec![k as u32])
-                .unwrap_or_default(),
-            Some(KeyColumn::Stack { tree, .. }) => {
-                let mut v: Vec<u32> = match label {
-                    "n/a" => vec![NO_STACK],
-                    _ => tree
-                        .label
-                        .iter()
-                        .filter(|(_, l)| *l == label)
-                        .map(|(&n, _)| n)
-                        .collect(),
-                };
-                v.sort_unstable();
-                v
-            }
-            None => Vec::new(),
-        }
+        self.key_column(column)
+            .map_or_else(Vec::new, |kc| kc.keys_of_label(ty, label))
     }
 
     /// The row's key at every level of `columns`, with each level's column.
     fn levels(
-        &self,
         row: usize,
         columns: &[(usize, &KeyColumn)],
         out: &mut Vec<(u32, usize)>,
@@ -354,41 +269,8 @@ impl RowTable {
     ) {
         out.clear();
         for &(c, kc) in columns {
-            match kc {
-                KeyColumn::Text { keys, .. } | KeyColumn::Number { keys, .. } => {
-                    out.push((keys.get(row).copied().unwrap_or(0), c))
-                }
-                KeyColumn::Stack { nodes, tree } => {
-                    chain(tree, nodes.get(row).copied().unwrap_or(ROOT), scratch);
-                    out.extend(scratch.iter().map(|&n| (n, c)));
-                    out.push((
-                        if scratch.is_empty() {
-                            NO_STACK
-                        } else {
-                            STACK_SELF
-                        },
-                        c,
-                    ));
-                }
-            }
+            kc.levels_of(row, scratch, |k| out.push((k, c)));
         }
-    }
-
-    fn passes(row: usize, f: &RowFilter, kc: &KeyColumn, scratch: &mut Vec<u32>) -> bool {
-        let hit = match kc {
-            KeyColumn::Text { keys, .. } | KeyColumn::Number { keys, .. } => {
-                keys.get(row).is_some_and(|k| f.values.contains(k))
-            }
-            KeyColumn::Stack { nodes, tree } => {
-                chain(tree, nodes.get(row).copied().unwrap_or(ROOT), scratch);
-                if scratch.is_empty() {
-                    f.values.contains(&NO_STACK)
-                } else {
-                    scratch.iter().any(|n| f.values.contains(n))
-                }
-            }
-        };
-        hit != f.exclude
     }
 
     /// Rows under `req.path`, grouped by the next level's key.
@@ -431,13 +313,13 @@ impl RowTable {
             let keep = req.range.is_none_or(|r| in_range(&def, row, &r))
                 && filter_cols
                     .iter()
-                    .all(|(f, kc)| RowTable::passes(row, f, kc, &mut scratch));
+                    .all(|(f, kc)| kc.passes(row, &f.values, f.exclude, &mut scratch));
             if !keep {
                 continue;
             }
             let w = number(self.weight_column, row);
             total = (total.0 + 1, total.1.saturating_add(w));
-            self.levels(row, &key_cols, &mut levels, &mut scratch);
+            RowTable::levels(row, &key_cols, &mut levels, &mut scratch);
             let under =
                 levels.len() >= depth && levels.iter().zip(&req.path).all(|(&(k, _), &p)| k == p);
             if !under {
@@ -582,9 +464,11 @@ impl RowTable {
                     }
                     Ok(match &column.cells {
                         Cells::Number(f) => Reader::Number(f, column.def.ty),
-                        _ => match self.key_column(c) {
-                            Some(KeyColumn::Text { keys, labels }) => Reader::Text(keys, labels),
-                            _ => return Err(QueryError::BadRequest("no such value column".into())),
+                        _ => match self.key_column(c).and_then(KeyColumn::text_keys) {
+                            Some((keys, labels)) => Reader::Text(keys, labels),
+                            None => {
+                                return Err(QueryError::BadRequest("no such value column".into()))
+                            }
                         },
                     })
                 }
@@ -665,86 +549,8 @@ impl Reader<'_> {
 /// text case-insensitively.
 fn label_cmp(kc: Option<&KeyColumn>, ty: ColumnType, a: &Row, b: &Row) -> Ordering {
     match kc {
-        Some(KeyColumn::Number { .. }) => a.key.cmp(&b.key),
+        Some(kc) if kc.is_number() => a.key.cmp(&b.key),
         _ if ty == ColumnType::Version => version_cmp(&a.label, &b.label),
         _ => text_cmp(&a.label, &b.label),
-    }
-}
-
-/// Dense ids for labels.
-#[derive(Default)]
-struct Texts {
-    index: FxHashMap<String, u32>,
-    labels: Vec<String>,
-}
-
-impl Texts {
-    fn id(&mut self, s: String) -> u32 {
-        if let Some(&i) = self.index.get(&s) {
-            return i;
-        }
-        let i = self.labels.len() as u32;
-        self.labels.push(s.clone());
-        self.index.insert(s, i);
-        i
-    }
-}
-
-/// Keys of a number column: the rank of each row's value among the
-/// distinct values.
-fn number_column(cells: impl Iterator<Item = i64>) -> KeyColumn {
-    let per_row: Vec<i64> = cells.collect();
-    let mut values = per_row.clone();
-    values.sort_unstable();
-    values.dedup();
-    let keys = per_row
-        .iter()
-        .map(|v| values.binary_search(v).unwrap_or(0) as u32)
-        .collect();
-    KeyColumn::Number { keys, values }
-}
-
-fn stack_column(engine: &Engine, stacks: impl Iterator<Item = u32>) -> KeyColumn {
-    let tree = engine.call_tree();
-    let mut nodes = Nodes::default();
-    let per_row: Vec<u32> = stacks
-        .map(|s| match s {
-            NONE => ROOT,
-            s => tree.node_of_stack(s),
-        })
-        .collect();
-    for &node in &per_row {
-        nodes.add_chain(engine, tree, node);
-    }
-    KeyColumn::Stack {
-        nodes: per_row,
-        tree: nodes,
-    }
-}
-
-/// The row's call nodes of a stack column, outermost first.
-fn chain(tree: &Nodes, node: u32, out: &mut Vec<u32>) {
-    out.clear();
-    let mut n = node;
-    while n != ROOT && out.len() < u16::MAX as usize {
-        out.push(n);
-        n = tree.parent.get(&n).copied().unwrap_or(ROOT);
-    }
-    out.reverse();
-}
-
-impl Nodes {
-    fn add_chain(&mut self, engine: &Engine, tree: &CallTree, node: u32) {
-        // Parents precede children in preorder, so the walk ends; the
-        // bound only guards a malformed tree.
-        let mut n = node;
-        let mut steps = 0usize;
-        while n != ROOT && n != NONE && !self.label.contains_key(&n) && steps <= tree.len() {
-            steps += 1;
-            let p = tree.parent.get(n as usize).copied().unwrap_or(ROOT);
-            self.parent.insert(n, if p == NONE { ROOT } else { p });
-            self.label.insert(n, engine.label(Column::Stack, n));
-            n = p;
-        }
     }
 }
