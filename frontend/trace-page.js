@@ -328,7 +328,7 @@ export class TracePage {
       items.push({ label: `View callers of module ${mod} by module`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: modRef, bfBy: 'module' }) });
     }
     items.push(null);
-    items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols)).then(() => toast('Row copied')) });
+    items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols, this.table ? this.table.valueInfo : new Map())).then(() => toast('Row copied')) });
     if (isStack) items.push({ label: 'Copy stack', action: () => copyText(stackText(n)).then(() => toast('Stack copied')) });
     items.push({ label: 'Copy link to this row', action: () => copyText(location.href).then(() => toast('Link copied')) });
     showMenu(ev, items);
@@ -376,10 +376,18 @@ function symbolText(sum) {
   return `${fmtInt(y.resolved_frames || 0)} of ${fmtInt(y.frames || 0)} frames named; modules: ${by || 'none'}`;
 }
 
-/** @param {import('./table.js').Node} n @param {string[]} cols */
-function rowText(n, cols) {
-  const vals = cols.filter((c) => VALUE_COLUMNS.includes(c)).map((c) => {
-    const v = { Count: n.count, 'Weight (ms)': n.weight_ms, '% Weight': n.percent.toFixed(2), 'First (s)': n.first_s, 'Last (s)': n.last_s }[c];
+/**
+ * The row's labels and values, tab-separated; value columns of row tables as the API gives them (base units).
+ * @param {import('./table.js').Node} n @param {string[]} cols @param {Map<string, import('./value-columns.js').ValueInfo>} info
+ */
+function rowText(n, cols, info) {
+  const vals = cols.filter((c) => VALUE_COLUMNS.includes(c) || info.has(c)).map((c) => {
+    const i = info.get(c);
+    if (i && !VALUE_COLUMNS.includes(c)) return `${i.name}=${n.values ? n.values[i.name] ?? '' : ''}`;
+    /** @type {Record<string, any>} */
+    const fixed = { Count: n.count, 'Weight (ms)': n.weight_ms, '% Weight': n.percent.toFixed(2), 'First (s)': n.first_s, 'Last (s)': n.last_s };
+    // The other UI values (weights and sums of the event tables) are the API's `values`.
+    const v = c in fixed ? fixed[c] : (n.values ? n.values[c] ?? n.weight_ms : n.weight_ms);
     return `${c}=${v}`;
   });
   return [n.labels.join(' / '), ...vals].join('\t');
