@@ -3,6 +3,7 @@
 mod admission;
 mod api;
 mod catalog;
+mod cell_json;
 mod cli;
 mod heal;
 mod store;

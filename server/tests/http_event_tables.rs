@@ -105,7 +105,8 @@ fn event_tables_match_export() {
         .unwrap()
         .iter()
         .map(|r| {
-            let w = r["Weight (ms)"].as_f64().unwrap();
+            // export prints durations in seconds.
+            let w = r["CPU Usage"].as_f64().unwrap() * 1e3;
             (r["New Process"].as_str().unwrap().to_string(), w)
         })
         .collect();

@@ -9,6 +9,7 @@ pub mod state;
 pub mod symbols;
 pub mod traces;
 pub mod ui;
+mod value_columns;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
