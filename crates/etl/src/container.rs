@@ -42,6 +42,30 @@ pub fn extract_etl_to(
     limits: ZipLimits,
     out: &mut impl std::io::Write,
 ) -> Result<String, Error> {
+    extract(bytes, limits, out, u64::MAX).map(|(name, _)| name)
+}
+
+/// The first `prefix` bytes of the member `extract_etl` would choose, with
+/// its name and declared size (which bounds what inflating it can yield):
+/// enough to tell whether it is a trace, and how large, without inflating it.
+pub fn etl_member_prefix(
+    bytes: &[u8],
+    limits: ZipLimits,
+    prefix: u64,
+) -> Result<(String, u64, Vec<u8>), Error> {
+    let mut out = Vec::new();
+    let (name, declared) = extract(bytes, limits, &mut out, prefix)?;
+    Ok((name, declared, out))
+}
+
+/// Inflate at most `stop_after` bytes of the chosen member into `out`;
+/// returns its name and declared size.
+fn extract(
+    bytes: &[u8],
+    limits: ZipLimits,
+    out: &mut impl std::io::Write,
+    stop_after: u64,
+) -> Result<(String, u64), Error> {
     let cerr = |m: String| Error::Container(m);
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
@@ -74,14 +98,15 @@ pub fn extract_etl_to(
         )));
     }
     // Never trust the declared size: copy at most cap + 1 bytes, in chunks.
-    let written = std::io::copy(&mut (&mut f).take(cap + 1), out)
+    let limit = (cap + 1).min(stop_after);
+    let written = std::io::copy(&mut (&mut f).take(limit), out)
         .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
     if written > cap {
         return Err(cerr(format!(
             "{name} expands past the limit of {cap} bytes (zip bomb?)"
         )));
     }
-    Ok(name)
+    Ok((name, declared))
 }
 
 #[cfg(test)]

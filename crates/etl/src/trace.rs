@@ -53,6 +53,15 @@ impl<'a> BufferData<'a> {
     }
 }
 
+/// What `EtlFile::probe` found.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// The `.etl` inside a zip container.
+    pub member: Option<String>,
+    /// Bytes of the trace itself (a zip member's declared size).
+    pub trace_len: u64,
+}
+
 impl EtlFile {
     /// Open a file: an .etl (memory-mapped) or a zip container holding one.
     pub fn open(path: &Path) -> Result<EtlFile, Error> {
@@ -89,6 +98,35 @@ impl EtlFile {
         })();
         let _ = std::fs::remove_file(&tmp);
         result
+    }
+
+    /// Whether `path` is a readable trace (an .etl, or a zip container
+    /// holding one), from its first bytes only: nothing is inflated or
+    /// paged in beyond `PROBE_BYTES`. Gives the container member's name and
+    /// the trace's size (the member's declared size for a zip).
+    pub fn probe(path: &Path) -> Result<Probe, Error> {
+        use std::io::Read;
+        const PROBE_BYTES: u64 = 4 << 20;
+        let file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        let mut head = Vec::new();
+        file.take(PROBE_BYTES).read_to_end(&mut head)?;
+        if !container::is_zip(&head) {
+            EtlFile::from_source(Source::Owned(head))?;
+            return Ok(Probe {
+                member: None,
+                trace_len: len,
+            });
+        }
+        // A zip's directory is at its end: map the archive (it is the small part).
+        let src = Source::map(path)?;
+        let (name, declared, prefix) =
+            container::etl_member_prefix(src.bytes(), ZipLimits::default(), PROBE_BYTES)?;
+        EtlFile::from_source(Source::Owned(prefix))?;
+        Ok(Probe {
+            member: Some(name),
+            trace_len: declared,
+        })
     }
 
     /// Read from bytes in memory (an .etl or a zip container).

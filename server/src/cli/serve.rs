@@ -224,7 +224,7 @@ async fn shutdown_signal() {
 fn register_local(store: &Store, path: &Path) -> anyhow::Result<TraceEntry> {
     let abs =
         std::fs::canonicalize(path).with_context(|| format!("cannot open {}", path.display()))?;
-    etl::EtlFile::open_spilling(&abs, &store.tmp_dir())
+    etl::EtlFile::probe(&abs)
         .with_context(|| format!("{} is not a readable trace", abs.display()))?;
     let mut f = std::fs::File::open(&abs)?;
     let mut h = Sha256::new();
