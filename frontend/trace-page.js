@@ -103,7 +103,7 @@ export class TracePage {
     this.analysis = h('section', { class: 'panel analysis' });
     this.root.append(tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
-      traceId: this.id, duration: sum.duration_s, cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
+      traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),
       onZoom: (z) => { this.s.zoom = z; this.write(this.s, 'replace'); },
     });

@@ -13,27 +13,31 @@
 # Our side: `peer_count` prints buffers and census events minus the header
 # buffer's events.
 #
-# Skips (exit 0) only when python3 is absent. Prints
+# Uses $PEERS_PYTHON (the venv .ci/run makes) or python3. Without python3 it
+# skips (exit 0) on a developer's machine and fails under CI. Prints
 # "etl-parser: N passed, M failed" and exits non-zero on any mismatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "NOTICE: python3 not found; skipping the etl-parser peer check" >&2
+py="${PEERS_PYTHON:-python3}"
+under_ci() { case "$(echo "${CI:-}" | tr '[:upper:]' '[:lower:]' | tr -d ' ')" in ""|0|false) return 1;; *) return 0;; esac; }
+if ! command -v "$py" >/dev/null 2>&1; then
+    if under_ci; then echo "etl-parser: 0 passed, 1 failed (no $py under CI)"; exit 1; fi
+    echo "NOTICE: $py not found; skipping the etl-parser peer check" >&2
     exit 0
 fi
-if ! python3 -c 'import etl.etl' 2>/dev/null; then
+if ! "$py" -c 'import etl.etl' 2>/dev/null; then
     echo "installing etl-parser (PyPI)..."
-    python3 -m pip install --quiet --user etl-parser 2>/dev/null \
-        || python3 -m pip install --quiet --user --break-system-packages etl-parser
-    python3 -c 'import etl.etl'
+    "$py" -m pip install --quiet --user etl-parser 2>/dev/null \
+        || "$py" -m pip install --quiet --user --break-system-packages etl-parser
+    "$py" -c 'import etl.etl'
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/etl-parser-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 cargo build -q -p etl --features writer --example write_sample --example peer_count
-bin=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples
+bin=$(cargo metadata --format-version 1 --no-deps | "$py" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples
 
 
 passed=0
@@ -41,7 +45,7 @@ failed=0
 check() {
     local name=$1 file=$2 ours theirs
     ours=$("$bin/peer_count" "$file") || { echo "FAIL $name: our reader failed"; failed=$((failed + 1)); return; }
-    theirs=$(python3 scripts/etl_parser_count.py "$file" 2>"$work/err") || {
+    theirs=$("$py" scripts/etl_parser_count.py "$file" 2>"$work/err") || {
         echo "FAIL $name: etl-parser raised: $(tail -1 "$work/err")"; failed=$((failed + 1)); return; }
     if [[ "$ours" == "$theirs" ]]; then
         echo "ok   $name: buffers, events = $ours"
@@ -67,6 +71,8 @@ check "demo traces/explorer-overlay.etl" traces/explorer-overlay.etl
 real="${ETLSCOPE_REAL_TRACES:-$(pwd)/../shared/traces}/shutdown-perfdiag-kernel.etl"
 if [[ -f "$real" ]]; then
     check "real shutdown-perfdiag-kernel.etl" "$real"
+elif under_ci; then
+    echo "FAIL: $real not found under CI"; failed=$((failed + 1))
 else
     echo "NOTICE: $real not found; real-trace peer check skipped" >&2
 fi

@@ -22,7 +22,8 @@ const EXE_PATH = 'C:\\evil\\<img src=x onerror="window.__pwned=1">.exe';
 const MODULE = '<img src=x onerror=window.__pwned=4>.dll';
 const MODULE_PATH = `C:\\evil\\${MODULE}`;
 const OTHER_MODULE = '"\'><svg onload=window.__pwned=5>&amp;.dll';
-const OTHER_MODULE_PATH = `\\Device\\HarddiskVolume3\\evil\\${OTHER_MODULE}`;
+// Recorded as \Device\HarddiskVolume3\evil\..., shown in DOS form as WPA does.
+const OTHER_MODULE_PATH = `C:\\evil\\${OTHER_MODULE}`;
 const JIT = '<script>window.__pwned=9</script>::<img src=x onerror="window.__pwned=10">';
 const FILE_PATH = 'C:\\evil\\<img src=x onerror="window.__pwned=11">&amp;.txt';
 const OTHER_FILE_PATH = 'C:\\evil\\</textarea><svg onload=window.__pwned=12>.ini';

@@ -50,6 +50,36 @@ const HAND: &[(&str, u64, u64, &str, u64)] = &[
         "2022-04-20T21:27:15.272243Z",
         0,
     ),
+    // The log-file headers of these are decoded by hand in
+    // crates/etl/tests/real_traces.rs (logfile_header_matches_hand_decode).
+    (
+        "ndf-eventlog-win10.etl",
+        8,
+        8,
+        "2018-04-09T11:39:16.731933Z",
+        0,
+    ),
+    (
+        "perfmon-win7-kernel-process.etl",
+        8,
+        2,
+        "2010-10-29T19:07:49.659636Z",
+        0,
+    ),
+    (
+        "sawbuck-win7-image-64bit.etl",
+        4,
+        16,
+        "2011-05-02T12:56:49.804162Z",
+        0,
+    ),
+    (
+        "sawbuck-win7-process-32bit.etl",
+        4,
+        16,
+        "2011-05-02T12:56:55.053471Z",
+        0,
+    ),
     (
         "shutdown-perfdiag-kernel.etl",
         8,
@@ -78,7 +108,10 @@ fn info_json(path: &std::path::Path) -> Value {
 fn info_json_has_the_documented_keys_and_values() {
     let Some(dir) = real_traces_dir() else { return };
     for e in expected::TRACES {
-        let &(_, ptr, cpus, start, lost) = HAND.iter().find(|h| h.0 == e.file).unwrap();
+        let &(_, ptr, cpus, start, lost) = HAND
+            .iter()
+            .find(|h| h.0 == e.file)
+            .unwrap_or_else(|| panic!("{}: no hand decode", e.file));
         let v = info_json(&dir.join(e.file));
         let f = e.file;
         for key in [
@@ -106,8 +139,16 @@ fn info_json_has_the_documented_keys_and_values() {
         assert_eq!(v["cpus"], cpus, "{f}");
         assert_eq!(v["start_time"], start, "{f}");
         assert_eq!(v["errors"], Value::Array(vec![]), "{f}");
-        // Time zero is the header event, the earliest timestamp; QPC at 10 MHz.
-        let want = (e.max_timestamp - e.min_timestamp) as f64 / 1e7;
+        // Time zero is the header event, the earliest timestamp; QPC ticks at
+        // the PerfFreq decoded by hand in crates/etl/tests/real_traces.rs
+        // (10 MHz but for the Windows 7 and Windows 10 16299 files).
+        let freq = match f {
+            "ndf-eventlog-win10.etl" => 3_513_594.0,
+            "perfmon-win7-kernel-process.etl" => 2_109_960.0,
+            "sawbuck-win7-image-64bit.etl" | "sawbuck-win7-process-32bit.etl" => 2_337_949.0,
+            _ => 1e7,
+        };
+        let want = (e.max_timestamp - e.min_timestamp) as f64 / freq;
         let got = v["duration_s"].as_f64().unwrap();
         assert!((got - want).abs() < 1e-9, "{f}: duration {got} vs {want}");
 
@@ -125,4 +166,64 @@ fn info_json_has_the_documented_keys_and_values() {
         }
         assert_eq!(v["providers"], Value::Object(providers), "{f}: providers");
     }
+}
+
+/// A container's members, and several files given together, are listed with
+/// their buffers and events (the reference census of each member, see
+/// `expected::CONTAINER_MEMBERS`), and the totals are their sums.
+#[test]
+fn info_lists_the_members_of_a_multi_file_trace() {
+    let Some(dir) = real_traces_dir() else { return };
+    let name = "vs-dotnetcore31.diagsession";
+    let want: Vec<_> = expected::CONTAINER_MEMBERS
+        .iter()
+        .filter(|m| m.0 == name)
+        .collect();
+    assert_eq!(want.len(), 4);
+    let v = info_json(&dir.join(name));
+    let members = v["members"].as_array().expect("members");
+    let got: Vec<(String, u64, u64)> = members
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap_or("").to_string(),
+                m["buffers"].as_u64().unwrap_or(0),
+                m["events"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let expect: Vec<(String, u64, u64)> = want
+        .iter()
+        .map(|m| (m.1.to_string(), u64::from(m.2), m.4))
+        .collect();
+    assert_eq!(got, expect);
+    assert_eq!(v["events"], want.iter().map(|m| m.4).sum::<u64>());
+
+    // Two files given together.
+    let a = dir.join("perfview-gcevents.etl");
+    let b = dir.join("lxcore-manifest.etl");
+    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        .args(["info", "--json"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let events = |f: &str| {
+        expected::TRACES
+            .iter()
+            .find(|e| e.file == f)
+            .map(|e| e.events)
+            .unwrap_or(0)
+    };
+    assert_eq!(
+        v["events"],
+        events("perfview-gcevents.etl") + events("lxcore-manifest.etl")
+    );
+    assert_eq!(v["members"].as_array().map(Vec::len), Some(2));
 }

@@ -16,11 +16,14 @@ out.append('''//! Expected census of each real trace in `../shared/traces/`.
 //! Every number here comes from the independent stdlib-only Python decoder,
 //! `python3 tests/reference/etl_census.py ../shared/traces/*.etl` (run from
 //! the repository root), which was written from etl-format.md and the bytes,
-//! not from this crate. The PyPI peer `etl-parser` agrees on every event,
-//! kernel hook, provider and (provider, opcode / event id) count once the
-//! header buffer, which it skips, is set aside (`--decompress-to DIR
-//! --etl-parser`, reading decompressed copies of the compressed traces); it
-//! also agrees on the pid/tid sums and the payload bytes and CRC-32.
+//! not from this crate. Two PyPI decoders re-check it on every CI run
+//! (`scripts/check-peers.py`): dissect.etl agrees on buffers, events,
+//! min/max timestamps, pid/tid sums and events per header family for every
+//! file; etl-parser agrees on every event, kernel hook, provider and
+//! (provider, opcode / event id) count, the pid/tid sums and the payload
+//! bytes and CRC-32 once the header buffer, which it skips, is set aside, on
+//! the uncompressed files whose header buffer it can read (not the Windows 7
+//! ones, whose SavedOffset 0 it cannot handle).
 //! The log-file header fields were also checked by hand with `xxd` (see
 //! `real_traces.rs`). Not a snapshot of this crate's output.
 
@@ -105,5 +108,27 @@ for f in files:
     out.append(f'            payload_crc32: {d["payload_crc32"]:#010x},')
     out.append('        },')
     out.append('    },')
+out.append('];')
+
+# Containers (PerfView .etl.zip, Visual Studio .diagsession): every .etl
+# member, extracted with Python's zipfile, through the same census.
+import tempfile, zipfile
+out.append('')
+out.append('/// (container, member, buffers, compressed buffers, events, max timestamp)')
+out.append('/// for every `.etl` member of each zip container in the folder.')
+out.append('pub const CONTAINER_MEMBERS: &[(&str, &str, u32, u32, u64, i64)] = &[')
+containers = sorted(glob.glob(os.path.join(TRACES, '*.zip')) + glob.glob(os.path.join(TRACES, '*.diagsession')))
+for path in containers:
+    with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
+        for info in z.infolist():
+            if not info.filename.lower().endswith('.etl'):
+                continue
+            member = os.path.join(tmp, 'member.etl')
+            with open(member, 'wb') as f:
+                f.write(z.read(info))
+            c = json.loads(subprocess.check_output(['python3', os.path.join(HERE, 'etl_census.py'), member]))
+            assert not c['errors']
+            out.append(f'    ("{os.path.basename(path)}", "{info.filename}", {c["buffers"]}, '
+                       f'{c["compressed_buffers"]}, {c["events"]}, {c["max_timestamp"]}),')
 out.append('];')
 print('\n'.join(out))

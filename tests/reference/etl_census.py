@@ -37,6 +37,7 @@ from datetime import datetime, timedelta, timezone
 
 BUFFER_HEADER_LEN = 0x48
 FLAG_COMPRESSED = 0x0040
+FLAG_PROCESSOR_INDEX = 0x0020
 
 # Marker HeaderType byte -> (name, pointer size, header family).
 HEADER_TYPES = {
@@ -159,23 +160,41 @@ def guid_str(b, off):
 
 
 def walk_buffers(data):
-    """Yield (index, offset, header dict) stepping by each BufferSize."""
+    """Yield (index, offset, header dict) stepping by each BufferSize.
+
+    Where the events of a buffer end, and which CPU wrote it, follow two
+    sources outside this project:
+    - dissect.etl (PyPI, c_etl.py `BufferHeader`) reads every buffer's event
+      area up to `FilledBytes`, the u32 at 0x30. In the traces here it equals
+      SavedOffset (0x04) except in header buffers: Windows 7 files leave
+      SavedOffset 0 there, and Windows 10 relogged files count the EventTrace
+      extension events after SavedOffset in 0x30 only. Compressed buffers
+      decompress to SavedOffset - 0x48 bytes (etl-format.md A.4).
+    - ETW_BUFFER_CONTEXT (evntrace.h) at 0x28 is a union of
+      {UCHAR ProcessorNumber; UCHAR Alignment} and USHORT ProcessorIndex;
+      BufferFlag 0x0020 (ETW_BUFFER_FLAG_PROCESSOR_INDEX, ntwmi.h) says the
+      u16 form is in use. Without it the CPU is the byte at 0x28.
+    """
     off = 0
     index = 0
     while off < len(data):
         if off + BUFFER_HEADER_LEN > len(data):
             raise DecodeError(f"truncated buffer header at {off:#x}")
-        size, saved = struct.unpack_from("<II", data, off)
+        size, saved_offset = struct.unpack_from("<II", data, off)
         if size == 0:
             break
         if size < BUFFER_HEADER_LEN or off + size > len(data):
             raise DecodeError(f"bad BufferSize {size} at {off:#x}")
-        cpu, logger_id = struct.unpack_from("<HH", data, off + 0x28)
+        processor_number = data[off + 0x28]
+        (processor_index,) = struct.unpack_from("<H", data, off + 0x28)
+        (filled_bytes,) = struct.unpack_from("<I", data, off + 0x30)
         flags, btype = struct.unpack_from("<HH", data, off + 0x34)
+        compressed = bool(flags & FLAG_COMPRESSED)
         yield index, off, {
             "size": size,
-            "saved": saved,
-            "cpu": cpu,
+            # End of the event area from buffer start, in uncompressed terms.
+            "end": saved_offset if compressed else filled_bytes,
+            "cpu": processor_index if flags & FLAG_PROCESSOR_INDEX else processor_number,
             "flags": flags,
             "type": btype,
         }
@@ -184,10 +203,10 @@ def walk_buffers(data):
 
 
 def buffer_payload(data, off, h, stats=None):
-    """Event area of one buffer: bytes [0x48, SavedOffset) in uncompressed terms."""
-    want = h["saved"] - BUFFER_HEADER_LEN
+    """Event area of one buffer: bytes [0x48, end) in uncompressed terms."""
+    want = h["end"] - BUFFER_HEADER_LEN
     if want < 0:
-        raise DecodeError(f"SavedOffset {h['saved']} < 0x48 at {off:#x}")
+        raise DecodeError(f"event area end {h['end']} < 0x48 at {off:#x}")
     if h["flags"] & FLAG_COMPRESSED:
         src = data[off + BUFFER_HEADER_LEN : off + h["size"]]
         payload, consumed = xca_decompress(src, want)
@@ -195,9 +214,9 @@ def buffer_payload(data, off, h, stats=None):
             # Input bytes the decoder left unread (a trailing flag word is normal).
             stats[str(len(src) - consumed)] += 1
         return payload
-    if h["saved"] > h["size"]:
-        raise DecodeError(f"SavedOffset past BufferSize at {off:#x}")
-    return data[off + BUFFER_HEADER_LEN : off + h["saved"]]
+    if h["end"] > h["size"]:
+        raise DecodeError(f"FilledBytes past BufferSize at {off:#x}")
+    return data[off + BUFFER_HEADER_LEN : off + h["end"]]
 
 
 def walk_events(p):
@@ -384,7 +403,7 @@ def census(path, decompress_to=None):
         if rewritten is not None:
             if compressed:
                 hdr = bytearray(data[off : off + BUFFER_HEADER_LEN])
-                struct.pack_into("<I", hdr, 0, h["saved"])
+                struct.pack_into("<I", hdr, 0, h["end"])
                 struct.pack_into("<H", hdr, 0x34, h["flags"] & ~FLAG_COMPRESSED)
                 rewritten += hdr + p
             else:

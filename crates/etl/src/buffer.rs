@@ -34,15 +34,36 @@ pub mod types {
 pub struct BufferHeader {
     /// Bytes the buffer occupies in the file, header included.
     pub buffer_size: u32,
-    /// End of valid data, from buffer start, in uncompressed terms.
+    /// End of valid data, from buffer start, in uncompressed terms, as the
+    /// logger saved it. 0 in the header buffer of pre-Windows 8 files; see
+    /// [`BufferHeader::used_bytes`] for where the events really end.
     pub saved_offset: u32,
     pub timestamp: i64,
     pub sequence_number: u64,
+    /// The buffer's processor, decoded for the layout the buffer uses (see
+    /// [`processor_of`]).
     pub processor_index: u16,
     pub logger_id: u16,
     pub state: u32,
+    /// `Offset` at 0x30: the bytes used when the buffer was written out
+    /// (dissect.etl calls it FilledBytes).
+    pub filled_bytes: u32,
     pub flags: u16,
     pub buffer_type: u16,
+}
+
+/// ETW_BUFFER_CONTEXT at 0x28 is a union: Windows 8 and later write a u16
+/// ProcessorIndex and say so with BufferFlag PROCESSOR_INDEX (0x0020);
+/// earlier systems (and writers that leave the flag clear) write a u8
+/// ProcessorNumber followed by an alignment byte, which Windows 7 sets to 8
+/// (etl-format.md A.1; evntrace.h's ETW_BUFFER_CONTEXT). Reading the u16 there
+/// turns CPU 0 of a Windows 7 trace into CPU 2048.
+fn processor_of(b: &[u8], flags: u16) -> Option<u16> {
+    if flags & flags::PROCESSOR_INDEX != 0 {
+        u16_at(b, 0x28)
+    } else {
+        b.get(0x28).map(|&n| u16::from(n))
+    }
 }
 
 impl BufferHeader {
@@ -50,15 +71,17 @@ impl BufferHeader {
         if b.len() < BUFFER_HEADER_SIZE {
             return None;
         }
+        let flags = u16_at(b, 0x34)?;
         Some(BufferHeader {
             buffer_size: u32_at(b, 0x00)?,
             saved_offset: u32_at(b, 0x04)?,
             timestamp: i64_at(b, 0x10)?,
             sequence_number: u64_at(b, 0x18)?,
-            processor_index: u16_at(b, 0x28)?,
+            processor_index: processor_of(b, flags)?,
             logger_id: u16_at(b, 0x2A)?,
             state: u32_at(b, 0x2C)?,
-            flags: u16_at(b, 0x34)?,
+            filled_bytes: u32_at(b, 0x30)?,
+            flags,
             buffer_type: u16_at(b, 0x36)?,
         })
     }
@@ -67,18 +90,42 @@ impl BufferHeader {
         self.flags & flags::COMPRESSED != 0
     }
 
-    /// Bytes of event data once decompressed: `[0x48, SavedOffset)`.
+    /// Where the buffer's events end, from buffer start, in uncompressed
+    /// terms. Two fields say it and real files disagree only in header
+    /// buffers: pre-Windows 8 files leave SavedOffset 0 there (the fill is in
+    /// Offset at 0x30), and Windows 10/11 relogged files append EventTrace
+    /// extension events (0x0050, 0x0052) after SavedOffset and count them in
+    /// Offset only. So the larger of the two that fits the buffer; compressed
+    /// buffers decompress to exactly SavedOffset (etl-format.md A.4), with
+    /// Offset standing in when SavedOffset is 0.
+    pub fn used_bytes(&self) -> u32 {
+        let (saved, filled) = (self.saved_offset, self.filled_bytes);
+        if self.is_compressed() {
+            return if saved != 0 { saved } else { filled };
+        }
+        let fits = |v: u32| v <= self.buffer_size;
+        match (fits(saved), fits(filled)) {
+            (true, true) => saved.max(filled),
+            (false, true) => filled,
+            _ => saved,
+        }
+    }
+
+    /// Bytes of event data once decompressed: `[0x48, used_bytes)`.
     pub fn payload_len(&self) -> usize {
-        (self.saved_offset as usize).saturating_sub(BUFFER_HEADER_SIZE)
+        (self.used_bytes() as usize).saturating_sub(BUFFER_HEADER_SIZE)
     }
 }
 
 /// Where a buffer sits in the file, and what its header says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferInfo {
-    /// Position of this buffer in file order (0 = header buffer).
+    /// Position of this buffer in file order (0 = header buffer), across the
+    /// members of a multi-file trace (each member's buffers in turn).
     pub index: u32,
-    /// File offset of the buffer header.
+    /// Which file of a multi-file trace holds it (0 for a single file).
+    pub member: u16,
+    /// Offset of the buffer header in its member's file.
     pub offset: u64,
     pub header: BufferHeader,
 }
@@ -90,9 +137,9 @@ impl BufferInfo {
         let end = if self.header.is_compressed() {
             self.offset as usize + self.header.buffer_size as usize
         } else {
-            // Uncompressed: events end at SavedOffset (the rest is 0xFF fill).
+            // Uncompressed: events end at used_bytes (the rest is 0xFF fill).
             self.offset as usize
-                + (self.header.saved_offset as usize).min(self.header.buffer_size as usize)
+                + (self.header.used_bytes() as usize).min(self.header.buffer_size as usize)
         };
         start..end.max(start)
     }

@@ -29,84 +29,152 @@ pub fn is_zip(bytes: &[u8]) -> bool {
 
 /// Extract the largest `.etl` member of a zip archive.
 pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>), Error> {
-    let mut out = Vec::new();
-    let name = extract_etl_to(bytes, limits, &mut out)?;
-    Ok((name, out))
+    let mut best: Option<(String, Vec<u8>)> = None;
+    let mut first_error = None;
+    for (name, r) in extract_etls(bytes, limits)? {
+        match r {
+            Ok(b) if best.as_ref().is_none_or(|x| b.len() > x.1.len()) => best = Some((name, b)),
+            Ok(_) => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    best.ok_or_else(|| first_error.unwrap_or_else(|| Error::Container("no .etl file".into())))
 }
 
-/// Inflate the largest `.etl` member of a zip archive into `out` as a
-/// stream (a file, typically: memory stays bounded whatever the member's
-/// size); returns the member's name. `out` may hold a partial member on error.
-pub fn extract_etl_to(
-    bytes: &[u8],
-    limits: ZipLimits,
-    out: &mut impl std::io::Write,
-) -> Result<String, Error> {
-    extract(bytes, limits, out, u64::MAX).map(|(name, _)| name)
+/// One member of a container, or why it could not be extracted.
+pub type Member<T> = (String, Result<T, Error>);
+
+/// Extract every `.etl` member of a zip archive into memory, in archive
+/// order: the files of one recording (a `.diagsession` holds the kernel
+/// session, the relogged KernelTraceControl session and the user sessions).
+/// A member that cannot be extracted (damaged, over the limits) is returned
+/// as its error; the others still are.
+pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member<Vec<u8>>>, Error> {
+    extract_etls_to(bytes, limits, |_, _| Ok(Vec::new()))
 }
 
-/// The first `prefix` bytes of the member `extract_etl` would choose, with
-/// its name and declared size (which bounds what inflating it can yield):
-/// enough to tell whether it is a trace, and how large, without inflating it.
-pub fn etl_member_prefix(
+/// Inflate every `.etl` member as a stream into the writer `open(i, name)`
+/// makes for it (a file, typically: memory stays bounded whatever a member's
+/// size). Members together are held to the limits one member would be.
+pub fn extract_etls_to<W: std::io::Write>(
     bytes: &[u8],
     limits: ZipLimits,
-    prefix: u64,
-) -> Result<(String, u64, Vec<u8>), Error> {
-    let mut out = Vec::new();
-    let (name, declared) = extract(bytes, limits, &mut out, prefix)?;
-    Ok((name, declared, out))
-}
-
-/// Inflate at most `stop_after` bytes of the chosen member into `out`;
-/// returns its name and declared size.
-fn extract(
-    bytes: &[u8],
-    limits: ZipLimits,
-    out: &mut impl std::io::Write,
-    stop_after: u64,
-) -> Result<(String, u64), Error> {
+    mut open: impl FnMut(usize, &str) -> std::io::Result<W>,
+) -> Result<Vec<Member<W>>, Error> {
     let cerr = |m: String| Error::Container(m);
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
-    let mut best: Option<(usize, u64, String)> = None;
+    let mut members = Vec::new();
+    for i in 0..zip.len() {
+        let Ok(f) = zip.by_index_raw(i) else { continue };
+        let name = f.name().map(|n| n.to_string()).unwrap_or_default();
+        if name.to_ascii_lowercase().ends_with(".etl") {
+            members.push((i, name));
+        }
+    }
+    if members.is_empty() {
+        return Err(cerr("the archive holds no .etl file".into()));
+    }
+    let mut budget = limits.max_uncompressed;
+    let mut out = Vec::with_capacity(members.len());
+    for (n, (index, name)) in members.into_iter().enumerate() {
+        let r = open(n, &name)
+            .map_err(|e| cerr(format!("cannot extract {name}: {e}")))
+            .and_then(|mut w| {
+                let written = extract_one(
+                    &mut zip,
+                    index,
+                    &name,
+                    bytes.len(),
+                    (budget, limits.max_ratio),
+                    u64::MAX,
+                    &mut w,
+                )?
+                .0;
+                budget -= written;
+                Ok(w)
+            });
+        out.push((name, r));
+    }
+    Ok(out)
+}
+
+/// A member's name, declared size and first bytes (or why they could not be had).
+pub type Probed = (String, u64, Result<Vec<u8>, Error>);
+
+/// Every `.etl` member's name and declared size, with its first `prefix`
+/// bytes (or why they could not be had): enough to tell whether the archive
+/// holds a trace, and how large, without inflating it. The declared size
+/// bounds what inflating a member can yield (see `extract_one`).
+pub fn probe_etls(bytes: &[u8], limits: ZipLimits, prefix: u64) -> Result<Vec<Probed>, Error> {
+    let cerr = |m: String| Error::Container(m);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
+    let mut out = Vec::new();
     for i in 0..zip.len() {
         let Ok(f) = zip.by_index_raw(i) else { continue };
         let name = f.name().map(|n| n.to_string()).unwrap_or_default();
         if !name.to_ascii_lowercase().ends_with(".etl") {
             continue;
         }
-        if best.as_ref().is_none_or(|b| f.size() > b.1) {
-            best = Some((i, f.size(), name));
-        }
+        let declared = f.size();
+        drop(f);
+        let mut head = Vec::new();
+        let r = extract_one(
+            &mut zip,
+            i,
+            &name,
+            bytes.len(),
+            (limits.max_uncompressed, limits.max_ratio),
+            prefix,
+            &mut head,
+        )
+        .map(|_| head);
+        out.push((name, declared, r));
     }
-    let Some((index, declared, name)) = best else {
+    if out.is_empty() {
         return Err(cerr("the archive holds no .etl file".into()));
-    };
+    }
+    Ok(out)
+}
+
+/// Inflate one member (at most `stop_after` bytes of it) into `out`; the
+/// bytes written and the member's declared size. `limits` is the budget
+/// left and the largest ratio.
+fn extract_one(
+    zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+    index: usize,
+    name: &str,
+    archive_len: usize,
+    (budget, max_ratio): (u64, u64),
+    stop_after: u64,
+    out: &mut impl std::io::Write,
+) -> Result<(u64, u64), Error> {
+    let cerr = |m: String| Error::Container(m);
     let mut f = zip
         .by_index(index)
         .map_err(|e| cerr(format!("cannot read {name}: {e}")))?;
+    let declared = f.size();
     // The declared compressed size is as untrusted as the rest: no member
     // holds more compressed bytes than the archive itself.
-    let compressed = f.compressed_size().clamp(1, bytes.len().max(1) as u64);
-    let cap = limits
-        .max_uncompressed
-        .min(compressed.saturating_mul(limits.max_ratio).max(1 << 20));
+    let compressed = f.compressed_size().clamp(1, archive_len.max(1) as u64);
+    let cap = budget.min(compressed.saturating_mul(max_ratio).max(1 << 20));
     if declared > cap {
         return Err(cerr(format!(
             "{name} would expand to {declared} bytes from {compressed}: over the limit of {cap}"
         )));
     }
     // Never trust the declared size: copy at most cap + 1 bytes, in chunks.
-    let limit = (cap + 1).min(stop_after);
-    let written = std::io::copy(&mut (&mut f).take(limit), out)
+    let written = std::io::copy(&mut (&mut f).take((cap + 1).min(stop_after)), out)
         .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
     if written > cap {
         return Err(cerr(format!(
             "{name} expands past the limit of {cap} bytes (zip bomb?)"
         )));
     }
-    Ok((name, declared))
+    Ok((written, declared))
 }
 
 #[cfg(test)]

@@ -44,6 +44,16 @@ impl fmt::Display for Error {
     }
 }
 
+impl Error {
+    /// The file offset the error names, if any.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::NotEtl { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+}
+
 impl std::error::Error for Error {}
 
 impl From<std::io::Error> for Error {

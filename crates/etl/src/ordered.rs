@@ -61,7 +61,7 @@ impl<'a> Stream<'a> {
                     Err(d) => diags.push(d),
                 }
             } else {
-                let data = file.raw_bytes().get(info.data_range()).unwrap_or(&[]);
+                let data = file.bytes_of(info).get(info.data_range()).unwrap_or(&[]);
                 self.current = Some((index, Data::Borrowed(data)));
             }
         }
@@ -72,9 +72,10 @@ pub fn for_each_event_in_order<F>(file: &EtlFile, mut f: F) -> Vec<Diagnostic>
 where
     F: FnMut(&Event<'_>),
 {
-    let mut by_cpu: BTreeMap<u16, Vec<u32>> = BTreeMap::new();
+    // One stream per processor of each file of the trace.
+    let mut by_cpu: BTreeMap<(u16, u16), Vec<u32>> = BTreeMap::new();
     for b in file.buffers() {
-        by_cpu.entry(b.cpu()).or_default().push(b.index);
+        by_cpu.entry((b.member, b.cpu())).or_default().push(b.index);
     }
     let mut streams: Vec<Stream<'_>> = by_cpu
         .into_values()

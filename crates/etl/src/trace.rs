@@ -28,18 +28,83 @@ pub const MAX_COMPRESSION_RATIO: usize = 128;
 pub const RATIO_FREE_BYTES: usize = 1 << 20;
 
 pub struct EtlFile {
-    source: Source,
+    /// The files of the trace: one, or several recorded together (the
+    /// members of a `.diagsession`, PerfView's unmerged `x.etl` and
+    /// `x.kernel.etl`) whose events are one trace.
+    members: Vec<Member>,
+    /// Every member's buffers, member after member.
     buffers: Vec<BufferInfo>,
-    logfile: Option<LogfileHeader>,
-    /// Timestamp of the log-file header event: time zero of the trace.
-    ts0: i64,
+    /// The member whose log-file header and time zero the trace uses: the
+    /// one that started first.
+    primary: usize,
     /// Problems found while indexing buffers.
     diagnostics: Vec<Diagnostic>,
     /// Buffers (or byte ranges) that could not be used at all.
     skipped_buffers: u32,
-    /// Name of the member extracted from a container, if any.
-    container_member: Option<String>,
 }
+
+/// One file of a trace.
+struct Member {
+    source: Source,
+    /// Name of the member inside a container, or of the file given.
+    name: Option<String>,
+    logfile: Option<LogfileHeader>,
+    /// Timestamp of the log-file header event.
+    ts0: i64,
+    buffers: u32,
+    /// Whether it came out of a zip container.
+    from_container: bool,
+}
+
+/// What `EtlFile::members` tells of each file of a trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberInfo {
+    pub name: String,
+    pub buffers: u32,
+    pub bytes: u64,
+}
+
+/// A container member being inflated into a scratch file.
+struct SpillFile {
+    path: std::path::PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl SpillFile {
+    fn create(path: std::path::PathBuf) -> std::io::Result<SpillFile> {
+        let out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        Ok(SpillFile { path, out })
+    }
+
+    /// Map the finished file and unlink it (the mapping keeps the pages).
+    fn map(mut self) -> Result<Source, Error> {
+        let r = std::io::Write::flush(&mut self.out)
+            .and_then(|_| Source::map(&self.path))
+            .map_err(Error::from);
+        let _ = std::fs::remove_file(&self.path);
+        r
+    }
+}
+
+impl std::io::Write for SpillFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        // A member refused half-way (over the limits) leaves no scratch file.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A file to read as a member of a trace (or why it could not be had), its
+/// name, and whether it came out of a container.
+type Part = (Result<Source, Error>, Option<String>, bool);
 
 /// The decoded event area of one buffer.
 pub struct BufferData<'a> {
@@ -63,47 +128,55 @@ pub struct Probe {
 }
 
 impl EtlFile {
-    /// Open a file: an .etl (memory-mapped) or a zip container holding one.
+    /// Open a file: an .etl (memory-mapped), or a zip container (PerfView's
+    /// `.etl.zip`, Visual Studio's `.diagsession`) whose `.etl` members are
+    /// read as one trace.
     pub fn open(path: &Path) -> Result<EtlFile, Error> {
-        let src = Source::map(path)?;
-        if container::is_zip(src.bytes()) {
-            let (name, bytes) = container::extract_etl(src.bytes(), ZipLimits::default())?;
-            let mut f = EtlFile::from_source(Source::Owned(bytes))?;
-            f.container_member = Some(name);
-            return Ok(f);
-        }
-        EtlFile::from_source(src)
+        EtlFile::open_many(&[path])
     }
 
-    /// `open`, but a zip container's member is inflated into a file in
+    /// Open several files recorded together as one trace (each may be a
+    /// container). A member that cannot be read costs only its own events
+    /// and is named in the diagnostics; with no readable member at all, the
+    /// first member's error is returned.
+    pub fn open_many(paths: &[&Path]) -> Result<EtlFile, Error> {
+        let mut parts = Vec::new();
+        for path in paths {
+            let src = Source::map(path)?;
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            parts.extend(EtlFile::sources_of(src, name)?);
+        }
+        EtlFile::from_members(parts)
+    }
+
+    /// `open`, but a zip container's members are inflated into files in
     /// `scratch` and memory-mapped, never into memory: a small archive with
-    /// a huge member costs disk, not RAM. The scratch file is unlinked once
+    /// a huge member costs disk, not RAM. Each scratch file is unlinked once
     /// mapped (on Unix the mapping stays valid; elsewhere it may remain).
     pub fn open_spilling(path: &Path, scratch: &Path) -> Result<EtlFile, Error> {
         let src = Source::map(path)?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         if !container::is_zip(src.bytes()) {
-            return EtlFile::from_source(src);
+            return EtlFile::from_members(vec![(Ok(src), name, false)]);
         }
         static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = scratch.join(format!("member-{}-{n}.etl.tmp", std::process::id()));
-        let result = (|| {
-            let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            let name = container::extract_etl_to(src.bytes(), ZipLimits::default(), &mut out)?;
-            std::io::Write::flush(&mut out)?;
-            drop(out);
-            let mut f = EtlFile::from_source(Source::map(&tmp)?)?;
-            f.container_member = Some(name);
-            Ok(f)
-        })();
-        let _ = std::fs::remove_file(&tmp);
-        result
+        let members = container::extract_etls_to(src.bytes(), ZipLimits::default(), |_, _| {
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let tmp = scratch.join(format!("member-{}-{n}.etl.tmp", std::process::id()));
+            SpillFile::create(tmp)
+        })?;
+        let parts = members
+            .into_iter()
+            .map(|(n, r)| (r.and_then(SpillFile::map), Some(n), true))
+            .collect();
+        EtlFile::from_members(parts)
     }
 
     /// Whether `path` is a readable trace (an .etl, or a zip container
     /// holding one), from its first bytes only: nothing is inflated or
-    /// paged in beyond `PROBE_BYTES`. Gives the container member's name and
-    /// the trace's size (the member's declared size for a zip).
+    /// paged in beyond `PROBE_BYTES` per member. Gives the first readable
+    /// container member's name and the trace's size (for a zip, the sum of
+    /// its `.etl` members' declared sizes).
     pub fn probe(path: &Path) -> Result<Probe, Error> {
         use std::io::Read;
         const PROBE_BYTES: u64 = 4 << 20;
@@ -112,7 +185,7 @@ impl EtlFile {
         let mut head = Vec::new();
         file.take(PROBE_BYTES).read_to_end(&mut head)?;
         if !container::is_zip(&head) {
-            EtlFile::from_source(Source::Owned(head))?;
+            EtlFile::from_source(Source::Owned(head), None, false)?;
             return Ok(Probe {
                 member: None,
                 trace_len: len,
@@ -120,60 +193,153 @@ impl EtlFile {
         }
         // A zip's directory is at its end: map the archive (it is the small part).
         let src = Source::map(path)?;
-        let (name, declared, prefix) =
-            container::etl_member_prefix(src.bytes(), ZipLimits::default(), PROBE_BYTES)?;
-        EtlFile::from_source(Source::Owned(prefix))?;
-        Ok(Probe {
-            member: Some(name),
-            trace_len: declared,
-        })
+        let members = container::probe_etls(src.bytes(), ZipLimits::default(), PROBE_BYTES)?;
+        let trace_len = members.iter().map(|m| m.1).fold(0u64, u64::saturating_add);
+        let mut first_error = None;
+        for (name, _, prefix) in members {
+            match prefix.and_then(|p| EtlFile::from_source(Source::Owned(p), None, true)) {
+                Ok(_) => {
+                    return Ok(Probe {
+                        member: Some(name),
+                        trace_len,
+                    })
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        Err(first_error.unwrap_or_else(|| Error::Container("no readable .etl member".into())))
     }
 
     /// Read from bytes in memory (an .etl or a zip container).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<EtlFile, Error> {
-        if container::is_zip(&bytes) {
-            let (name, inner) = container::extract_etl(&bytes, ZipLimits::default())?;
-            let mut f = EtlFile::from_source(Source::Owned(inner))?;
-            f.container_member = Some(name);
-            return Ok(f);
-        }
-        EtlFile::from_source(Source::Owned(bytes))
+        EtlFile::from_members(EtlFile::sources_of(Source::Owned(bytes), None)?)
     }
 
-    fn from_source(source: Source) -> Result<EtlFile, Error> {
+    /// The .etl sources in `src`: itself, or a container's members.
+    fn sources_of(src: Source, name: Option<String>) -> Result<Vec<Part>, Error> {
+        if !container::is_zip(src.bytes()) {
+            return Ok(vec![(Ok(src), name, false)]);
+        }
+        let members = container::extract_etls(src.bytes(), ZipLimits::default())?;
+        Ok(members
+            .into_iter()
+            .map(|(n, b)| (b.map(Source::Owned), Some(n), true))
+            .collect())
+    }
+
+    fn from_members(parts: Vec<Part>) -> Result<EtlFile, Error> {
+        let many = parts.len() > 1;
+        let mut opened: Vec<EtlFile> = Vec::new();
+        let mut refused: Vec<Diagnostic> = Vec::new();
+        let mut first_error = None;
+        for (source, name, from_container) in parts {
+            let r = source.and_then(|s| EtlFile::from_source(s, name.clone(), from_container));
+            match r {
+                Ok(f) => opened.push(f),
+                Err(e) => {
+                    let what = name.as_deref().unwrap_or("the trace");
+                    refused.push(Diagnostic {
+                        offset: e.offset().unwrap_or(0),
+                        message: format!("{what} is not read: {e}"),
+                    });
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if opened.is_empty() {
+            return Err(first_error.unwrap_or(Error::NotEtl {
+                offset: 0,
+                message: "no .etl file to read".into(),
+            }));
+        }
+        if many {
+            // Offsets are within each member's file: say which.
+            for m in &mut opened {
+                if let Some(n) = m.members[0].name.clone() {
+                    for d in &mut m.diagnostics {
+                        d.message = format!("{n}: {}", d.message);
+                    }
+                }
+            }
+        }
+        let mut f = opened.remove(0);
+        for other in opened {
+            f.absorb(other, &mut refused);
+        }
+        f.diagnostics.extend(refused);
+        Ok(f)
+    }
+
+    /// Add the member(s) of `other`: its buffers follow ours. A member whose
+    /// clock differs cannot be put on our time line and is refused.
+    fn absorb(&mut self, other: EtlFile, refused: &mut Vec<Diagnostic>) {
+        let base_member = self.members.len() as u16;
+        let base_index = self.buffers.len() as u32;
+        let ours = self.ticks_per_second();
+        for m in &other.members {
+            let theirs = m.logfile.as_ref().map_or(1e7, |l| l.ticks_per_second());
+            if theirs != ours {
+                refused.push(Diagnostic {
+                    offset: 0,
+                    message: format!(
+                        "{} is not read: its clock runs at {theirs} ticks/s, the trace's at {ours}",
+                        m.name.as_deref().unwrap_or("a member")
+                    ),
+                });
+                return;
+            }
+        }
+        self.buffers.extend(other.buffers.into_iter().map(|mut b| {
+            b.index += base_index;
+            b.member += base_member;
+            b
+        }));
+        self.diagnostics.extend(other.diagnostics);
+        self.skipped_buffers += other.skipped_buffers;
+        self.members.extend(other.members);
+        self.primary = (0..self.members.len())
+            .min_by_key(|&i| self.members[i].ts0)
+            .unwrap_or(0);
+    }
+
+    fn from_source(
+        source: Source,
+        name: Option<String>,
+        from_container: bool,
+    ) -> Result<EtlFile, Error> {
         let bytes = source.bytes();
         let first = BufferHeader::parse(bytes).ok_or_else(|| Error::NotEtl {
             offset: 0,
             message: format!("{} bytes is too short for a buffer header", bytes.len()),
         })?;
         if first.buffer_size < BUFFER_HEADER_SIZE as u32
-            || first.saved_offset < BUFFER_HEADER_SIZE as u32
-            || first.saved_offset > first.buffer_size.max(MAX_BUFFER_BYTES)
+            || first.used_bytes() < BUFFER_HEADER_SIZE as u32
+            || first.used_bytes() > first.buffer_size.max(MAX_BUFFER_BYTES)
         {
             return Err(Error::NotEtl {
                 offset: 0,
                 message: "the first buffer header is not plausible".into(),
             });
         }
+        let (buffers, diagnostics, skipped) = index_buffers(bytes);
         let mut f = EtlFile {
-            source,
-            buffers: Vec::new(),
-            logfile: None,
-            ts0: 0,
-            diagnostics: Vec::new(),
-            skipped_buffers: 0,
-            container_member: None,
+            members: vec![Member {
+                source,
+                name,
+                logfile: None,
+                ts0: 0,
+                buffers: buffers.len() as u32,
+                from_container,
+            }],
+            buffers,
+            primary: 0,
+            diagnostics,
+            skipped_buffers: skipped,
         };
-        f.index_buffers();
         f.read_logfile_header()?;
         Ok(f)
-    }
-
-    fn index_buffers(&mut self) {
-        let (buffers, diagnostics, skipped) = index_buffers(self.source.bytes());
-        self.buffers = buffers;
-        self.diagnostics = diagnostics;
-        self.skipped_buffers = skipped;
     }
 
     fn read_logfile_header(&mut self) -> Result<(), Error> {
@@ -199,9 +365,10 @@ impl EtlFile {
         };
         match parsed {
             Some((ts0, logfile)) => {
-                self.ts0 = ts0;
-                self.logfile = logfile;
-                if self.logfile.is_none() {
+                let m = &mut self.members[0];
+                m.ts0 = ts0;
+                m.logfile = logfile;
+                if m.logfile.is_none() {
                     self.diagnostics.push(Diagnostic {
                         offset: first.offset + BUFFER_HEADER_SIZE as u64,
                         message: "the log-file header event is unreadable".into(),
@@ -220,17 +387,32 @@ impl EtlFile {
         &self.buffers
     }
 
+    /// The log-file header of the trace: the first-started member's.
     pub fn logfile(&self) -> Option<&LogfileHeader> {
-        self.logfile.as_ref()
+        self.members[self.primary].logfile.as_ref()
     }
 
-    /// Timestamp of the log-file header event, the trace's time zero.
+    /// Timestamp of the (first-started member's) log-file header event, the
+    /// trace's time zero.
     pub fn ts0(&self) -> i64 {
-        self.ts0
+        self.members[self.primary].ts0
     }
 
     pub fn ticks_per_second(&self) -> f64 {
-        self.logfile.as_ref().map_or(1e7, |l| l.ticks_per_second())
+        self.logfile().map_or(1e7, |l| l.ticks_per_second())
+    }
+
+    /// The files of the trace, in the order their buffers come.
+    pub fn members(&self) -> Vec<MemberInfo> {
+        self.members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MemberInfo {
+                name: m.name.clone().unwrap_or_else(|| format!("member {i}")),
+                buffers: m.buffers,
+                bytes: m.source.bytes().len() as u64,
+            })
+            .collect()
     }
 
     /// Problems found while indexing the file (not those met while walking events).
@@ -242,17 +424,31 @@ impl EtlFile {
         self.skipped_buffers
     }
 
+    /// The name of the first `.etl` read out of a container, if the trace
+    /// came from one.
     pub fn container_member(&self) -> Option<&str> {
-        self.container_member.as_deref()
+        let m = self.members.iter().find(|m| m.from_container)?;
+        m.name.as_deref()
     }
 
-    /// The whole (container-extracted) file.
+    /// The first member's whole (container-extracted) file.
     pub fn raw_bytes(&self) -> &[u8] {
-        self.source.bytes()
+        self.members[0].source.bytes()
     }
 
+    /// The bytes of the member that holds `info`.
+    pub fn bytes_of(&self, info: &BufferInfo) -> &[u8] {
+        self.members
+            .get(info.member as usize)
+            .map_or(&[], |m| m.source.bytes())
+    }
+
+    /// Bytes of every member together.
     pub fn file_len(&self) -> u64 {
-        self.source.bytes().len() as u64
+        self.members
+            .iter()
+            .map(|m| m.source.bytes().len() as u64)
+            .sum()
     }
 
     /// The event area of a buffer, decompressing into `scratch` if needed.
@@ -261,7 +457,7 @@ impl EtlFile {
         info: &BufferInfo,
         scratch: &'s mut Vec<u8>,
     ) -> Result<&'s [u8], Diagnostic> {
-        let bytes = self.source.bytes();
+        let bytes = self.bytes_of(info);
         let range = info.data_range();
         let raw = bytes.get(range).unwrap_or(&[]);
         if !info.header.is_compressed() {
@@ -331,6 +527,7 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
         let index = buffers.len() as u32;
         buffers.push(BufferInfo {
             index,
+            member: 0,
             offset,
             header,
         });
@@ -368,7 +565,8 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
                         // Keep the events that made it to disk.
                         let mut h = h;
                         h.buffer_size = (len - off) as u32;
-                        h.saved_offset = h.saved_offset.min(h.buffer_size);
+                        h.saved_offset = h.used_bytes().min(h.buffer_size);
+                        h.filled_bytes = h.saved_offset;
                         push(&mut buffers, off, h);
                     } else {
                         skipped += 1;
@@ -419,11 +617,12 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
 /// Whether a buffer header can be trusted enough to step over it.
 fn plausible(h: &BufferHeader) -> bool {
     let size_ok = h.buffer_size >= BUFFER_HEADER_SIZE as u32 && h.buffer_size <= MAX_BUFFER_BYTES;
-    let saved_ok = h.saved_offset >= BUFFER_HEADER_SIZE as u32
+    let used = h.used_bytes();
+    let saved_ok = used >= BUFFER_HEADER_SIZE as u32
         && if h.is_compressed() {
-            h.saved_offset <= MAX_BUFFER_BYTES
+            used <= MAX_BUFFER_BYTES
         } else {
-            h.saved_offset <= h.buffer_size
+            used <= h.buffer_size
         };
     size_ok && saved_ok && h.buffer_type <= 7
 }
@@ -474,7 +673,7 @@ fn looks_like_buffer(bytes: &[u8], o: u64) -> bool {
 fn stride_instead_of(bytes: &[u8], off: u64, h: &BufferHeader, stride: u64) -> Option<u32> {
     let fits = stride >= BUFFER_HEADER_SIZE as u64
         && u64::from(h.buffer_size) > stride
-        && u64::from(h.saved_offset) <= stride;
+        && u64::from(h.used_bytes()) <= stride;
     if h.is_compressed() || !fits {
         return None;
     }

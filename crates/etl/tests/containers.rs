@@ -126,3 +126,105 @@ fn corrupt_member_is_refused() {
     let m = container_error(EtlFile::from_bytes(zip));
     assert!(m.contains("lx.etl"), "{m}");
 }
+
+/// (container, member, buffers, compressed, events, max timestamp).
+type ContainerMember = (&'static str, &'static str, u32, u32, u64, i64);
+
+/// The real containers of the field: every `.etl` member is read, the trace
+/// is all of them (a .diagsession's four sessions are one recording), with
+/// each member's buffers and events as the reference decoder counts them on
+/// the member extracted by Python's zipfile (`CONTAINER_MEMBERS`).
+#[test]
+fn real_containers_read_every_member_as_one_trace() {
+    let Some(dir) = real_traces_dir() else { return };
+    let mut names: Vec<&str> = expected::CONTAINER_MEMBERS.iter().map(|m| m.0).collect();
+    names.dedup();
+    assert!(!names.is_empty(), "no container in the expected table");
+    for name in names {
+        let want: Vec<_> = expected::CONTAINER_MEMBERS
+            .iter()
+            .filter(|m| m.0 == name)
+            .collect();
+        let file = EtlFile::open(&real_trace(&dir, name)).unwrap();
+        let c = Census::of(&file);
+        assert_eq!(c.skipped_buffers, 0, "{name}");
+        assert!(c.errors.is_empty(), "{name}: {:?}", c.errors);
+        let members = file.members();
+        let got: Vec<(&str, u32)> = members
+            .iter()
+            .map(|m| (m.name.as_str(), m.buffers))
+            .collect();
+        let expect: Vec<(&str, u32)> = want.iter().map(|m| (m.1, m.2)).collect();
+        assert_eq!(got, expect, "{name}: members");
+        let sum = |f: fn(&&ContainerMember) -> u64| want.iter().map(f).sum::<u64>();
+        assert_eq!(
+            u64::from(c.buffers),
+            sum(|m| u64::from(m.2)),
+            "{name}: buffers"
+        );
+        assert_eq!(
+            u64::from(c.compressed_buffers),
+            sum(|m| u64::from(m.3)),
+            "{name}: compressed"
+        );
+        assert_eq!(c.events, sum(|m| m.4), "{name}: events");
+        let max = want.iter().map(|m| m.5).max();
+        assert_eq!(c.max_timestamp, max, "{name}: max timestamp");
+        // Events in time order across members: each one once.
+        let mut n = 0u64;
+        let mut last = i64::MIN;
+        let diags = file.for_each_event_in_order(|e| {
+            assert!(e.timestamp >= last, "{name}: out of order");
+            last = e.timestamp;
+            n += 1;
+        });
+        assert!(diags.is_empty(), "{name}: {diags:?}");
+        assert_eq!(n, c.events, "{name}: ordered events");
+    }
+}
+
+/// Several files given together are one trace; one that cannot be read
+/// costs only itself, and the diagnostic names it.
+#[test]
+fn files_given_together_are_one_trace_and_a_bad_one_costs_only_itself() {
+    let Some(dir) = real_traces_dir() else { return };
+    let a = TRACES
+        .iter()
+        .find(|e| e.file == "perfview-gcevents.etl")
+        .unwrap();
+    let b = TRACES
+        .iter()
+        .find(|e| e.file == "amsi-manifest.etl")
+        .unwrap();
+    let tmp = TempDir::new("together");
+    let bad = tmp.write("bad.etl", b"not a trace at all, just some bytes");
+    let pa = real_trace(&dir, a.file);
+    let pb = real_trace(&dir, b.file);
+    let file = EtlFile::open_many(&[pa.as_path(), bad.as_path(), pb.as_path()]).unwrap();
+    let c = Census::of(&file);
+    assert_eq!(c.events, a.events + b.events);
+    assert_eq!(c.buffers, a.buffers + b.buffers);
+    let names: Vec<String> = file.members().into_iter().map(|m| m.name).collect();
+    assert_eq!(names, [a.file, b.file]);
+    assert!(
+        file.diagnostics()
+            .iter()
+            .any(|d| d.message.starts_with("bad.etl is not read")),
+        "{:?}",
+        file.diagnostics()
+    );
+    // No readable member at all: the error of the first.
+    assert!(EtlFile::open_many(&[bad.as_path()]).is_err());
+
+    // The same in a zip: a damaged member is refused, the other is read.
+    let good = read(&pa);
+    let mut broken = read(&pb);
+    broken.truncate(40);
+    let zip = zip_of(&[("a.etl", &good, true), ("b.etl", &broken, true)]);
+    let file = EtlFile::from_bytes(zip).unwrap();
+    assert_eq!(Census::of(&file).events, a.events);
+    assert!(file
+        .diagnostics()
+        .iter()
+        .any(|d| d.message.starts_with("b.etl is not read")));
+}

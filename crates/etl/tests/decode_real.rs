@@ -118,6 +118,9 @@ const FILES: &[&str] = &[
     "perfview-gcevents.etl",
     "perfview-primitive-types.etl",
     "perfview-selfdescribing-single.etl",
+    "perfmon-win7-kernel-process.etl",
+    "sawbuck-win7-image-64bit.etl",
+    "sawbuck-win7-process-32bit.etl",
 ];
 
 /// Every event of a decoded kind decodes without error and its decoder reads
@@ -177,7 +180,9 @@ fn every_known_event_decodes_and_consumes_its_payload() {
         ("ImageId", 3_590),
         ("DbgId", 3_534 + 44),
         ("FileVersion", 705),
-        ("Process", 1 + 1 + 32 + 32 + 2),
+        // Kernel hooks 0x0301-0x0304 and 0x0327, then Microsoft-Windows-
+        // Kernel-Process ids 1 and 2 (the census' provider_event_ids).
+        ("Process", 1 + 1 + 32 + 32 + 2 + 1 + 1),
         ("Thread", 9 + 15 + 670 + 664),
         ("Image", 35 + 32 + 1_763 + 1_766),
         ("KernelAddress", 2),
@@ -202,6 +207,21 @@ fn every_known_event_decodes_and_consumes_its_payload() {
     assert_eq!(shut["Process"], 60 + 94 + 37 + 5);
     assert_eq!(shut["Thread"], 350 + 1_032 + 1_175 + 501);
     assert_eq!(shut["Image"], 72 + 4_791 + 6_745 + 2_145);
+    // Microsoft-Windows-Kernel-Process ids 1+2, 3+4, 5+6 (census).
+    let perfmon = &per_file["perfmon-win7-kernel-process.etl"];
+    assert_eq!(perfmon["Process"], 4 + 4);
+    assert_eq!(perfmon["Thread"], 287 + 264);
+    assert_eq!(perfmon["Image"], 1_115 + 1_153);
+    // Classic headers with the kernel's Image and Process class GUIDs,
+    // opcodes 2/3/10 and 1-4 (census provider_opcodes).
+    assert_eq!(
+        per_file["sawbuck-win7-image-64bit.etl"]["Image"],
+        1 + 24 + 1
+    );
+    assert_eq!(
+        per_file["sawbuck-win7-process-32bit.etl"]["Process"],
+        1 + 1 + 3 + 3
+    );
     assert_eq!(per_file["amsi-manifest.etl"]["TraceLogging"], 19);
     assert_eq!(per_file["lxcore-manifest.etl"]["TraceLogging"], 2);
     assert_eq!(per_file["perfview-primitive-types.etl"]["TraceLogging"], 5);

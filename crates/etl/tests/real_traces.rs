@@ -217,6 +217,8 @@ fn issue_anchors() {
 #[test]
 fn logfile_header_matches_hand_decode() {
     // (file, cpus, buffers written, pointer size, StartTime FILETIME, ISO)
+    // PerfFreq is 10 MHz in these; the Windows 7 and Windows 10 16299 files
+    // below have their machine's QPC frequency instead.
     const HAND: &[(&str, u32, u32, u32, i64, &str)] = &[
         (
             "amsi-manifest.etl",
@@ -275,15 +277,68 @@ fn logfile_header_matches_hand_decode() {
             "2020-02-28T09:03:47.744579Z",
         ),
     ];
+    // (file, cpus, buffers written, pointer size, StartTime, ISO, PerfFreq),
+    // with P = 4 the BootTime/PerfFreq/StartTime block sits 8 bytes earlier:
+    //   perfmon-win7-kernel-process.etl  00000074: 0200 0000 (2 CPUs)
+    //     0000008c: b600 0000 (182)  00000094: 0800 0000 (P=8)
+    //     00000168: PerfFreq `0832 2000` = 2,109,960; 00000170: StartTime
+    //   sawbuck-win7-*.etl  00000074: 1000 0000 (16 CPUs)
+    //     0000008c: 0300 0000 (3)  00000094: 0400 0000 (P=4)
+    //     00000160: PerfFreq `9dac 2300` = 2,337,949; 00000168: StartTime
+    //   ndf-eventlog-win10.etl  00000074: 0800 0000 (8)
+    //     0000008c: 0600 0000 (6)  00000094: 0800 0000 (P=8)
+    //     00000168: PerfFreq `fa9c 3500` = 3,513,594
+    const HAND_QPC: &[(&str, u32, u32, u32, i64, &str, i64)] = &[
+        (
+            "ndf-eventlog-win10.etl",
+            8,
+            6,
+            8,
+            0x01d3_cff7_641c_3925,
+            "2018-04-09T11:39:16.731933Z",
+            3_513_594,
+        ),
+        (
+            "perfmon-win7-kernel-process.etl",
+            2,
+            182,
+            8,
+            0x01cb_779c_9448_d78a,
+            "2010-10-29T19:07:49.659636Z",
+            2_109_960,
+        ),
+        (
+            "sawbuck-win7-image-64bit.etl",
+            16,
+            3,
+            4,
+            0x01cc_08c8_66cc_331b,
+            "2011-05-02T12:56:49.804162Z",
+            2_337_949,
+        ),
+        (
+            "sawbuck-win7-process-32bit.etl",
+            16,
+            3,
+            4,
+            0x01cc_08c8_69ed_2e36,
+            "2011-05-02T12:56:55.053471Z",
+            2_337_949,
+        ),
+    ];
     let Some(dir) = real_traces_dir() else { return };
-    for &(name, cpus, written, ptr, start, iso) in HAND {
+    let all = HAND
+        .iter()
+        .map(|&(n, c, w, p, s, i)| (n, c, w, p, s, i, 10_000_000))
+        .chain(HAND_QPC.iter().copied());
+    for (name, cpus, written, ptr, start, iso, freq) in all {
         let file = EtlFile::open(&real_trace(&dir, name)).unwrap();
         let l = file.logfile().expect("log-file header");
         assert_eq!(l.number_of_processors, cpus, "{name}: cpus");
         assert_eq!(l.buffers_written, written, "{name}: BuffersWritten");
         assert_eq!(file.buffers().len() as u32, written, "{name}: buffer count");
         assert_eq!(l.pointer_size, ptr, "{name}: pointer size");
-        assert_eq!(l.perf_freq, 10_000_000, "{name}: PerfFreq");
+        assert_eq!(l.perf_freq, freq, "{name}: PerfFreq");
         assert_eq!(l.clock_type, 1, "{name}: clock type (QPC)");
         assert_eq!(l.start_time, start, "{name}: StartTime");
         assert_eq!(
@@ -291,7 +346,11 @@ fn logfile_header_matches_hand_decode() {
             iso,
             "{name}"
         );
-        assert_eq!(file.ticks_per_second(), 1e7, "{name}: ticks per second");
+        assert_eq!(
+            file.ticks_per_second(),
+            freq as f64,
+            "{name}: ticks per second"
+        );
         let lost = if name == "amsi-manifest.etl" { 3 } else { 0 };
         assert_eq!(l.events_lost, lost, "{name}: EventsLost");
         assert_eq!(l.buffers_lost, 0, "{name}: BuffersLost");
@@ -325,16 +384,26 @@ fn ordered_iteration_yields_every_event_once_in_time_order() {
     }
 }
 
-/// Each buffer's events, 8-aligned and back to back, end exactly at
-/// SavedOffset (the reference decoder finds the same for every buffer).
+/// Each buffer's events, 8-aligned and back to back, end exactly where the
+/// buffer says: SavedOffset (u32 at 0x04) for compressed buffers, FilledBytes
+/// (u32 at 0x30, as dissect.etl reads it) for the others, read here from the
+/// raw bytes (the reference decoder finds the same for every buffer).
 #[test]
-fn event_walk_ends_exactly_at_saved_offset() {
+fn event_walk_ends_exactly_where_the_buffer_says() {
     for e in TRACES {
         let Some(file) = open(e) else { return };
         let f = e.file;
+        let raw = file.raw_bytes();
+        let u32_at = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().unwrap()) as usize;
         let bad = file.par_map_buffers(|r| {
             let b = r.expect("buffer decodes");
-            let want = b.info.header.saved_offset as usize - 0x48;
+            let at = b.info.offset as usize;
+            let end = if b.info.header.is_compressed() {
+                u32_at(at + 0x04)
+            } else {
+                u32_at(at + 0x30)
+            };
+            let want = end - 0x48;
             if b.data.len() != want {
                 return Some(format!(
                     "buffer {}: {} data bytes",

@@ -1,7 +1,7 @@
 //! Tests that run the Python reference decoder (tests/reference/etl_census.py)
 //! at test time: the committed expected table must still be what it prints,
 //! and the uncompressed copies it writes must read like the originals. Each
-//! test skips loudly when python3 is not available.
+//! test skips loudly when python3 is not available (and fails under CI).
 
 mod common;
 mod expected;
@@ -22,16 +22,9 @@ const SCRIPT: &str = concat!(
 fn reference_script_reproduces_the_table() {
     let Some(dir) = real_traces_dir() else { return };
     for e in TRACES {
-        let out = match std::process::Command::new("python3")
-            .arg(SCRIPT)
-            .arg(real_trace(&dir, e.file))
-            .output()
-        {
-            Ok(o) => o,
-            Err(err) => {
-                eprintln!("\n!!!!!!!! SKIPPED: cannot run python3: {err} !!!!!!!!\n");
-                return;
-            }
+        let path = real_trace(&dir, e.file);
+        let Some(out) = testdata::python3(&[SCRIPT.as_ref(), path.as_os_str()]) else {
+            return;
         };
         assert!(
             out.status.success(),
@@ -78,20 +71,17 @@ fn decompressed_copies_written_by_the_reference_read_the_same() {
     let Some(dir) = real_traces_dir() else { return };
     let tmp = TempDir::new("decompressed");
     for e in TRACES.iter().filter(|e| e.compressed_buffers > 0) {
-        let status = std::process::Command::new("python3")
-            .arg(SCRIPT)
-            .arg("--decompress-to")
-            .arg(&tmp.0)
-            .arg(real_trace(&dir, e.file))
-            .stdout(std::process::Stdio::null())
-            .status();
-        match status {
-            Ok(s) => assert!(s.success(), "{}: reference failed", e.file),
-            Err(err) => {
-                eprintln!("\n!!!!!!!! SKIPPED: cannot run python3: {err} !!!!!!!!\n");
-                return;
-            }
-        }
+        let path = real_trace(&dir, e.file);
+        let args = [
+            SCRIPT.as_ref(),
+            "--decompress-to".as_ref(),
+            tmp.0.as_os_str(),
+            path.as_os_str(),
+        ];
+        let Some(out) = testdata::python3(&args) else {
+            return;
+        };
+        assert!(out.status.success(), "{}: reference failed", e.file);
         let file = EtlFile::open(&tmp.0.join(e.file)).unwrap();
         let c = Census::of(&file);
         let f = e.file;

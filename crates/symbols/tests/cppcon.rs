@@ -12,27 +12,11 @@ use std::path::PathBuf;
 use symbols::Pdb;
 
 fn shared_symbols() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_SHARED_SYMBOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/symbols"
-            ))
-        });
+    let dir = testdata::shared_symbols_dir()?;
     if dir.join("CppCon.pdb").is_file() {
         return Some(dir);
     }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "CppCon.pdb missing from {} (set ETLSCOPE_SHARED_SYMBOLS)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "\n!!!!! SKIPPING: CppCon.pdb not found in {} (set ETLSCOPE_SHARED_SYMBOLS) !!!!!\n",
-        dir.display()
-    );
+    testdata::skip(&format!("CppCon.pdb not found in {}", dir.display()));
     None
 }
 

@@ -9,27 +9,14 @@ use symbols::report::{format_report, module_report};
 use symbols::{SymbolPath, SymbolStatus, Symbolizer, SymbolizerConfig};
 
 fn traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/traces"
-            ))
-        });
+    let dir = testdata::real_traces_dir()?;
     if dir.join("perfview-net452-x64.etl").is_file() {
         return Some(dir);
     }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "real traces missing from {} (set ETLSCOPE_REAL_TRACES)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "\n!!!!! SKIPPING: real traces not found in {} !!!!!\n",
+    testdata::skip(&format!(
+        "perfview-net452-x64.etl not found in {}",
         dir.display()
-    );
+    ));
     None
 }
 

@@ -251,6 +251,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "id": t.id,
         "start_time": i.start_time,
         "duration_s": i.duration_ns as f64 / 1e9,
+        "events_start_s": i.events_start_ns as f64 / 1e9,
         "cpus": i.cpus,
         "pointer_size": i.pointer_size,
         "os_version": i.os_version,

@@ -1,22 +1,51 @@
-//! `etlscope info FILE [--json]`.
+//! `etlscope info FILE... [--json]`.
 
 use anyhow::Context;
 use etl::census::Census;
 use etl::logfile::filetime_to_iso8601;
 use etl::EtlFile;
 use serde_json::{json, Map, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-pub fn run(path: &Path, as_json: bool) -> anyhow::Result<()> {
-    let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+pub fn run(paths: &[PathBuf], as_json: bool) -> anyhow::Result<()> {
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let shown = refs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let file = EtlFile::open_many(&refs).with_context(|| format!("cannot open {shown}"))?;
     let census = Census::of(&file);
     let v = summary_json(&file, &census);
     if as_json {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print_text(path, &v);
+        print_text(&shown, &v);
     }
     Ok(())
+}
+
+/// Each file of the trace with its buffers, bytes and events.
+fn members_json(file: &EtlFile) -> Vec<Value> {
+    let per_buffer = file.par_map_buffers(|r| match r {
+        Ok(b) => (
+            b.info.member,
+            b.events().filter(|e| e.is_ok()).count() as u64,
+        ),
+        Err(_) => (u16::MAX, 0),
+    });
+    file.members()
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let events: u64 = per_buffer
+                .iter()
+                .filter(|(member, _)| usize::from(*member) == i)
+                .map(|(_, n)| n)
+                .sum();
+            json!({"name": m.name, "buffers": m.buffers, "bytes": m.bytes, "events": events})
+        })
+        .collect()
 }
 
 pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
@@ -58,6 +87,7 @@ pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
         "cpu_speed_mhz": lf.map(|l| l.cpu_speed_mhz),
         "logger_name": lf.map(|l| l.logger_name.clone()),
         "container_member": file.container_member(),
+        "members": members_json(file),
         "header_types": c.header_types,
         "kernel_hooks": hooks,
         "providers": providers,
@@ -66,8 +96,8 @@ pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
     })
 }
 
-fn print_text(path: &Path, v: &Value) {
-    println!("{}", path.display());
+fn print_text(shown: &str, v: &Value) {
+    println!("{shown}");
     for key in [
         "start_time",
         "duration_s",
@@ -82,6 +112,17 @@ fn print_text(path: &Path, v: &Value) {
         "lost_buffers",
     ] {
         println!("  {key:<20} {}", v[key]);
+    }
+    if let Some(members) = v["members"].as_array().filter(|m| m.len() > 1) {
+        println!("  members:");
+        for m in members {
+            println!(
+                "    {} ({} buffers, {} events)",
+                m["name"].as_str().unwrap_or(""),
+                m["buffers"],
+                m["events"]
+            );
+        }
     }
     println!("  header types:");
     if let Some(m) = v["header_types"].as_object() {

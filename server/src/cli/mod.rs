@@ -35,9 +35,11 @@ pub enum Command {
         #[command(flatten)]
         serve: serve::ServeArgs,
     },
-    /// Print a trace's summary and a census of its events.
+    /// Print a trace's summary and a census of its events. Several files
+    /// (or a container's several .etl members) are read as one trace.
     Info {
-        file: PathBuf,
+        #[arg(required = true, num_args = 1..)]
+        file: Vec<PathBuf>,
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,

@@ -16,7 +16,9 @@ pub mod fileio;
 pub mod hardfault;
 pub mod image;
 pub mod image_id;
+pub mod kernel_classes;
 pub mod kernel_file;
+pub mod kernel_process;
 pub mod perfinfo;
 pub mod process;
 pub mod providers;
@@ -47,8 +49,8 @@ pub use image_id::{DbgId, DbgPortablePdb, FileVersion, ImageId};
 pub use perfinfo::{IntervalKind, ProfileInterval, SampledProfile};
 pub use process::{Process, ProcessKind};
 pub use providers::{
-    provider_name, CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, KERNEL_FILE, KERNEL_TRACE_CONTROL,
-    SYSCONFIG,
+    provider_name, CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, KERNEL_FILE, KERNEL_PROCESS,
+    KERNEL_TRACE_CONTROL, SYSCONFIG,
 };
 pub use reader::{DecodeError, DecodeErrorKind, Reader};
 pub use stackwalk::{
@@ -196,7 +198,38 @@ fn decode_classic<'a>(
             _ => None,
         };
     }
-    None
+    let hook = kernel_classes::hook_of(provider, ev.opcode)?;
+    decode_kernel_class(ev, hook)
+}
+
+/// A classic-header event of a kernel event class, decoded as the system
+/// header event with the same hook id. Its header's 32/64-bit form says how
+/// the writing process was built, which for kernel-shaped payloads logged by
+/// a 32-bit tool on a 64-bit system is not the payload's layout (sawbuck's
+/// 64-bit image events carry a FULL_HEADER32). So when the header's pointer
+/// size leaves the payload unaccounted for (a decode error, or bytes left
+/// after the last field) and the other one decodes it exactly, the other one
+/// is the layout.
+fn decode_kernel_class<'a>(
+    ev: &Event<'a>,
+    hook: u16,
+) -> Option<Result<(Decoded<'a>, usize), DecodeError>> {
+    let as_kernel = Event {
+        hook_id: Some(hook),
+        ..*ev
+    };
+    let first = decode_kernel(&as_kernel)?;
+    if matches!(&first, Ok((_, n)) if *n == ev.payload.len()) {
+        return Some(first);
+    }
+    let other = Event {
+        pointer_size: if ev.pointer_size == 4 { 8 } else { 4 },
+        ..as_kernel
+    };
+    match decode_kernel(&other) {
+        Some(Ok((d, n))) if n == ev.payload.len() => Some(Ok((d, n))),
+        _ => Some(first),
+    }
 }
 
 fn decode_event_header<'a>(
@@ -211,6 +244,9 @@ fn decode_event_header<'a>(
         }
         let k = kernel_file::as_kernel_fileio(ev)?;
         return decode_kernel(&k);
+    }
+    if provider == KERNEL_PROCESS {
+        return kernel_process::decode(ev);
     }
     if provider == CLR_RUNTIME || provider == CLR_RUNDOWN {
         if clr::method_event(provider, ev.event_id).is_some() {

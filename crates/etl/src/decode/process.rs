@@ -123,9 +123,15 @@ impl<'a> Decode<'a> for Process {
 /// A user SID as logged by the kernel: a u32 0 when absent, else a
 /// TOKEN_USER (2P bytes) followed by the SID, whose byte 1 is the number of
 /// sub-authorities n (SID length 8 + 4n). TE `SkipSID`, verified on x64/shut.
+///
+/// Tools that log kernel-shaped process events themselves (sawbuck's
+/// Windows 7 sessions) leave the TOKEN_USER's Sid pointer 0 yet write the SID
+/// after it. A truly absent SID is followed by the image name, whose bytes at
+/// 2P are text or the end of it, never a SID's revision 1, sub-authority count
+/// and zero-led identifier authority, so that pattern there means a SID.
 pub fn read_sid(r: &mut Reader<'_>) -> Result<Option<String>> {
     let start = r.pos();
-    if r.u32()? == 0 {
+    if r.u32()? == 0 && !sid_follows(r.data(), start + 2 * r.pointer_size() as usize) {
         return Ok(None);
     }
     r.seek(start)?;
@@ -141,6 +147,16 @@ pub fn read_sid(r: &mut Reader<'_>) -> Result<Option<String>> {
         s.push_str(&r.u32()?.to_string());
     }
     Ok(Some(s))
+}
+
+/// Whether the bytes at `at` start a SID: revision 1, at most 15
+/// sub-authorities, and an identifier authority whose first five bytes are 0
+/// (every well-known authority is below 256).
+fn sid_follows(data: &[u8], at: usize) -> bool {
+    match data.get(at..at + 8) {
+        Some([1, count, 0, 0, 0, 0, 0, _]) => *count <= 15,
+        _ => false,
+    }
 }
 
 #[cfg(test)]

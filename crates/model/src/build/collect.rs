@@ -22,6 +22,9 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
             Ok(e) => {
                 b.events += 1;
                 b.max_ts = b.max_ts.max(Some(e.timestamp));
+                if !is_session_bookkeeping(&e) {
+                    b.min_ts = Some(b.min_ts.map_or(e.timestamp, |m| m.min(e.timestamp)));
+                }
                 let consumed = match collect_event(&e, &mut b, &mut frames) {
                     Some(Ok(consumed)) => consumed,
                     Some(Err(err)) => {
@@ -56,6 +59,15 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
     b
 }
 
+/// EventTrace events (the log-file header, rundown and extension markers of
+/// the session, hook group 0 or the classic EventTrace class) are stamped
+/// when the session starts, which can be hours before anything happens: a
+/// boot-time kernel logger writes its header at boot.
+fn is_session_bookkeeping(e: &Event<'_>) -> bool {
+    const EVENT_TRACE: etl::Guid = etl::Guid::from_u128(0x68fdd900_4a3e_11d1_84f4_0000f80464e3);
+    e.group() == Some(0) || (e.hook_id.is_none() && e.provider == Some(EVENT_TRACE))
+}
+
 /// Records the event into its specialised table: `Some(Ok(true))` when one
 /// took it, `Some(Ok(false))` when it is left to Generic Events.
 fn collect_event(
@@ -68,58 +80,28 @@ fn collect_event(
         Err(err) => return Some(Err(err)),
     };
     let ts = e.timestamp;
+    // Kernel-Process lifetimes wait in their own lists (see
+    // ManifestLifetimes) and stay Generic Events too, as in WPA.
+    if e.provider == Some(decode::KERNEL_PROCESS) {
+        let m = &mut b.manifest_lifetimes;
+        match d {
+            Decoded::Process(p) => m.processes.push(process_rec(ts, p)),
+            Decoded::Thread(t) => m.threads.push(thread_rec(ts, t)),
+            Decoded::Image(i) => m.images.push(image_rec(ts, i)),
+            _ => return Some(Ok(false)),
+        }
+        return Some(Ok(false));
+    }
     match d {
-        Decoded::Process(p) => b.processes.push(ProcessRec {
-            ts,
-            kind: match p.kind {
-                ProcessKind::Start => Lifetime::Start,
-                ProcessKind::End => Lifetime::End,
-                ProcessKind::DcStart => Lifetime::DcStart,
-                ProcessKind::DcEnd => Lifetime::DcEnd,
-                ProcessKind::Defunct => Lifetime::Defunct,
-            },
-            pid: p.pid,
-            parent_pid: p.parent_pid,
-            session: p.session_id,
-            exit_status: p.exit_status,
-            unique_key: p.unique_process_key,
-            name: p.image_file_name,
-            command_line: p.command_line,
-        }),
-        Decoded::Thread(t) => b.threads.push(ThreadRec {
-            ts,
-            kind: match t.kind {
-                ThreadKind::Start => Lifetime::Start,
-                ThreadKind::End => Lifetime::End,
-                ThreadKind::DcStart => Lifetime::DcStart,
-                ThreadKind::DcEnd => Lifetime::DcEnd,
-            },
-            pid: t.pid,
-            tid: t.tid,
-            start_address: t.win32_start_address,
-            name: t.name,
-        }),
+        Decoded::Process(p) => b.processes.push(process_rec(ts, p)),
+        Decoded::Thread(t) => b.threads.push(thread_rec(ts, t)),
         Decoded::ThreadSetName(n) => b.thread_names.push(ThreadNameRec {
             ts,
             pid: n.pid,
             tid: n.tid,
             name: n.name,
         }),
-        Decoded::Image(i) => b.images.push(ImageRec {
-            ts,
-            kind: match i.kind {
-                ImageKind::Load => Lifetime::Start,
-                ImageKind::Unload => Lifetime::End,
-                ImageKind::DcStart => Lifetime::DcStart,
-                ImageKind::DcEnd => Lifetime::DcEnd,
-            },
-            pid: i.pid,
-            base: i.image_base,
-            size: i.image_size,
-            checksum: i.checksum,
-            timestamp: i.time_date_stamp,
-            path: i.file_name,
-        }),
+        Decoded::Image(i) => b.images.push(image_rec(ts, i)),
         Decoded::ImageId(i) => b.image_info.push(ImageInfoRec::Id {
             ts,
             pid: i.pid,
@@ -270,4 +252,58 @@ fn collect_event(
         _ => return Some(Ok(false)),
     }
     Some(Ok(true))
+}
+
+fn process_rec(ts: i64, p: decode::Process) -> ProcessRec {
+    ProcessRec {
+        ts,
+        kind: match p.kind {
+            ProcessKind::Start => Lifetime::Start,
+            ProcessKind::End => Lifetime::End,
+            ProcessKind::DcStart => Lifetime::DcStart,
+            ProcessKind::DcEnd => Lifetime::DcEnd,
+            ProcessKind::Defunct => Lifetime::Defunct,
+        },
+        pid: p.pid,
+        parent_pid: p.parent_pid,
+        session: p.session_id,
+        exit_status: p.exit_status,
+        unique_key: p.unique_process_key,
+        name: p.image_file_name,
+        command_line: p.command_line,
+    }
+}
+
+fn thread_rec(ts: i64, t: decode::Thread) -> ThreadRec {
+    ThreadRec {
+        ts,
+        kind: match t.kind {
+            ThreadKind::Start => Lifetime::Start,
+            ThreadKind::End => Lifetime::End,
+            ThreadKind::DcStart => Lifetime::DcStart,
+            ThreadKind::DcEnd => Lifetime::DcEnd,
+        },
+        pid: t.pid,
+        tid: t.tid,
+        start_address: t.win32_start_address,
+        name: t.name,
+    }
+}
+
+fn image_rec(ts: i64, i: decode::Image) -> ImageRec {
+    ImageRec {
+        ts,
+        kind: match i.kind {
+            ImageKind::Load => Lifetime::Start,
+            ImageKind::Unload => Lifetime::End,
+            ImageKind::DcStart => Lifetime::DcStart,
+            ImageKind::DcEnd => Lifetime::DcEnd,
+        },
+        pid: i.pid,
+        base: i.image_base,
+        size: i.image_size,
+        checksum: i.checksum,
+        timestamp: i.time_date_stamp,
+        path: i.file_name,
+    }
 }

@@ -105,6 +105,23 @@ pub fn build_processes(
     (t, idx)
 }
 
+/// A row named "Unknown" (open at both ends) for every pid in `pids` that no
+/// process event describes: WPA's "Unknown (pid)". Pid 0 and 4 exist already.
+pub fn add_undescribed(
+    t: &mut ProcessTable,
+    idx: &mut InstanceIndex,
+    pids: impl Iterator<Item = u32>,
+    strings: &mut StringTable,
+) {
+    let unknown = strings.intern("Unknown");
+    for pid in pids {
+        if idx.rows(pid).is_empty() {
+            let row = t.push(pid, unknown, OPEN);
+            idx.add(pid, row);
+        }
+    }
+}
+
 fn new_row(
     t: &mut ProcessTable,
     idx: &mut InstanceIndex,

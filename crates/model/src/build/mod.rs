@@ -72,6 +72,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     for b in batches {
         batch.extend(b);
     }
+    batch.adopt_manifest_lifetimes();
     batch.sort_by_time();
     let arenas = std::mem::take(&mut batch.arenas);
 
@@ -79,7 +80,20 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         clock,
         ..Trace::default()
     };
-    let (processes, pidx) = lifetimes::build_processes(&batch.processes, &clock, &mut t.strings);
+    let (mut processes, mut pidx) =
+        lifetimes::build_processes(&batch.processes, &clock, &mut t.strings);
+    // Threads and images of processes the trace never describes (no rundown,
+    // as in perfmon's Kernel-Process sessions) get an "Unknown" row of their
+    // own instead of landing in Idle.
+    let referenced = batch.threads.iter().map(|r| r.pid);
+    let referenced = referenced.chain(
+        batch
+            .images
+            .iter()
+            .filter(|r| !images::is_kernel_address(r.base, pointer_size))
+            .map(|r| r.pid),
+    );
+    lifetimes::add_undescribed(&mut processes, &mut pidx, referenced, &mut t.strings);
     t.processes = processes;
     let (threads, tidx) =
         lifetimes::build_threads(&batch.threads, &clock, &t.processes, &pidx, &mut t.strings);
@@ -193,6 +207,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     );
     info.start_time = etl::logfile::filetime_to_iso8601(lf.start_time);
     info.duration_ns = clock.to_ns(batch.max_ts.unwrap_or(file.ts0()));
+    info.events_start_ns = batch.min_ts.map_or(0, |t| clock.to_ns(t).max(0));
     info.events = batch.events;
     info.buffers = file.buffers().len() as u32;
     info.skipped_buffers = file.skipped_buffers() + batch.failed_buffers;

@@ -180,9 +180,21 @@ pub struct IntervalRec {
     pub interval: u32,
 }
 
+/// Lifetimes from the Microsoft-Windows-Kernel-Process manifest provider,
+/// kept apart from the kernel logger's: traces with both (PerfView enables
+/// the provider beside the kernel logger) would otherwise count each process
+/// twice. They fill a table only when the kernel logger said nothing of it.
+#[derive(Debug, Default)]
+pub struct ManifestLifetimes {
+    pub processes: Vec<ProcessRec>,
+    pub threads: Vec<ThreadRec>,
+    pub images: Vec<ImageRec>,
+}
+
 /// Everything one buffer contributed.
 #[derive(Debug, Default)]
 pub struct Batch {
+    pub manifest_lifetimes: ManifestLifetimes,
     pub processes: Vec<ProcessRec>,
     pub threads: Vec<ThreadRec>,
     pub thread_names: Vec<ThreadNameRec>,
@@ -213,6 +225,8 @@ pub struct Batch {
     pub fragments: FragmentSet,
     pub events: u64,
     pub max_ts: Option<i64>,
+    /// Earliest event that is not session bookkeeping (see collect.rs).
+    pub min_ts: Option<i64>,
     /// Buffers that could not be decoded at all.
     pub failed_buffers: u32,
     pub diagnostics: Vec<etl::Diagnostic>,
@@ -221,6 +235,10 @@ pub struct Batch {
 impl Batch {
     /// Append `other` (a later buffer) to `self`.
     pub fn extend(&mut self, other: Batch) {
+        let m = other.manifest_lifetimes;
+        self.manifest_lifetimes.processes.extend(m.processes);
+        self.manifest_lifetimes.threads.extend(m.threads);
+        self.manifest_lifetimes.images.extend(m.images);
         self.processes.extend(other.processes);
         self.threads.extend(other.threads);
         self.thread_names.extend(other.thread_names);
@@ -281,8 +299,27 @@ impl Batch {
         self.intervals.extend(other.intervals);
         self.events += other.events;
         self.max_ts = self.max_ts.max(other.max_ts);
+        self.min_ts = match (self.min_ts, other.min_ts) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.failed_buffers += other.failed_buffers;
         self.diagnostics.extend(other.diagnostics);
+    }
+
+    /// Take the Kernel-Process lifetimes for each table the kernel logger
+    /// left empty (processes, threads and images each on their own).
+    pub fn adopt_manifest_lifetimes(&mut self) {
+        let m = std::mem::take(&mut self.manifest_lifetimes);
+        if self.processes.is_empty() {
+            self.processes = m.processes;
+        }
+        if self.threads.is_empty() {
+            self.threads = m.threads;
+        }
+        if self.images.is_empty() {
+            self.images = m.images;
+        }
     }
 
     /// Stable sort of every record list by timestamp: ties keep file order.
