@@ -170,6 +170,12 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let addr = listener.local_addr()?;
+        if addr.ip().is_unspecified() && args.allowed_host.is_empty() && args.public_url.is_none() {
+            // The DNS-rebinding guard refuses names it was not told about.
+            eprintln!(
+                "etlscope: answering only to localhost and IP addresses; add --allowed-host NAME (or --public-url URL) for each name users open this server by"
+            );
+        }
         println!(
             "etlscope is serving on http://{addr}/ (data in {})",
             data_dir.display()
