@@ -303,17 +303,22 @@ impl Store {
     }
 
     /// Read a trace once admission control lets it: admitted by its size
-    /// on disk before the file is even mapped (opening walks every buffer
-    /// header, which pages most of the file in), then topped up, without
-    /// waiting, to a zip member's size (waiting while holding a reservation
-    /// could wait forever). The reservations are returned with the result.
+    /// (a zip member's declared size) before the file is even mapped, since
+    /// opening walks every buffer header, which pages most of the file in.
+    /// Should the member turn out larger, the reservation is topped up
+    /// without waiting (waiting while holding one could wait forever).
+    /// The reservations are returned with the result.
     fn read_admitted(
         &self,
         path: &Path,
         progress: &BuildProgress,
     ) -> (Result<model::Trace, String>, Vec<Reservation<'_>>) {
         let budget = self.memory_budget;
-        let on_disk = ingest_estimate(std::fs::metadata(path).map_or(0, |m| m.len()));
+        let probe = match etl::EtlFile::probe(path) {
+            Ok(p) => p,
+            Err(e) => return (Err(e.to_string()), Vec::new()),
+        };
+        let on_disk = ingest_estimate(probe.trace_len);
         if on_disk > budget {
             return (Err(too_big_message(on_disk, budget)), Vec::new());
         }

@@ -88,10 +88,11 @@ pub fn extract_etls_to<W: std::io::Write>(
                     index,
                     &name,
                     bytes.len(),
-                    budget,
-                    limits.max_ratio,
+                    (budget, limits.max_ratio),
+                    u64::MAX,
                     &mut w,
-                )?;
+                )?
+                .0;
                 budget -= written;
                 Ok(w)
             });
@@ -100,16 +101,57 @@ pub fn extract_etls_to<W: std::io::Write>(
     Ok(out)
 }
 
-/// Inflate one member into `out`; the bytes written.
+/// A member's name, declared size and first bytes (or why they could not be had).
+pub type Probed = (String, u64, Result<Vec<u8>, Error>);
+
+/// Every `.etl` member's name and declared size, with its first `prefix`
+/// bytes (or why they could not be had): enough to tell whether the archive
+/// holds a trace, and how large, without inflating it. The declared size
+/// bounds what inflating a member can yield (see `extract_one`).
+pub fn probe_etls(bytes: &[u8], limits: ZipLimits, prefix: u64) -> Result<Vec<Probed>, Error> {
+    let cerr = |m: String| Error::Container(m);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
+    let mut out = Vec::new();
+    for i in 0..zip.len() {
+        let Ok(f) = zip.by_index_raw(i) else { continue };
+        let name = f.name().map(|n| n.to_string()).unwrap_or_default();
+        if !name.to_ascii_lowercase().ends_with(".etl") {
+            continue;
+        }
+        let declared = f.size();
+        drop(f);
+        let mut head = Vec::new();
+        let r = extract_one(
+            &mut zip,
+            i,
+            &name,
+            bytes.len(),
+            (limits.max_uncompressed, limits.max_ratio),
+            prefix,
+            &mut head,
+        )
+        .map(|_| head);
+        out.push((name, declared, r));
+    }
+    if out.is_empty() {
+        return Err(cerr("the archive holds no .etl file".into()));
+    }
+    Ok(out)
+}
+
+/// Inflate one member (at most `stop_after` bytes of it) into `out`; the
+/// bytes written and the member's declared size. `limits` is the budget
+/// left and the largest ratio.
 fn extract_one(
     zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
     index: usize,
     name: &str,
     archive_len: usize,
-    budget: u64,
-    max_ratio: u64,
+    (budget, max_ratio): (u64, u64),
+    stop_after: u64,
     out: &mut impl std::io::Write,
-) -> Result<u64, Error> {
+) -> Result<(u64, u64), Error> {
     let cerr = |m: String| Error::Container(m);
     let mut f = zip
         .by_index(index)
@@ -125,14 +167,14 @@ fn extract_one(
         )));
     }
     // Never trust the declared size: copy at most cap + 1 bytes, in chunks.
-    let written = std::io::copy(&mut (&mut f).take(cap + 1), out)
+    let written = std::io::copy(&mut (&mut f).take((cap + 1).min(stop_after)), out)
         .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
     if written > cap {
         return Err(cerr(format!(
             "{name} expands past the limit of {cap} bytes (zip bomb?)"
         )));
     }
-    Ok(written)
+    Ok((written, declared))
 }
 
 #[cfg(test)]

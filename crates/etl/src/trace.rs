@@ -118,6 +118,15 @@ impl<'a> BufferData<'a> {
     }
 }
 
+/// What `EtlFile::probe` found.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// The `.etl` inside a zip container.
+    pub member: Option<String>,
+    /// Bytes of the trace itself (a zip member's declared size).
+    pub trace_len: u64,
+}
+
 impl EtlFile {
     /// Open a file: an .etl (memory-mapped), or a zip container (PerfView's
     /// `.etl.zip`, Visual Studio's `.diagsession`) whose `.etl` members are
@@ -161,6 +170,46 @@ impl EtlFile {
             .map(|(n, r)| (r.and_then(SpillFile::map), Some(n), true))
             .collect();
         EtlFile::from_members(parts)
+    }
+
+    /// Whether `path` is a readable trace (an .etl, or a zip container
+    /// holding one), from its first bytes only: nothing is inflated or
+    /// paged in beyond `PROBE_BYTES` per member. Gives the first readable
+    /// container member's name and the trace's size (for a zip, the sum of
+    /// its `.etl` members' declared sizes).
+    pub fn probe(path: &Path) -> Result<Probe, Error> {
+        use std::io::Read;
+        const PROBE_BYTES: u64 = 4 << 20;
+        let file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        let mut head = Vec::new();
+        file.take(PROBE_BYTES).read_to_end(&mut head)?;
+        if !container::is_zip(&head) {
+            EtlFile::from_source(Source::Owned(head), None, false)?;
+            return Ok(Probe {
+                member: None,
+                trace_len: len,
+            });
+        }
+        // A zip's directory is at its end: map the archive (it is the small part).
+        let src = Source::map(path)?;
+        let members = container::probe_etls(src.bytes(), ZipLimits::default(), PROBE_BYTES)?;
+        let trace_len = members.iter().map(|m| m.1).fold(0u64, u64::saturating_add);
+        let mut first_error = None;
+        for (name, _, prefix) in members {
+            match prefix.and_then(|p| EtlFile::from_source(Source::Owned(p), None, true)) {
+                Ok(_) => {
+                    return Ok(Probe {
+                        member: Some(name),
+                        trace_len,
+                    })
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        Err(first_error.unwrap_or_else(|| Error::Container("no readable .etl member".into())))
     }
 
     /// Read from bytes in memory (an .etl or a zip container).

@@ -41,14 +41,10 @@ pub async fn upload(
     }
     // Check it is a readable trace before it enters the library.
     let path = got.temp.path.clone();
-    let scratch = app.store.tmp_dir();
+    // From its first bytes only: a small zip may hold a huge member.
     let kind = tokio::task::spawn_blocking(move || -> Result<&'static str, String> {
-        let f = etl::EtlFile::open_spilling(&path, &scratch).map_err(|e| e.to_string())?;
-        Ok(if f.container_member().is_some() {
-            "etl.zip"
-        } else {
-            "etl"
-        })
+        let f = etl::EtlFile::probe(&path).map_err(|e| e.to_string())?;
+        Ok(if f.member.is_some() { "etl.zip" } else { "etl" })
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?

@@ -170,6 +170,12 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let addr = listener.local_addr()?;
+        if addr.ip().is_unspecified() && args.allowed_host.is_empty() && args.public_url.is_none() {
+            // The DNS-rebinding guard refuses names it was not told about.
+            eprintln!(
+                "etlscope: answering only to localhost and IP addresses; add --allowed-host NAME (or --public-url URL) for each name users open this server by"
+            );
+        }
         println!(
             "etlscope is serving on http://{addr}/ (data in {})",
             data_dir.display()
@@ -224,7 +230,7 @@ async fn shutdown_signal() {
 fn register_local(store: &Store, path: &Path) -> anyhow::Result<TraceEntry> {
     let abs =
         std::fs::canonicalize(path).with_context(|| format!("cannot open {}", path.display()))?;
-    etl::EtlFile::open_spilling(&abs, &store.tmp_dir())
+    etl::EtlFile::probe(&abs)
         .with_context(|| format!("{} is not a readable trace", abs.display()))?;
     let mut f = std::fs::File::open(&abs)?;
     let mut h = Sha256::new();
