@@ -30,7 +30,10 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 move |k| t.process_text(k),
             ),
             string(t, "Image Name", attr(|m| &m.name)),
+            // DOS form (C:\...), mapped with the trace's own volume and
+            // system-path events; the form this load recorded is its own column.
             string(t, "Image Path", attr(|m| &m.path)),
+            string(t, "Recorded Path", move |i| get(&im.path, i)),
             version(t, "File Version", attr(|m| &m.file_version)),
             string(t, "Product Name", attr(|m| &m.product_name)),
             string(t, "Company Name", attr(|m| &m.company_name)),

@@ -18,7 +18,9 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             id("PID", move |i| i64::from(get(&p.pid, i))),
             id("Parent PID", move |i| i64::from(get(&p.parent_pid, i))),
             string(t, "Command Line", move |i| get(&p.command_line, i)),
-            id("Session", move |i| i64::from(get(&p.session, i))),
+            // The kernel logs the system processes' session as 0xFFFFFFFF;
+            // WPA shows it as -1.
+            id("Session", move |i| i64::from(get(&p.session, i) as i32)),
             start_time("Start Time", move |i| time_cell(get(&p.start, i))).alias(&["Start (s)"]),
             end_time("End Time", move |i| time_cell(get(&p.end, i))).alias(&["End (s)"]),
             // Within the trace: a process that ran before it starts at 0,
