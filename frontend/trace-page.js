@@ -4,7 +4,7 @@ import * as api from './api.js';
 import { h, clear, fmtInt, fmtSize, fmtSecs, copyText, toast } from './dom.js';
 import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './url-state.js';
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
-import { findDef, canonicalSpec } from './value-columns.js';
+import { findDef, canonicalSpec, clock } from './value-columns.js';
 import { Timeline } from './timeline.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
@@ -78,6 +78,22 @@ export class TracePage {
     }
     this.sum = sum;
     this.entry = entry;
+    Object.assign(clock, { mode: this.s.clock, startUnixUs: sum.start_unix_us || 0, biasMinutes: sum.timezone_bias_minutes || 0 });
+    const utcOffset = -(sum.timezone_bias_minutes || 0);
+    const zone = `UTC${utcOffset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(utcOffset) / 60)).padStart(2, '0')}:${String(Math.abs(utcOffset) % 60).padStart(2, '0')}`;
+    const clockSelect = /** @type {HTMLSelectElement} */ (h('select', {
+      class: 'clock-select', 'data-testid': 'clock', title: 'How times are shown',
+      onchange: (ev) => {
+        const mode = /** @type {'trace'|'utc'|'local'} */ (/** @type {HTMLSelectElement} */ (ev.target).value);
+        clock.mode = mode;
+        this.update({ clock: mode });
+      },
+    }, [
+      h('option', { value: 'trace', text: 'Times: s since trace start' }),
+      h('option', { value: 'utc', text: 'Times: UTC dates' }),
+      h('option', { value: 'local', text: `Times: trace's time zone (${zone})` }),
+    ]));
+    clockSelect.value = this.s.clock;
     clear(head);
     const chip = (/** @type {string} */ k, /** @type {string} */ v, /** @type {string} */ cls = '') => h('span', { class: `chip ${cls}` }, [h('span', { class: 'k', text: k }), h('span', { class: 'v', text: v })]);
     head.append(
@@ -96,6 +112,7 @@ export class TracePage {
         chip('Size', fmtSize(entry.size)),
       ]),
       h('span', { class: 'spacer' }),
+      clockSelect,
       h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: async () => { await copyText(location.href); toast('Link to this view copied'); } }),
     );
     if (sum.diagnostics && sum.diagnostics.length) this.notice(`${sum.diagnostics.length} ingest diagnostics (first: ${JSON.stringify(sum.diagnostics[0])})`);

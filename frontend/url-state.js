@@ -31,7 +31,10 @@ const READS = ['1', '2'];
  *   bfKind: 'function'|'module',
  *   bfTarget: string,
  *   bfBy: 'function'|'module',
+ *   clock: 'trace'|'utc'|'local',
  * }} ViewState
+ * `clock`: times as seconds since the trace's start (WPA's default), or as wall-clock dates in
+ * UTC or in the recording machine's time zone.
  */
 
 /** Default columns per table: [grouped key columns, columns right of the gold bar]. */
@@ -53,7 +56,7 @@ export function defaultState(table = 'cpu-sampled') {
     view: 'table', table, groups: [...d.groups], cols: [...d.cols], sort: d.sort, desc: true,
     filters: [], range: null, zoom: null, open: [], sel: null,
     flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
-    bfKind: 'function', bfTarget: '', bfBy: 'function',
+    bfKind: 'function', bfTarget: '', bfBy: 'function', clock: 'trace',
   };
 }
 
@@ -116,6 +119,7 @@ export function toQuery(s) {
     q.set('bt', s.bfTarget);
     q.set('bb', s.bfBy);
   }
+  if (s.clock !== 'trace') q.set('tm', s.clock);
   // Keep links readable: these characters need no escaping in a query string.
   return q.toString().replace(/%(2C|21|28|29|2F|3A|3F|40)/g, (m) => decodeURIComponent(m));
 }
@@ -160,6 +164,8 @@ export function fromQuery(search) {
     s.bfBy = q.get('bb') === 'module' ? 'module' : 'function';
     s.bfTarget = q.get('bt');
   }
+  const tm = q.get('tm');
+  if (tm === 'utc' || tm === 'local') s.clock = tm;
   return { state: s, problems };
 }
 

@@ -50,6 +50,28 @@ export function canonicalSpec(defs, spec) {
 export const isNumericType = (type) => NUMERIC.has(type) && type !== 'address';
 
 /**
+ * How times are shown: seconds since the trace's start, or dates (UTC, or the recording
+ * machine's local time). Set by the trace page from its summary and view state.
+ * @type {{mode: 'trace'|'utc'|'local', startUnixUs: number, biasMinutes: number}}
+ */
+export const clock = { mode: 'trace', startUnixUs: 0, biasMinutes: 0 };
+
+/** `t` seconds after the trace's start as a date in the clock's mode, to the microsecond. @param {number} t */
+export function fmtWallClock(t) {
+  const local = clock.mode === 'local';
+  const offsetMin = local ? -clock.biasMinutes : 0;
+  // Whole microseconds: a date in seconds as a double keeps only about 0.2 µs.
+  const us = clock.startUnixUs + Math.round(t * 1e6) + offsetMin * 60e6;
+  const d = new Date(Math.floor(us / 1000));
+  const frac = String(((us % 1e6) + 1e6) % 1e6).padStart(6, '0');
+  const base = d.toISOString().slice(0, 19).replace('T', ' ');
+  if (!local) return `${base}.${frac}Z`;
+  const sign = offsetMin < 0 ? '-' : '+';
+  const a = Math.abs(offsetMin);
+  return `${base}.${frac}${sign}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
+}
+
+/**
  * A value as the table shows it: sizes and durations with units, times in seconds from trace
  * start, counts with separators; a text column over several values shows how many.
  * @param {any} v the API's value (base units) @param {string} type
@@ -61,7 +83,7 @@ export function formatValue(v, type) {
     case 'count': return fmtInt(v);
     case 'size': return fmtSize(v);
     case 'duration': return fmtSecs(v);
-    case 'time': return v.toFixed(6);
+    case 'time': return clock.mode === 'trace' ? v.toFixed(6) : fmtWallClock(v);
     case 'id': return String(v);
     default: return `${fmtInt(v)} values`;
   }

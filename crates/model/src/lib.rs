@@ -32,6 +32,9 @@ pub struct TraceInfo {
     pub os_version: String,
     /// ISO 8601 UTC of time zero.
     pub start_time: String,
+    /// The recording machine's time zone: minutes to add to its local time to
+    /// get UTC (the log-file header's TIME_ZONE_INFORMATION.Bias; 0 unknown).
+    pub timezone_bias_minutes: i32,
     /// From time zero to the last event.
     pub duration_ns: i64,
     /// When the first event other than the session's own bookkeeping

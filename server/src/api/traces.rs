@@ -252,6 +252,11 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "start_time": i.start_time,
         "duration_s": i.duration_ns as f64 / 1e9,
         "events_start_s": i.events_start_ns as f64 / 1e9,
+        // Wall clock of time zero (microseconds since 1970, UTC: exact in a
+        // JSON number) and the trace's time zone, for times shown as dates:
+        // UTC = local + bias.
+        "start_unix_us": tr.clock.start_filetime.saturating_sub(116_444_736_000_000_000) / 10,
+        "timezone_bias_minutes": i.timezone_bias_minutes,
         "cpus": i.cpus,
         "pointer_size": i.pointer_size,
         "os_version": i.os_version,

@@ -206,6 +206,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         lf.major_version, lf.minor_version, lf.provider_version
     );
     info.start_time = etl::logfile::filetime_to_iso8601(lf.start_time);
+    info.timezone_bias_minutes = lf.timezone_bias;
     info.duration_ns = clock.to_ns(batch.max_ts.unwrap_or(file.ts0()));
     info.events_start_ns = batch.min_ts.map_or(0, |t| clock.to_ns(t).max(0));
     info.events = batch.events;
