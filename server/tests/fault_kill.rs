@@ -15,23 +15,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
+use testdata::Rng;
+
 const KILLS: usize = 24;
 const SEED: u64 = 0x5eed_0012;
-
-/// xorshift64*: the same kill points on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A request that may be cut by the kill: None when no full answer came.
 fn try_request(addr: &str, method: &str, path: &str, body: &[u8]) -> Option<(u16, String)> {
@@ -153,7 +140,7 @@ fn sigkill_during_upload_ingest_and_delete_loses_nothing() {
     let data = temp_dir("fault");
     let bodies = bodies();
     let ids: Vec<String> = bodies.iter().map(|b| id_of(b)).collect();
-    let mut rng = Rng(SEED);
+    let mut rng = Rng::new(SEED);
     let mut book = Book {
         confirmed: BTreeMap::new(),
         deleted: BTreeSet::new(),
@@ -165,7 +152,7 @@ fn sigkill_during_upload_ingest_and_delete_loses_nothing() {
         let listed = check(&server, &data, &mut book, round % 8 == 7);
         let addr = server.addr.clone();
         // Delete what is listed, or upload what is not; kill after a random delay.
-        let kind = match rng.below(3) {
+        let kind = match rng.below_u64(3) {
             0 if !listed.is_empty() => "delete",
             1 => "ingest",
             _ => "upload",
@@ -174,20 +161,20 @@ fn sigkill_during_upload_ingest_and_delete_loses_nothing() {
         // Kill points: inside the upload's body, rename and insert; inside the
         // delete; at a random point of an ingest that starts after a confirmed upload.
         let delay = Duration::from_millis(match kind {
-            "upload" => rng.below(30),
-            "delete" => rng.below(4),
-            _ => rng.below(600),
+            "upload" => rng.below_u64(30),
+            "delete" => rng.below_u64(4),
+            _ => rng.below_u64(600),
         });
         let (method, path, body, id) = if kind == "delete" {
-            let pick = rng.below(listed.len() as u64) as usize;
+            let pick = rng.below_u64(listed.len() as u64) as usize;
             let id = listed.iter().nth(pick).unwrap().clone();
             ("DELETE", format!("/api/traces/{id}"), Vec::new(), id)
         } else {
             // "ingest": a large trace, killed while it is read.
             let i = if kind == "ingest" {
-                6 + rng.below(3) as usize
+                6 + rng.below_u64(3) as usize
             } else {
-                rng.below(6) as usize
+                rng.below_u64(6) as usize
             };
             (
                 "POST",

@@ -36,6 +36,7 @@ fn seeds(base: &Baseline) -> u64 {
 const TIME_BOUND: Duration = Duration::from_secs(if cfg!(debug_assertions) { 30 } else { 5 });
 
 use testdata::real_traces_dir as traces_dir;
+use testdata::Rng;
 
 fn trace_files() -> Vec<(String, Vec<u8>)> {
     let Some(dir) = traces_dir() else {
@@ -57,27 +58,9 @@ fn trace_files() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// SplitMix64: a tiny deterministic PRNG, so every run damages the same bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len())]
-    }
+/// The same damage on every run: SplitMix64 from a mixed seed.
+fn rng(seed: u64) -> Rng {
+    Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
 }
 
 /// What the undamaged file holds, to aim damage and to compare against.
@@ -180,7 +163,7 @@ fn choose(kind: usize, rng: &mut Rng, base: &Baseline) -> Option<Mutation> {
     Some(match kind {
         0 => Mutation::Truncate { at: rng.below(n) },
         1 => Mutation::FlipBytes {
-            seed: rng.next(),
+            seed: rng.next_u64(),
             count: 1 + rng.below(16),
         },
         2 => {
@@ -194,7 +177,7 @@ fn choose(kind: usize, rng: &mut Rng, base: &Baseline) -> Option<Mutation> {
         3 => Mutation::BufferSize {
             buffer,
             value: if rng.below(4) == 0 {
-                rng.next() as u32
+                rng.next_u64() as u32
             } else {
                 rng.pick(&SIZE_VALUES)
             },
@@ -202,7 +185,7 @@ fn choose(kind: usize, rng: &mut Rng, base: &Baseline) -> Option<Mutation> {
         4 => Mutation::SavedOffset {
             buffer,
             value: if rng.below(4) == 0 {
-                rng.next() as u32
+                rng.next_u64() as u32
             } else {
                 rng.pick(&SIZE_VALUES)
             },
@@ -211,7 +194,7 @@ fn choose(kind: usize, rng: &mut Rng, base: &Baseline) -> Option<Mutation> {
             if base.event_sizes.is_empty() {
                 return None;
             }
-            let random = rng.next() as u16;
+            let random = rng.next_u64() as u16;
             Mutation::EventSize {
                 at: rng.pick(&base.event_sizes),
                 value: rng.pick(&[0, 1, 7, 8, 0x17, 0xFFFF, random]),
@@ -246,7 +229,7 @@ fn apply(m: Mutation, bytes: &mut Vec<u8>, base: &Baseline) {
     match m {
         Mutation::Truncate { at } => bytes.truncate(at),
         Mutation::FlipBytes { seed, count } => {
-            let mut r = Rng::new(seed);
+            let mut r = rng(seed);
             for _ in 0..count {
                 let at = r.below(bytes.len());
                 bytes[at] ^= 1 + r.below(255) as u8;
@@ -320,7 +303,7 @@ fn damaged_real_traces_read_cleanly() {
         let base = baseline(bytes);
         for kind in 0..KINDS {
             for seed in 0..seeds(&base) {
-                let mut rng = Rng::new((kind as u64) << 32 | seed);
+                let mut rng = rng((kind as u64) << 32 | seed);
                 let Some(m) = choose(kind, &mut rng, &base) else {
                     continue;
                 };

@@ -13,24 +13,16 @@ use etl::writer::{
 use etl::{EtlFile, Event, Guid, HeaderType};
 use std::collections::BTreeMap;
 use std::io::Cursor;
+use testdata::Rng;
 
-/// xorshift64*: a seeded PRNG, enough for test data.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
+/// Random events from the tests' one seeded PRNG.
+trait RandomData {
+    fn guid(&mut self) -> Guid;
+}
+
+impl RandomData for Rng {
     fn guid(&mut self) -> Guid {
-        Guid::from_u128((self.next() as u128) << 64 | self.next() as u128)
+        Guid::from_u128((self.next_u64() as u128) << 64 | self.next_u64() as u128)
     }
 }
 
@@ -202,22 +194,22 @@ impl Spec {
 }
 
 fn random_spec(rng: &mut Rng, cpus: u16, ts: i64, max_payload: usize) -> Spec {
-    let cpu = rng.below(cpus as u64) as u16;
+    let cpu = rng.below_u64(cpus as u64) as u16;
     let kh = |rng: &mut Rng| KernelHeader {
-        hook_id: rng.next() as u16,
-        version: rng.below(6) as u16,
-        pid: rng.next() as u32,
-        tid: rng.next() as u32,
+        hook_id: rng.next_u64() as u16,
+        version: rng.below_u64(6) as u16,
+        pid: rng.next_u64() as u32,
+        tid: rng.next_u64() as u32,
     };
     let ch = |rng: &mut Rng| ClassicHeader {
         guid: rng.guid(),
-        opcode: rng.next() as u8,
-        level: rng.below(6) as u8,
-        version: rng.below(4) as u16,
-        pid: rng.next() as u32,
-        tid: rng.next() as u32,
+        opcode: rng.next_u64() as u8,
+        level: rng.below_u64(6) as u8,
+        version: rng.below_u64(4) as u16,
+        pid: rng.next_u64() as u32,
+        tid: rng.next_u64() as u32,
     };
-    let kind = match rng.below(6) {
+    let kind = match rng.below_u64(6) {
         0 => Kind::System(kh(rng)),
         1 => Kind::Compact(kh(rng)),
         2 => Kind::PerfInfo(kh(rng)),
@@ -225,51 +217,51 @@ fn random_spec(rng: &mut Rng, cpus: u16, ts: i64, max_payload: usize) -> Spec {
         4 => Kind::Instance(
             ch(rng),
             InstanceInfo {
-                instance_id: rng.next() as u32,
-                parent_instance_id: rng.next() as u32,
+                instance_id: rng.next_u64() as u32,
+                parent_instance_id: rng.next_u64() as u32,
                 parent_guid: rng.guid(),
             },
         ),
         _ => {
-            let n64 = rng.below(40) as usize;
-            let n32 = rng.below(40) as usize;
-            let frames64: Vec<u64> = (0..n64).map(|_| rng.next()).collect();
-            let frames32: Vec<u32> = (0..n32).map(|_| rng.next() as u32).collect();
-            let schema_len = rng.below(60) as usize;
+            let n64 = rng.below_u64(40) as usize;
+            let n32 = rng.below_u64(40) as usize;
+            let frames64: Vec<u64> = (0..n64).map(|_| rng.next_u64()).collect();
+            let frames32: Vec<u32> = (0..n32).map(|_| rng.next_u64() as u32).collect();
+            let schema_len = rng.below_u64(60) as usize;
             Kind::Event {
                 fields: EventHeaderFields {
                     provider: rng.guid(),
-                    id: rng.next() as u16,
-                    version: rng.next() as u8,
-                    channel: rng.next() as u8,
-                    level: rng.below(6) as u8,
-                    opcode: rng.next() as u8,
-                    task: rng.next() as u16,
-                    keyword: rng.next(),
-                    pid: rng.next() as u32,
-                    tid: rng.next() as u32,
+                    id: rng.next_u64() as u16,
+                    version: rng.next_u64() as u8,
+                    channel: rng.next_u64() as u8,
+                    level: rng.below_u64(6) as u8,
+                    opcode: rng.next_u64() as u8,
+                    task: rng.next_u64() as u16,
+                    keyword: rng.next_u64(),
+                    pid: rng.next_u64() as u32,
+                    tid: rng.next_u64() as u32,
                     activity_id: rng.guid(),
                     ..Default::default()
                 },
-                stack64: (rng.below(3) == 0).then_some(frames64),
-                stack32: (rng.below(4) == 0).then_some(frames32),
-                schema: (rng.below(4) == 0).then(|| rng.bytes(schema_len)),
-                related: (rng.below(4) == 0).then(|| rng.guid()),
+                stack64: (rng.below_u64(3) == 0).then_some(frames64),
+                stack32: (rng.below_u64(4) == 0).then_some(frames32),
+                schema: (rng.below_u64(4) == 0).then(|| rng.bytes(schema_len)),
+                related: (rng.below_u64(4) == 0).then(|| rng.guid()),
             }
         }
     };
-    let payload_len = match rng.below(10) {
+    let payload_len = match rng.below_u64(10) {
         0 => 0,
-        1 => rng.below(max_payload as u64) as usize,
-        _ => rng.below(64) as usize,
+        1 => rng.below_u64(max_payload as u64) as usize,
+        _ => rng.below_u64(64) as usize,
     };
     // Compressible payloads half of the time, so compressed buffers shrink.
-    let payload = if rng.below(2) == 0 {
-        vec![rng.next() as u8; payload_len]
+    let payload = if rng.below_u64(2) == 0 {
+        vec![rng.next_u64() as u8; payload_len]
     } else {
         rng.bytes(payload_len)
     };
-    let pointer_size = match rng.below(8) {
+    let pointer_size = match rng.below_u64(8) {
         0 => Some(4),
         1 => Some(8),
         _ => None,
@@ -411,11 +403,11 @@ fn every_kind_round_trips_for_both_pointer_sizes_compressed_or_not() {
     for ps in [4u8, 8] {
         for compress in [false, true] {
             let cfg = config(ps, compress, 4, 8192);
-            let mut rng = Rng(0x5eed_0000 + ps as u64 + compress as u64);
+            let mut rng = Rng::new(0x5eed_0000 + ps as u64 + compress as u64);
             let mut ts = cfg.ts0;
             let specs: Vec<Spec> = (0..3000)
                 .map(|_| {
-                    ts += rng.below(1000) as i64;
+                    ts += rng.below_u64(1000) as i64;
                     random_spec(&mut rng, cfg.cpus, ts, 3000)
                 })
                 .collect();
@@ -492,20 +484,20 @@ fn oversized_events_and_bad_cpus_are_errors() {
 
 #[test]
 fn property_random_mixes_round_trip() {
-    let mut meta = Rng(0xC0FF_EE00_1234);
+    let mut meta = Rng::new(0xC0FF_EE00_1234);
     for round in 0..24 {
-        let ps = if meta.below(2) == 0 { 4 } else { 8 };
-        let compress = meta.below(2) == 0;
-        let cpus = 1 + meta.below(8) as u16;
-        let buffer_size = 1024 * (1 + meta.below(16) as u32);
+        let ps = if meta.below_u64(2) == 0 { 4 } else { 8 };
+        let compress = meta.below_u64(2) == 0;
+        let cpus = 1 + meta.below_u64(8) as u16;
+        let buffer_size = 1024 * (1 + meta.below_u64(16) as u32);
         let cfg = config(ps, compress, cpus, buffer_size);
-        let n = meta.below(2000) as usize;
-        let mut rng = Rng(meta.next() | 1);
+        let n = meta.below_u64(2000) as usize;
+        let mut rng = Rng::new(meta.next_u64() | 1);
         let mut ts = cfg.ts0;
         let max_payload = (buffer_size as usize - 0x48 - 0x50 - 800).min(4000);
         let specs: Vec<Spec> = (0..n)
             .map(|_| {
-                ts += rng.below(50) as i64;
+                ts += rng.below_u64(50) as i64;
                 random_spec(&mut rng, cpus, ts, max_payload)
             })
             .collect();

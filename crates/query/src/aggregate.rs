@@ -7,7 +7,6 @@
 use rustc_hash::FxHashSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Aggregation {
     Sum,
     Min,
@@ -73,7 +72,6 @@ impl Aggregation {
 
 /// An aggregate, before the column gives it a unit or a text.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum AggValue {
     /// No row had a value (Min, Max, Avg, Single of nothing).
     Empty,

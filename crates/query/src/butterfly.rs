@@ -10,7 +10,6 @@ use crate::{Engine, QueryError};
 use model::NONE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ButterflyTarget {
     /// A func key.
     Function(u32),
@@ -20,7 +19,6 @@ pub enum ButterflyTarget {
 
 /// Whether callers and callees are listed per function or per module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum NeighborBy {
     #[default]
     Function,
@@ -28,7 +26,6 @@ pub enum NeighborBy {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ButterflyRequest {
     pub target: ButterflyTarget,
     pub by: NeighborBy,
@@ -39,7 +36,6 @@ pub struct ButterflyRequest {
 pub const ROOT_CALLER: u32 = u32::MAX;
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Neighbor {
     /// Func key or module key (per `by`), `ROOT_CALLER` for "[root]".
     pub key: u32,
@@ -49,7 +45,6 @@ pub struct Neighbor {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Butterfly {
     /// Every sample the filters keep.
     pub total: Totals,

@@ -14,7 +14,6 @@ use model::NONE;
 use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Direction {
     /// What X calls: the frames below X, outermost first.
     Callees,
@@ -23,7 +22,6 @@ pub enum Direction {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ButterflyTreeRequest {
     pub target: ButterflyTarget,
     pub direction: Direction,

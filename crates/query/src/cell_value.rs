@@ -7,7 +7,6 @@ use crate::text_order::{text_cmp, version_cmp};
 use std::cmp::Ordering;
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum CellValue {
     Empty,
     /// A count, whatever the column's unit (Count, Unique Count, or the

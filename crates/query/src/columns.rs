@@ -9,7 +9,6 @@ use model::{Trace, NONE};
 
 /// Key columns of CPU Usage (Sampled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Column {
     /// `name (pid)`, one key per process instance.
     Process,

@@ -9,7 +9,6 @@ use model::NONE;
 
 /// Half-open time range `[start_ns, end_ns)`, ns since trace start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TimeRange {
     pub start_ns: i64,
     pub end_ns: i64,
@@ -20,7 +19,6 @@ pub struct TimeRange {
 /// subtree; for `StackInverted` a value is a func key and matches every
 /// stack containing that function.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColumnFilter {
     pub column: Column,
     pub values: Vec<u32>,
@@ -30,14 +28,12 @@ pub struct ColumnFilter {
 /// A set of tree paths (as `TableRequest::path`) in the tree of `columns`:
 /// keeps the samples under any of them. At most 64 paths.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Selection {
     pub columns: Vec<Column>,
     pub paths: Vec<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Filters {
     pub range: Option<TimeRange>,
     pub columns: Vec<ColumnFilter>,

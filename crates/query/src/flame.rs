@@ -12,7 +12,6 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FlameOrder {
     /// Siblings by function name (a classic flame graph).
     #[default]
@@ -22,7 +21,6 @@ pub enum FlameOrder {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FlameRequest {
     pub filters: Filters,
     /// Drop boxes narrower than this fraction of the total weight (0..1).
@@ -35,7 +33,6 @@ pub struct FlameRequest {
 /// Boxes in depth-first order, as parallel columns. Box 0 is the "all" root
 /// (depth 0); with `per_process`, process boxes sit at depth 1.
 #[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FlameGraph {
     pub total: Totals,
     pub depth: Vec<u16>,

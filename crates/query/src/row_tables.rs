@@ -26,7 +26,6 @@ use std::sync::{Arc, OnceLock};
 pub const NO_STACK: u32 = u32::MAX - 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum RowTableKind {
     Processes,
     Threads,
@@ -76,7 +75,6 @@ impl RowTableKind {
 /// Keep (or drop) rows whose key in column `column` is one of `values`; on
 /// a stack column, rows whose stack passes through one of the call nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RowFilter {
     pub column: usize,
     pub values: Vec<u32>,
@@ -84,7 +82,6 @@ pub struct RowFilter {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RowTableRequest {
     /// Key columns (indices into `RowTable::columns`), outermost first.
     pub columns: Vec<usize>,

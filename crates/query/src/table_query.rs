@@ -11,7 +11,6 @@ use rustc_hash::FxHashMap;
 
 /// Value columns (right of the gold bar) a table can sort by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ValueColumn {
     Count,
     #[default]
@@ -24,7 +23,6 @@ pub enum ValueColumn {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SortBy {
     pub column: ValueColumn,
     pub descending: bool,
@@ -40,7 +38,6 @@ impl Default for SortBy {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TableRequest {
     /// Key columns left of the gold bar, outermost first.
     pub columns: Vec<Column>,
@@ -54,14 +51,12 @@ pub struct TableRequest {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Totals {
     pub count: u64,
     pub weight_ns: i64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Row {
     /// The key to append to the path to expand this row.
     pub key: u32,
@@ -83,7 +78,6 @@ pub struct Row {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TableResponse {
     /// Column of the returned rows (`None` below the last key column).
     pub column: Option<Column>,

@@ -9,7 +9,6 @@ use model::NONE;
 use rayon::prelude::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SeriesBy {
     #[default]
     Process,
@@ -17,7 +16,6 @@ pub enum SeriesBy {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TimelineRequest {
     /// The binned range (the filters' own range, if any, also applies).
     pub range: TimeRange,
@@ -29,7 +27,6 @@ pub struct TimelineRequest {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Series {
     /// Process or thread row, `NONE` for "other".
     pub key: u32,
@@ -40,7 +37,6 @@ pub struct Series {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Timeline {
     pub start_ns: i64,
     pub bin_ns: f64,

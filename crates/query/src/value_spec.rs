@@ -10,7 +10,6 @@ pub const PERCENT_WEIGHT: &str = "% Weight";
 
 /// What a value column aggregates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ValueOf {
     /// A column of the table (index into `TableDef::columns`).
     Column(usize),
@@ -19,7 +18,6 @@ pub enum ValueOf {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ValueSpec {
     pub of: ValueOf,
     pub aggregation: Aggregation,

@@ -69,6 +69,87 @@ pub fn python3(args: &[&std::ffi::OsStr]) -> Option<std::process::Output> {
     }
 }
 
+
+/// A per-test temporary folder (unique per process, tag and call), removed
+/// on drop. The one helper every crate's tests use.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("etlscope-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        if let Err(e) = std::fs::create_dir_all(&p) {
+            panic!("cannot create {}: {e}", p.display());
+        }
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    /// Write `bytes` to `name` inside the folder.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        if let Err(e) = std::fs::write(&p, bytes) {
+            panic!("cannot write {}: {e}", p.display());
+        }
+        p
+    }
+
+    /// Keep the folder (for a test that hands it to another process).
+    pub fn keep(self) -> PathBuf {
+        let p = self.0.clone();
+        std::mem::forget(self);
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// SplitMix64: a small seeded generator, so every run of a test draws the
+/// same cases. The one PRNG of the tests (the writer has its own in synth,
+/// the query benchmarks theirs in query::synthetic, which tests cannot share).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (0 when n is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.below_u64(n as u64) as usize
+    }
+
+    /// Uniform in `0..n` (0 when n is 0).
+    pub fn below_u64(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+
+    pub fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len())]
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64() as u8).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -16,15 +16,10 @@ use std::time::{Duration, Instant};
 #[allow(unused_imports)]
 pub use testdata::real_traces_dir;
 
+/// A fresh folder for one test, kept until the test removes it (a server
+/// process may still hold it).
 pub fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "etlscope-test-{tag}-{}-{}",
-        std::process::id(),
-        Instant::now().elapsed().as_nanos()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    testdata::TempDir::new(tag).keep()
 }
 
 /// The binary under test: `$ETLSCOPE_BIN` (e.g. a release build, for the

@@ -10,7 +10,6 @@ use model::strings::StringTable;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use symbols::PdbIdentity;
 
@@ -93,30 +92,8 @@ pub fn probes(functions: &[Expected]) -> Vec<(u32, String)> {
     v
 }
 
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "etlscope-symbols-test-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[allow(unused_imports)] // not every test binary writes files
+pub use testdata::TempDir;
 
 /// Copy `pdb` into `store` in symstore layout for `id`.
 pub fn put_in_symstore(store: &Path, id: &PdbIdentity, pdb: &Path) -> PathBuf {
