@@ -255,8 +255,18 @@ impl Store {
         progress
     }
 
+    /// Write a trace's status to the catalog. The in-memory status stays the
+    /// truth for this run either way; a catalog that cannot be written (disk
+    /// full, read-only) is an error in the log, not a silent difference that
+    /// shows after the next restart.
+    fn record_status(&self, id: &str, status: &str, message: &str) {
+        if let Err(e) = self.catalog.set_status(id, status, message) {
+            tracing::error!(%id, status, error = %e, "cannot record the trace's status in the catalog");
+        }
+    }
+
     fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
-        let _ = self.catalog.set_status(&entry.id, "ingesting", "");
+        self.record_status(&entry.id, "ingesting", "");
         let path = self.trace_path(&entry);
         let started = Instant::now();
         let (result, tickets) = self.read_admitted(&path, &progress);
@@ -285,7 +295,7 @@ impl Store {
                     self.clock.fetch_add(1, Ordering::Relaxed),
                 ));
                 slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
-                let _ = self.catalog.set_status(&entry.id, "ready", "");
+                self.record_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
                 drop(slots);
                 release_free_memory();
@@ -297,7 +307,7 @@ impl Store {
             Err(msg) => {
                 tracing::warn!(id = %entry.id, error = %msg, "ingest failed");
                 slots.insert(entry.id.clone(), Slot::Failed(msg.clone()));
-                let _ = self.catalog.set_status(&entry.id, "failed", &msg);
+                self.record_status(&entry.id, "failed", &msg);
             }
         }
     }

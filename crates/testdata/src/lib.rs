@@ -69,7 +69,6 @@ pub fn python3(args: &[&std::ffi::OsStr]) -> Option<std::process::Output> {
     }
 }
 
-
 /// A per-test temporary folder (unique per process, tag and call), removed
 /// on drop. The one helper every crate's tests use.
 pub struct TempDir(pub PathBuf);
