@@ -1,0 +1,161 @@
+//! Every documented endpoint's real response validates against its schema
+//! in docs/openapi.json (OpenAPI 3.1: JSON Schema 2020-12), on the demo
+//! trace served by the real binary. The schemas are read as closed (an
+//! object schema that lists properties allows no others), so a field the
+//! server sends and the document does not describe fails the test too.
+
+mod common;
+
+use common::{temp_dir, Server};
+use serde_json::{json, Value};
+
+const DOC: &str = include_str!("../../docs/openapi.json");
+
+/// Object schemas that list properties allow no others, unless they say.
+fn closed(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key("properties") && !m.contains_key("additionalProperties") {
+                m.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            for (_, c) in m.iter_mut() {
+                closed(c);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(closed),
+        _ => {}
+    }
+}
+
+/// The schema of `method path`'s success response, with the document's
+/// components beside it so that `$ref`s resolve.
+fn response_schema(doc: &Value, path: &str, method: &str) -> Value {
+    let op = &doc["paths"][path][method];
+    assert!(op.is_object(), "{method} {path} is not documented");
+    let ok = ["200", "201"]
+        .iter()
+        .map(|s| &op["responses"][*s]["content"]["application/json"]["schema"])
+        .find(|s| s.is_object())
+        .unwrap_or_else(|| panic!("{method} {path}: no JSON success response documented"));
+    let mut schema = ok.clone();
+    if let Value::Object(m) = &mut schema {
+        m.insert("components".into(), doc["components"].clone());
+    }
+    schema
+}
+
+/// Where `response` differs from the schema of `method path`.
+fn mismatches(doc: &Value, path: &str, method: &str, response: &Value) -> Vec<String> {
+    let schema = response_schema(doc, path, method);
+    let v = jsonschema::validator_for(&schema)
+        .unwrap_or_else(|e| panic!("{method} {path}: the documented schema is not valid: {e}"));
+    v.iter_errors(response)
+        .take(20)
+        .map(|e| format!("{method} {path}: {} at {}", e, e.instance_path()))
+        .collect()
+}
+
+#[test]
+fn every_endpoint_answers_as_documented() {
+    let mut doc: Value = serde_json::from_str(DOC).expect("openapi.json parses");
+    closed(&mut doc);
+    let mut errors: Vec<String> = Vec::new();
+    let mut check = |doc: &Value, path: &str, method: &str, r: &Value| {
+        errors.extend(mismatches(doc, path, method, r));
+    };
+    let data = temp_dir("openapi");
+    let demo = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../traces/explorer-overlay.etl"
+    );
+    let server = Server::start(&data, &[demo]);
+    let (s, list) = server.json("GET", "/api/traces", "");
+    assert_eq!(s, 200);
+    check(&doc, "/api/traces", "get", &list);
+    let id = list["traces"][0]["id"].as_str().expect("an id").to_string();
+    let ready = server.wait_ready(&id, 120);
+    check(&doc, "/api/traces/{id}", "get", &ready);
+    let get = |p: &str| {
+        let (s, v) = server.json("GET", &p.replace("{id}", &id), "");
+        assert_eq!(s, 200, "GET {p}: {v}");
+        v
+    };
+    for p in [
+        "/api/traces/{id}/summary",
+        "/api/traces/{id}/columns",
+        "/api/traces/{id}/symbols",
+    ] {
+        check(&doc, p, "get", &get(p));
+    }
+    let post = |p: &str, body: Value| {
+        let (s, v) = server.json("POST", &p.replace("{id}", &id), &body.to_string());
+        assert_eq!(s, 200, "POST {p} {body}: {v}");
+        v
+    };
+    let range = json!({"start_s": 7.0, "end_s": 23.0});
+    let tables = [
+        json!({"table": "cpu-sampled", "columns": ["Process", "Stack"], "range": range, "path": ["explorer.exe (6148)"]}),
+        json!({"table": "images", "columns": ["Process", "Image Path"], "values": ["Load Time", "Image Size", "File Version"]}),
+        json!({"table": "file-io", "columns": ["Type", "File Path"]}),
+        json!({"table": "processes", "columns": ["Process"], "values": ["Start Time", "End Time", "Duration"]}),
+        json!({"table": "generic", "columns": ["Provider"]}),
+    ];
+    for body in tables {
+        check(
+            &doc,
+            "/api/traces/{id}/table",
+            "post",
+            &post("/api/traces/{id}/table", body),
+        );
+    }
+    check(
+        &doc,
+        "/api/traces/{id}/flame",
+        "post",
+        &post("/api/traces/{id}/flame", json!({"range": range})),
+    );
+    check(
+        &doc,
+        "/api/traces/{id}/timeline",
+        "post",
+        &post("/api/traces/{id}/timeline", json!({"bins": 50})),
+    );
+    check(
+        &doc,
+        "/api/traces/{id}/butterfly",
+        "post",
+        &post(
+            "/api/traces/{id}/butterfly",
+            json!({"kind": "module", "target": "tishell64_26_0_39450.dll", "by": "module"}),
+        ),
+    );
+    // Errors: one documented shape, whatever produced them.
+    let error_schema =
+        json!({"$ref": "#/components/schemas/Error", "components": doc["components"].clone()});
+    let validator = jsonschema::validator_for(&error_schema).expect("the Error schema is valid");
+    for (method, p, body) in [
+        ("GET", "/api/traces/00000000000000000000000000000000", ""),
+        ("GET", "/api/no-such-route", ""),
+        ("POST", "/api/traces/{id}/table", "{not json"),
+        (
+            "POST",
+            "/api/traces/{id}/table",
+            r#"{"table": "no-such-table", "columns": []}"#,
+        ),
+    ] {
+        let (s, v) = server.json(method, &p.replace("{id}", &id), body);
+        assert!(s >= 400, "{method} {p}: {s}");
+        errors.extend(
+            validator
+                .iter_errors(&v)
+                .map(|e| format!("{method} {p} ({s}): {e} at {}", e.instance_path())),
+        );
+    }
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+    assert!(
+        errors.is_empty(),
+        "responses that do not match docs/openapi.json:\n{}",
+        errors.join("\n")
+    );
+}
