@@ -269,7 +269,10 @@ impl Store {
         self.record_status(&entry.id, "ingesting", "");
         let path = self.trace_path(&entry);
         let started = Instant::now();
-        let (result, tickets) = self.read_admitted(&path, &progress);
+        let (result, tickets) = match changed_since_added(&path, entry.size) {
+            Some(why) => (Err(why), Vec::new()),
+            None => self.read_admitted(&path, &progress),
+        };
         let mut slots = self.slots();
         // Deleted (or replaced) while it was read: the result is nobody's.
         let ours =
@@ -545,4 +548,22 @@ pub fn rfc3339(secs: i64) -> String {
     let s = etl::logfile::filetime_to_iso8601(ft);
     // Drop the microseconds: seconds are enough for a catalog.
     format!("{}Z", s.get(..19).unwrap_or(&s))
+}
+
+/// Why the file at `path` is no longer the trace the library holds, if it is
+/// not: a file served by reference is the user's, who may truncate or
+/// rewrite it. Reading a mapped file that shrinks under us would fault, so a
+/// file whose size differs from the one recorded when it was added is
+/// refused with this message instead of read.
+fn changed_since_added(path: &Path, size: u64) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() == size => None,
+        Ok(m) => Some(format!(
+            "{} changed since it was added to the library ({size} bytes then, {} now): \
+             it is not read; open it again to add the new file",
+            path.display(),
+            m.len()
+        )),
+        Err(e) => Some(format!("{} cannot be read: {e}", path.display())),
+    }
 }

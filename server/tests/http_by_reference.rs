@@ -78,3 +78,50 @@ fn deleting_an_upload_removes_only_its_stored_file() {
     assert_eq!(std::fs::read(&stranger).unwrap(), b"mine");
     std::fs::remove_dir_all(&data).ok();
 }
+
+/// Issue 19, point 6: a file served by reference that the user truncates is
+/// refused with a clear error when it is read again, and the server keeps
+/// serving: it never maps a file that shrank since it was added.
+#[test]
+fn a_served_file_truncated_since_it_was_added_is_refused_not_read() {
+    let data = temp_dir("byref-trunc-data");
+    let mine = temp_dir("byref-trunc-mine");
+    let (bytes, _) = fixture_trace::write();
+    let file = mine.join("my-trace.etl");
+    std::fs::write(&file, &bytes).unwrap();
+    let server = Server::start(&data, &[file.to_str().unwrap()]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().unwrap().to_string();
+    server.wait_ready(&id, 60);
+    drop(server);
+
+    // Cut the file to half, between two reads of it.
+    let f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    f.set_len(bytes.len() as u64 / 2).unwrap();
+    drop(f);
+
+    // Started again on the same data dir, the library still lists the
+    // trace; asking for it reads it again, which is refused with the reason.
+    let server = Server::start(&data, &[]);
+    let (s, v) = server.get(&format!("/api/traces/{id}/summary"));
+    assert!(s == 200 || s >= 400, "{s} {v}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let entry = loop {
+        let (s, v) = server.json("GET", &format!("/api/traces/{id}"), "");
+        assert_eq!(s, 200, "{v}");
+        if v["status"] != "ingesting" && v["status"] != "pending" {
+            break v;
+        }
+        assert!(std::time::Instant::now() < deadline, "{v}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(entry["status"], "failed", "{entry}");
+    let error = entry["error"].as_str().unwrap_or("");
+    assert!(error.contains("changed since it was added"), "{error}");
+    let (s, _) = server.get("/api/traces");
+    assert_eq!(s, 200, "the server keeps serving");
+    assert_eq!(std::fs::read(&file).unwrap().len(), bytes.len() / 2);
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+    std::fs::remove_dir_all(&mine).ok();
+}

@@ -55,12 +55,21 @@ fn main() {
         let same = inputs
             .iter()
             .zip(&ours_out)
-            .filter(|((raw, _), ours)| f(raw).is_some_and(|o| o.get(..ours.len()) == Some(&ours[..])))
+            .filter(|((raw, _), ours)| {
+                f(raw).is_some_and(|o| o.get(..ours.len()) == Some(&ours[..]))
+            })
             .count();
-        println!("{name:<14} same output as ours on {same} of {} buffers", inputs.len());
+        println!(
+            "{name:<14} same output as ours on {same} of {} buffers",
+            inputs.len()
+        );
     };
     let lzx = |raw: &[u8]| lzxpress::data::decompress(raw).ok();
-    let xpr = |raw: &[u8]| xpress_rs::lz77::LZ77Decompressor::new(raw.to_vec()).decompress().ok();
+    let xpr = |raw: &[u8]| {
+        xpress_rs::lz77::LZ77Decompressor::new(raw.to_vec())
+            .decompress()
+            .ok()
+    };
     agree("rust-lzxpress", &lzx);
     agree("xpress_rs", &xpr);
 
@@ -104,7 +113,12 @@ fn main() {
     let mut damaged: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .map(|d| {
             d.flatten()
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap_or_default()))
+                .map(|e| {
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read(e.path()).unwrap_or_default(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -113,7 +127,9 @@ fn main() {
     std::panic::set_hook(Box::new(|_| {}));
     for (name, bytes) in &damaged {
         let mut out = vec![0u8; 1 << 20];
-        let ours = catch_unwind(AssertUnwindSafe(|| etl::xca::decompress(bytes, &mut out).is_ok()));
+        let ours = catch_unwind(AssertUnwindSafe(|| {
+            etl::xca::decompress(bytes, &mut out).is_ok()
+        }));
         let a = catch_unwind(AssertUnwindSafe(|| lzx(bytes).is_some()));
         let b = catch_unwind(AssertUnwindSafe(|| xpr(bytes).is_some()));
         let say = |r: std::thread::Result<bool>| match r {
@@ -121,7 +137,12 @@ fn main() {
             Ok(false) => "error",
             Err(_) => "PANICS",
         };
-        println!("{name:<32} ours {:<8} rust-lzxpress {:<8} xpress_rs {}", say(ours), say(a), say(b));
+        println!(
+            "{name:<32} ours {:<8} rust-lzxpress {:<8} xpress_rs {}",
+            say(ours),
+            say(a),
+            say(b)
+        );
     }
     std::panic::set_hook(hook);
 }
