@@ -1,17 +1,20 @@
 // Browser tests: the real binary serving the real PerfView trace, driven by chromium.
-// Expected numbers come from the HTTP API (the query engine), read independently of the DOM.
+// Expected numbers come from `etlscope export` (tests/export.mjs) where converted, else from the
+// HTTP API (the query engine), read independently of the DOM.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
 import { realTraces, buildRelease, startServer, query, repoRoot } from './server.mjs';
+import { exportRows } from './export.mjs';
 
 const traces = realTraces();
 const SHOTS = path.join(repoRoot, 'docs/screenshots');
 /** @type {any} */ let srv;
 /** @type {import('playwright-core').Browser} */ let browser;
 let id = '';
+const trace = () => path.join(traces, 'perfview-net452-x64.etl');
 
 before(async () => {
   if (!traces) return;
@@ -146,24 +149,27 @@ test('images table sorted by File Version shows the unversioned images with thei
   await p.selectOption('[data-testid=preset]', { label: 'Images by File Version, Path' });
   await p.waitForURL(/t=images/);
   await waitTable(p);
-  const api = await query(srv.url, id, 'table', { table: 'images', columns: ['File Version', 'Image Path'], sort: { by: 'label', descending: false }, limit: 500 });
+  // Expected from `etlscope export`: images per (File Version, Image Path).
+  const images = exportRows(trace(), ['--table', 'images', '--group', 'File Version,Image Path']);
+  const unversioned = images.filter((r) => r['File Version'] === '');
   const first = (await rows(p))[0];
-  assert.equal(first.path, api.rows[0].label === '' ? '' : api.rows[0].label);
-  assert.equal(first.count, api.rows[0].count);
+  assert.equal(first.path, '', 'the unversioned images come first');
+  assert.equal(first.count, unversioned.reduce((n, r) => n + r.Count, 0));
   // Expand the unversioned group: its image paths.
   await p.click('[data-testid=table] tbody tr:first-child .tog');
   await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
-  const sub = await query(srv.url, id, 'table', { table: 'images', columns: ['File Version', 'Image Path'], path: [api.rows[0].key], sort: { by: 'label', descending: false }, limit: 500 });
   const shownPaths = await p.$$eval('[data-testid=table] tr[data-depth="1"] td.label .txt', (t) => t.map((x) => x.textContent));
-  assert.deepEqual(shownPaths, sub.rows.map((r) => r.label));
+  assert.deepEqual([...shownPaths].sort(), unversioned.map((r) => r['Image Path']).sort());
   assert.ok(shownPaths.some((x) => /\\/.test(x)), 'paths shown');
   await p.screenshot({ path: path.join(SHOTS, 'images-by-version.png') });
   // Clicking the header flips the sort.
   await p.click('[data-testid=table] th[data-col="File Version"]');
   await p.waitForURL(/s=File\+Version/);
   await waitTable(p);
-  const desc = await query(srv.url, id, 'table', { table: 'images', columns: ['File Version', 'Image Path'], sort: { by: 'label', descending: !p.url().includes('asc=1') }, limit: 500 });
-  assert.equal((await rows(p))[0].count, desc.rows[0].count);
+  // Descending: the highest version first, with its images' count.
+  const top = (await rows(p))[0];
+  assert.notEqual(top.path, '');
+  assert.equal(top.count, images.filter((r) => r['File Version'] === top.path).reduce((n, r) => n + r.Count, 0));
   assert.deepEqual(errors, []);
   await c.close();
 });
@@ -337,7 +343,7 @@ test('keys: * expands everything under a row (bounded); wheel and keys zoom the 
   await c.close();
 });
 
-test('File I/O: creates grouped by File Path, the top path and its count equal the API', { skip: skip() }, async () => {
+test('File I/O: creates grouped by File Path, the top path and its count equal etlscope export', { skip: skip() }, async () => {
   const { p, c, errors } = await newPage();
   await p.goto(`${srv.url}/t/${id}`);
   await waitTable(p);
@@ -349,15 +355,18 @@ test('File I/O: creates grouped by File Path, the top path and its count equal t
   await p.click('[data-testid=context-menu] >> text=Filter to Type = Create');
   await p.waitForURL(/f=Type/);
   await waitTable(p);
-  const api = await query(srv.url, id, 'table', { table: 'file-io', columns: ['File Path'], filters: [{ column: 'Type', values: ['Create'] }], sort: { by: 'count' }, limit: 500 });
-  assert.equal(await tableTotal(p), api.total.count);
+  // Expected from `etlscope export`: creates per File Path, the most opened first.
+  const creates = exportRows(trace(), ['--table', 'file-io', '--group', 'File Path', '--filter', 'Type=Create'])
+    .sort((a, b) => b.Count - a.Count);
+  const want = { total: { count: creates.reduce((n, r) => n + r.Count, 0) }, rows: creates.map((r) => ({ label: r['File Path'], count: r.Count })) };
+  assert.equal(await tableTotal(p), want.total.count);
   await p.click('[data-testid=table] tr[data-path="Create"] .tog');
   await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
   const top = (await rows(p)).find((r) => r.path.startsWith('Create › '));
-  assert.equal(top.path, `Create › ${api.rows[0].label}`);
-  assert.equal(top.count, api.rows[0].count);
+  assert.equal(top.path, `Create › ${want.rows[0].label}`);
+  assert.equal(top.count, want.rows[0].count);
   // The brief's figure (etlscope export --table file-io --group "File Path" --filter Type=Create).
-  assert.equal(api.rows[0].label, 'C:\\Windows\\CSC\\v2.0.6\\namespace\\clrmain');
+  assert.equal(want.rows[0].label, 'C:\\Windows\\CSC\\v2.0.6\\namespace\\clrmain');
   assert.equal(top.count, 69);
   await p.screenshot({ path: path.join(SHOTS, 'file-io-creates.png') });
   // The same grouping by link: File Path alone, filtered to creates.
@@ -365,7 +374,7 @@ test('File I/O: creates grouped by File Path, the top path and its count equal t
   await fresh.p.goto(`${srv.url}/t/${id}?v=1&t=file-io&g=File Path&c=Count,Size&s=Count&f=${encodeURIComponent('Type=Create')}`);
   await waitTable(fresh.p);
   const first = (await rows(fresh.p))[0];
-  assert.deepEqual(first, { path: api.rows[0].label, count: 69 });
+  assert.deepEqual(first, { path: want.rows[0].label, count: 69 });
   assert.deepEqual(fresh.errors, []);
   await fresh.c.close();
   assert.deepEqual(errors, []);

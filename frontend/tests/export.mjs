@@ -1,0 +1,44 @@
+// Expected numbers for the browser tests from `etlscope export` (the CLI's own code path through
+// the query engine), never from the HTTP API the page renders.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { repoRoot } from './server.mjs';
+
+const BIN = path.join(repoRoot, 'target/release/etlscope');
+
+/** `etlscope export TRACE ARGS... --format json` rows. @param {string} trace @param {string[]} args @returns {any[]} */
+export function exportRows(trace, args) {
+  const r = spawnSync(BIN, ['export', trace, '--format', 'json', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/** The module of a frame label `module!function`. @param {string} frame */
+export const moduleOf = (frame) => frame.slice(0, frame.indexOf('!') < 0 ? frame.length : frame.indexOf('!'));
+
+/** Samples of `proc` whose stack (root first) starts with `frames`. @param {any[]} rows @param {string} proc @param {string[]} frames */
+export function exportPrefixCount(rows, proc, frames) {
+  let n = 0;
+  for (const r of rows) {
+    if (r.Process !== proc) continue;
+    const st = r.Stack.split(';');
+    if (frames.every((f, i) => st[i] === f)) n += r.Count;
+  }
+  return n;
+}
+
+/** Callers by module of `mod`: per sample, each module that calls into a run of `mod` frames, once. @param {any[]} rows @param {string} mod */
+export function exportCallersByModule(rows, mod) {
+  const callers = new Map();
+  let inclusive = 0;
+  for (const r of rows) {
+    const mods = r.Stack.split(';').map(moduleOf);
+    if (!mods.includes(mod)) continue;
+    inclusive += r.Count;
+    const seen = new Set();
+    mods.forEach((m, i) => { if (m === mod && i > 0 && mods[i - 1] !== mod) seen.add(mods[i - 1]); });
+    for (const c of seen) callers.set(c, (callers.get(c) || 0) + r.Count);
+  }
+  return { inclusive, callers: [...callers.entries()].sort((a, b) => b[1] - a[1]) };
+}
