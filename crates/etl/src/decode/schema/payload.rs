@@ -17,6 +17,17 @@ pub fn decode_fields<'m>(
     pointer_size: u8,
     maps: &dyn Fn(&str) -> Option<&'m ValueMap>,
 ) -> Result<Vec<(String, String)>> {
+    decode_measured(fields, payload, pointer_size, maps).map(|(v, _)| v)
+}
+
+/// As [`decode_fields`], also returning how many payload bytes the fields
+/// took (a layout that fits leaves none).
+pub fn decode_measured<'m>(
+    fields: &[Field],
+    payload: &[u8],
+    pointer_size: u8,
+    maps: &dyn Fn(&str) -> Option<&'m ValueMap>,
+) -> Result<(Vec<(String, String)>, usize)> {
     let mut r = Reader::new(payload, pointer_size, "ManifestEvent");
     let mut ints: Vec<Option<u64>> = Vec::with_capacity(fields.len());
     let mut out = Vec::with_capacity(fields.len());
@@ -25,7 +36,7 @@ pub fn decode_fields<'m>(
         ints.push(int);
         out.push((f.name.clone(), text));
     }
-    Ok(out)
+    Ok((out, r.pos()))
 }
 
 fn extent(e: Extent, ints: &[Option<u64>]) -> Option<u64> {

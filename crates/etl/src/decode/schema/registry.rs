@@ -175,6 +175,23 @@ impl SchemaRegistry {
         self.providers.get(&guid).map(String::as_str)
     }
 
+    /// As [`Self::decode`], with the payload bytes the fields took.
+    pub fn decode_measured(
+        &self,
+        row: u32,
+        payload: &[u8],
+        pointer_size: u8,
+    ) -> Option<Result<(Vec<(String, String)>, usize)>> {
+        let s = self.schema(row)?;
+        let maps = |name: &str| self.maps.get(&(s.provider, name.to_string()));
+        Some(payload::decode_measured(
+            &s.fields,
+            payload,
+            pointer_size,
+            &maps,
+        ))
+    }
+
     /// Decode a payload with schema `row`.
     pub fn decode(
         &self,
