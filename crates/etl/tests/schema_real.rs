@@ -17,31 +17,32 @@ fn open(name: &str) -> Option<EtlFile> {
     Some(EtlFile::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
-/// Every event of `file` as (header, provider, id, version, opcode, pointer size, payload).
-fn events(
-    file: &EtlFile,
-) -> Vec<(
-    etl::HeaderType,
-    Option<etl::Guid>,
-    u16,
-    u16,
-    u8,
-    u8,
-    Vec<u8>,
-)> {
+/// One event's header fields and payload.
+struct Ev {
+    header: etl::HeaderType,
+    provider: Option<etl::Guid>,
+    id: u16,
+    version: u16,
+    opcode: u8,
+    pointer_size: u8,
+    payload: Vec<u8>,
+}
+
+/// Every event of `file`.
+fn events(file: &EtlFile) -> Vec<Ev> {
     file.par_map_buffers(|b| {
         let mut out = Vec::new();
         if let Ok(b) = b {
             for e in b.events().flatten() {
-                out.push((
-                    e.header_type,
-                    e.provider,
-                    e.event_id,
-                    e.version,
-                    e.opcode,
-                    e.pointer_size,
-                    e.payload.to_vec(),
-                ));
+                out.push(Ev {
+                    header: e.header_type,
+                    provider: e.provider,
+                    id: e.event_id,
+                    version: e.version,
+                    opcode: e.opcode,
+                    pointer_size: e.pointer_size,
+                    payload: e.payload.to_vec(),
+                });
             }
         }
         out
@@ -59,8 +60,8 @@ fn event_info_blob_of_gc_suspend_ee_begin() {
     // The MetaData EventInfo (opcode 32) for DotNETRuntime event 9: 870 bytes.
     let blob = events(&file)
         .into_iter()
-        .filter(|e| e.1 == Some(KERNEL_TRACE_CONTROL_METADATA) && e.4 == 32)
-        .map(|e| e.6)
+        .filter(|e| e.provider == Some(KERNEL_TRACE_CONTROL_METADATA) && e.opcode == 32)
+        .map(|e| e.payload)
         .find(|p| {
             p.get(..16) == Some(&CLR_RUNTIME.to_bytes_le()[..])
                 && p.get(32..34) == Some(&[9, 0][..])
@@ -132,7 +133,15 @@ fn clr_table_fits(name: &str) -> BTreeMap<String, u64> {
     let ours = SchemaRegistry::new();
     let mut uncovered = BTreeMap::new();
     let mut misfits: BTreeMap<String, u64> = BTreeMap::new();
-    for (ht, provider, id, version, _op, ptr, payload) in events(&file) {
+    for e in events(&file) {
+        let (ht, provider, id, version, ptr, payload) = (
+            e.header,
+            e.provider,
+            e.id,
+            e.version,
+            e.pointer_size,
+            e.payload,
+        );
         let Some(p) =
             provider.filter(|&p| p == CLR_RUNTIME || p == CLR_RUNDOWN || p == CLR_PRIVATE)
         else {

@@ -264,11 +264,11 @@ fn generic(t: &Trace) -> TableSpec<'_> {
     TableSpec {
         columns: vec![
             text("Provider", move |i| t.generic_provider_text(i)),
-            text("Task", move |i| get(&g.task, i).to_string()),
-            text("Opcode", move |i| get(&g.opcode, i).to_string()),
+            text("Task", move |i| t.generic_task_text(i)),
+            text("Opcode", move |i| t.generic_opcode_text(i)),
             text("Id", move |i| t.generic_id_text(i)),
-            text("Level", move |i| get(&g.level, i).to_string()),
-            text("Keyword", move |i| format!("{:#x}", get(&g.keyword, i))),
+            text("Level", move |i| t.generic_level_text(i)),
+            text("Keyword", move |i| t.generic_keyword_text(i)),
             text("Process", move |i| t.generic_process_text(i)),
             text("Thread", move |i| t.generic_thread_text(i)),
             text("CPU", move |i| get(&g.cpu, i).to_string()),

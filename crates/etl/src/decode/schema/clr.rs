@@ -22,7 +22,7 @@ fn short_task(task: &str) -> &str {
         "CLRMethod" | "CLRMethodRundown" => "Method",
         "CLRLoader" | "CLRLoaderRundown" | "LoaderPrivate" => "Loader",
         "CLRStack" | "CLRStackPrivate" => "ClrStack",
-        "CLRRuntimeInformation" | "CLRRuntimeInformationRundown" => "RuntimeInformation",
+        "CLRRuntimeInformation" | "CLRRuntimeInformationRundown" => "Runtime",
         "CLRPerfTrack" | "CLRPerfTrackPrivate" => "PerfTrack",
         "CLRStackRundown" => "ClrStack",
         "CLRAppDomainResourceManagement" => "AppDomainResourceManagement",

@@ -7,6 +7,9 @@ use super::{in_type as t, out_type as o, Extent, Field, ValueMap};
 use crate::decode::reader::{decode_8bit, decode_utf16, Reader, Result};
 use crate::logfile::filetime_to_iso8601;
 
+/// Decoded fields: (name, text) in schema order.
+pub type Fields = Vec<(String, String)>;
+
 /// Most array elements decoded from one field: a payload is at most 64 KiB.
 const MAX_ELEMENTS: usize = 1 << 16;
 
@@ -16,7 +19,7 @@ pub fn decode_fields<'m>(
     payload: &[u8],
     pointer_size: u8,
     maps: &dyn Fn(&str) -> Option<&'m ValueMap>,
-) -> Result<Vec<(String, String)>> {
+) -> Result<Fields> {
     decode_measured(fields, payload, pointer_size, maps).map(|(v, _)| v)
 }
 
@@ -27,7 +30,7 @@ pub fn decode_measured<'m>(
     payload: &[u8],
     pointer_size: u8,
     maps: &dyn Fn(&str) -> Option<&'m ValueMap>,
-) -> Result<(Vec<(String, String)>, usize)> {
+) -> Result<(Fields, usize)> {
     let mut r = Reader::new(payload, pointer_size, "ManifestEvent");
     let mut ints: Vec<Option<u64>> = Vec::with_capacity(fields.len());
     let mut out = Vec::with_capacity(fields.len());

@@ -2,8 +2,9 @@
 //! events the trace carries (what the recording machine's TDH said), and
 //! the value maps both refer to.
 
+use super::payload::{self, Fields};
 use super::tdh::{parse_event_info, parse_map_info, DECODING_SOURCE_WBEM};
-use super::{clr, payload, EventSchema, ValueMap};
+use super::{clr, EventSchema, ValueMap};
 use crate::decode::providers::KERNEL_TRACE_CONTROL_METADATA;
 use crate::decode::reader::Result;
 use crate::event::{Event, HeaderType};
@@ -181,7 +182,7 @@ impl SchemaRegistry {
         row: u32,
         payload: &[u8],
         pointer_size: u8,
-    ) -> Option<Result<(Vec<(String, String)>, usize)>> {
+    ) -> Option<Result<(Fields, usize)>> {
         let s = self.schema(row)?;
         let maps = |name: &str| self.maps.get(&(s.provider, name.to_string()));
         Some(payload::decode_measured(
@@ -193,12 +194,7 @@ impl SchemaRegistry {
     }
 
     /// Decode a payload with schema `row`.
-    pub fn decode(
-        &self,
-        row: u32,
-        payload: &[u8],
-        pointer_size: u8,
-    ) -> Option<Result<Vec<(String, String)>>> {
+    pub fn decode(&self, row: u32, payload: &[u8], pointer_size: u8) -> Option<Result<Fields>> {
         let s = self.schema(row)?;
         let maps = |name: &str| self.maps.get(&(s.provider, name.to_string()));
         Some(payload::decode_fields(
