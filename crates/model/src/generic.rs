@@ -2,8 +2,8 @@
 //! kept in byte arenas (one per buffer) and fields decoded on demand.
 
 use crate::strings::StrId;
-use etl::decode::schema::registry::{is_metadata_key, OPCODE_EVENT_INFO};
-use etl::decode::schema::{tdh, EventSchema, SchemaRegistry};
+use etl::decode::schema::registry::{is_manifest_data, is_metadata_key, OPCODE_EVENT_INFO};
+use etl::decode::schema::{manifest, tdh, EventSchema, SchemaRegistry};
 use etl::decode::tracelogging::out_type;
 use etl::decode::{TlField, TlSchema, TlValue};
 use etl::Guid;
@@ -149,6 +149,18 @@ impl GenericEventTable {
             .copied()
             .flatten();
         let opcode = *self.opcode.get(i)?;
+        if self.is_manifest_data(i) {
+            return manifest::envelope_fields(payload);
+        }
+        if is_metadata_key(provider, opcode) && opcode != OPCODE_EVENT_INFO {
+            let (g, map) = tdh::parse_map_info(payload).ok()?;
+            return Some(vec![
+                ("ProviderGuid".into(), g.to_string()),
+                ("MapName".into(), map.name),
+                ("Bitmap".into(), map.bitmap.to_string()),
+                ("Entries".into(), map.entries.len().to_string()),
+            ]);
+        }
         if is_metadata_key(provider, opcode) && opcode == OPCODE_EVENT_INFO {
             let info = tdh::parse_event_info(payload).ok()?;
             let s = info.schema;
@@ -164,6 +176,18 @@ impl GenericEventTable {
         None
     }
 
+    /// Whether row `i` is an EventSource ManifestData chunk.
+    fn is_manifest_data(&self, i: usize) -> bool {
+        let header = self
+            .header_type
+            .get(i)
+            .and_then(|&h| etl::HeaderType::from_byte(h));
+        match (header, self.id.get(i), self.opcode.get(i)) {
+            (Some(h), Some(&id), Some(&op)) => is_manifest_data(h, id, op),
+            _ => false,
+        }
+    }
+
     /// Whether row `i` shows only as hex: a payload nothing decodes.
     pub fn is_hex_only(&self, i: usize) -> bool {
         if self.payload(i).is_empty() || self.schema.get(i).is_some_and(|&s| s != NO_SCHEMA) {
@@ -175,7 +199,9 @@ impl GenericEventTable {
             .and_then(|&p| self.providers.guid.get(p as usize))
             .copied()
             .flatten();
-        if is_metadata_key(provider, self.opcode.get(i).copied().unwrap_or(0)) {
+        if is_metadata_key(provider, self.opcode.get(i).copied().unwrap_or(0))
+            || self.is_manifest_data(i)
+        {
             return false;
         }
         let ptr = self.pointer_size.get(i).copied().unwrap_or(8);

@@ -268,3 +268,76 @@ fn gcevents_and_diagsession_clr_events_are_decoded() {
     assert!(!clr.is_empty());
     assert!(clr.iter().all(|&i| !g.is_hex_only(i)));
 }
+
+#[test]
+fn x64_event_source_manifests_name_and_decode_their_events() {
+    let Some(t) = x64() else { return };
+    // PerfView's own EventSource carries its manifest (ManifestData). Names
+    // from the baseline's COUNT lines (`COUNT PerfView/Tracing/Start:1`,
+    // `COUNT PerfView/SessionParameters:2`, `COUNT PerfView/ManifestData:3`);
+    // field names from its EVENT lines (`PerfView/SessionParameters ...
+    // sessionName=...; sessionFileName=...; bufferSizeMB=64;
+    // circularBuffSizeMB=0;`).
+    let g = &t.generic;
+    let perfview: Vec<usize> = (0..g.len())
+        .filter(|&i| t.generic_provider_text(i) == "PerfView")
+        .collect();
+    let named = |n: &str| {
+        perfview
+            .iter()
+            .copied()
+            .filter(|&i| name(t, i) == n)
+            .count()
+    };
+    assert_eq!(named("Tracing/Start"), 1);
+    assert_eq!(named("Tracing/Stop"), 1);
+    assert_eq!(named("Rundown/Start"), 1);
+    assert_eq!(named("SessionParameters"), 2);
+    assert_eq!(named("ManifestData"), 2);
+    assert!(perfview.iter().all(|&i| !g.is_hex_only(i)));
+    // First SessionParameters (id 11), hand decode of its 96 bytes:
+    // UTF-16z "NT Kernel Logger" | UTF-16z "net.4.5.2.x64.kernel.etl" |
+    // 00010000 (256) | f4010000 (500).
+    let i = perfview.iter().copied().find(|&i| g.id[i] == 11).unwrap();
+    let f = fields(t, i);
+    assert_eq!(f["sessionName"], "NT Kernel Logger");
+    assert_eq!(f["sessionFileName"], "net.4.5.2.x64.kernel.etl");
+    assert_eq!(f["bufferSizeMB"], "256");
+    assert_eq!(f["circularBuffSizeMB"], "500");
+    // TplEventSource's manifest: TaskExecute/Stop v1 (id 9), 16 bytes
+    // 01000000 05000000 08000000 00000000.
+    let i = (0..g.len())
+        .find(|&i| {
+            t.generic_provider_text(i) == "System.Threading.Tasks.TplEventSource" && g.id[i] == 9
+        })
+        .unwrap();
+    assert_eq!(name(t, i), "TaskExecute/Stop");
+    let f = fields(t, i);
+    assert_eq!(f["OriginatingTaskSchedulerID"], "1");
+    assert_eq!(f["OriginatingTaskID"], "5");
+    assert_eq!(f["TaskID"], "8");
+    assert_eq!(f["IsExceptional"], "false");
+}
+
+#[test]
+fn msbuild_event_source_events_are_decoded() {
+    // The Microsoft-Build EventSource's manifest travels in the trace.
+    let Some(t) = build("perfview-msbuild-32bit.etl.zip") else {
+        return;
+    };
+    let g = &t.generic;
+    let rows: Vec<usize> = (0..g.len())
+        .filter(|&i| t.generic_provider_text(i) == "Microsoft-Build")
+        .collect();
+    assert!(rows.len() > 5000, "{}", rows.len());
+    assert!(rows
+        .iter()
+        .all(|&i| !g.is_hex_only(i) && !name(&t, i).is_empty()));
+    let i = rows
+        .iter()
+        .copied()
+        .find(|&i| name(&t, i) == "Build/Start")
+        .unwrap();
+    assert_eq!(t.generic_task_text(i), "Build");
+    assert_eq!(t.generic_opcode_text(i), "win:Start");
+}

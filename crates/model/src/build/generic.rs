@@ -5,7 +5,7 @@ use super::records::{Batch, GenericRec};
 use crate::generic::{GenericEventTable, NO_SCHEMA};
 use crate::images::NONE;
 use crate::strings::StringTable;
-use etl::decode::schema::registry::is_metadata_key;
+use etl::decode::schema::registry::{is_manifest_data, is_metadata_key, OPCODE_EVENT_INFO};
 use etl::decode::schema::{SchemaKey, SchemaRegistry};
 use etl::decode::{self, TlSchema};
 use etl::extended::ext_type;
@@ -172,6 +172,10 @@ pub fn build_generic_rows(
             Some(s) => *event_names
                 .entry(event_schema)
                 .or_insert_with(|| strings.intern(&s.event_name)),
+            None if schema == NO_SCHEMA => match schema_event_name(r) {
+                Some(n) => strings.intern(n),
+                None => Default::default(),
+            },
             None => schema_names
                 .get(schema as usize)
                 .copied()
@@ -185,6 +189,19 @@ pub fn build_generic_rows(
         t.stack.push(NONE);
     }
     t
+}
+
+/// Names of the events that carry schemas (PerfView's names).
+fn schema_event_name(r: &GenericRec) -> Option<&'static str> {
+    if is_metadata_key(r.provider, r.opcode) {
+        return Some(if r.opcode == OPCODE_EVENT_INFO {
+            "EventInfo"
+        } else {
+            "EventMapInfo"
+        });
+    }
+    let h = etl::HeaderType::from_byte(r.header_type)?;
+    is_manifest_data(h, r.id, r.opcode).then_some("ManifestData")
 }
 
 /// The schema key of a generic record, as `SchemaKey::of` gives it for the event.
@@ -206,21 +223,27 @@ fn key_of(r: &GenericRec) -> Option<SchemaKey> {
     })
 }
 
-/// Our CLR schemas and those the trace's MetaData events carry (their
-/// payloads are already in the table's arenas).
+/// Our CLR schemas, those the trace's MetaData events carry and the
+/// EventSource manifests of its ManifestData events (their payloads are
+/// already in the table's arenas).
 fn trace_schemas(recs: &[GenericRec], t: &GenericEventTable) -> SchemaRegistry {
     let mut reg = SchemaRegistry::new();
     for r in recs {
-        if is_metadata_key(r.provider, r.opcode) {
-            let payload = t
-                .arenas
+        let payload = || {
+            t.arenas
                 .get(r.payload_chunk as usize)
                 .and_then(|a| {
                     a.get(r.payload_start as usize..)?
                         .get(..r.payload_len as usize)
                 })
-                .unwrap_or(&[]);
-            reg.add_metadata_payload(r.opcode, payload);
+                .unwrap_or(&[])
+        };
+        if is_metadata_key(r.provider, r.opcode) {
+            reg.add_metadata_payload(r.opcode, payload());
+        } else if let (Some(g), Some(h)) = (r.provider, etl::HeaderType::from_byte(r.header_type)) {
+            if is_manifest_data(h, r.id, r.opcode) {
+                reg.add_manifest_chunk(g, payload());
+            }
         }
     }
     reg

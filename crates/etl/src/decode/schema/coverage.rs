@@ -1,7 +1,7 @@
 //! How many events of a trace stay undecoded hex: no typed decoder, no
 //! TraceLogging schema, no schema in the trace or in our CLR table.
 
-use super::registry::{is_metadata, SchemaRegistry};
+use super::registry::{is_manifest_data, is_metadata, SchemaRegistry};
 use crate::decode;
 use crate::extended::ext_type;
 use crate::{EtlFile, Event};
@@ -36,15 +36,22 @@ pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
         if let Ok(b) = b {
             for ev in b.events().flatten() {
                 if is_metadata(&ev) {
-                    out.push((ev.opcode, ev.payload.to_vec()));
+                    out.push((None, ev.opcode, ev.payload.to_vec()));
+                } else if is_manifest_data(ev.header_type, ev.event_id, ev.opcode) {
+                    out.push((ev.provider, ev.opcode, ev.payload.to_vec()));
                 }
             }
         }
         out
     });
     let mut reg = SchemaRegistry::new();
-    for (op, p) in blobs.iter().flatten() {
-        reg.add_metadata_payload(*op, p);
+    for (provider, op, p) in blobs.iter().flatten() {
+        match provider {
+            Some(g) => {
+                reg.add_manifest_chunk(*g, p);
+            }
+            None => reg.add_metadata_payload(*op, p),
+        }
     }
     reg
 }
@@ -53,6 +60,7 @@ pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
 pub fn is_decoded(ev: &Event<'_>, reg: &SchemaRegistry) -> bool {
     ev.payload.is_empty()
         || is_metadata(ev)
+        || is_manifest_data(ev.header_type, ev.event_id, ev.opcode)
         || matches!(decode::decode(ev), Some(Ok(_)))
         || ev
             .extended_items()

@@ -5,16 +5,19 @@
 //!
 //! Sources, most trusted first: the KernelTraceControl MetaData events a
 //! merged trace carries (TRACE_EVENT_INFO / EVENT_MAP_INFO blobs, [`tdh`]),
-//! then our own table of the .NET runtime providers ([`clr`], written from
+//! EventSource providers' manifests that travel in the trace
+//! ([`manifest`], ManifestData events), then our own table of the .NET runtime providers ([`clr`], written from
 //! the public runtime manifest). [`SchemaRegistry`] keeps them and finds
 //! the schema of an event; [`payload`] decodes with one.
 
 pub mod clr;
 mod clr_table;
 pub mod coverage;
+pub mod manifest;
 pub mod payload;
 pub mod registry;
 pub mod tdh;
+mod xml;
 
 pub use coverage::Coverage;
 pub use registry::{SchemaKey, SchemaRegistry};

@@ -4,7 +4,7 @@
 
 use super::payload::{self, Fields};
 use super::tdh::{parse_event_info, parse_map_info, DECODING_SOURCE_WBEM};
-use super::{clr, EventSchema, ValueMap};
+use super::{clr, manifest, EventSchema, ValueMap};
 use crate::decode::providers::KERNEL_TRACE_CONTROL_METADATA;
 use crate::decode::reader::Result;
 use crate::event::{Event, HeaderType};
@@ -53,6 +53,15 @@ pub fn is_metadata(ev: &Event<'_>) -> bool {
     is_metadata_key(ev.provider, ev.opcode)
 }
 
+/// Whether an event is an EventSource ManifestData chunk.
+pub fn is_manifest_data(header: HeaderType, id: u16, opcode: u8) -> bool {
+    matches!(
+        header,
+        HeaderType::EventHeader32 | HeaderType::EventHeader64
+    ) && id == manifest::MANIFEST_EVENT_ID
+        && opcode == manifest::MANIFEST_OPCODE
+}
+
 /// As [`is_metadata`], from the provider and opcode.
 pub fn is_metadata_key(provider: Option<Guid>, opcode: u8) -> bool {
     provider == Some(KERNEL_TRACE_CONTROL_METADATA)
@@ -65,6 +74,8 @@ pub struct SchemaRegistry {
     index: HashMap<SchemaKey, u32>,
     maps: HashMap<(Guid, String), ValueMap>,
     providers: HashMap<Guid, String>,
+    /// ManifestData chunks per provider until all have arrived.
+    chunks: HashMap<Guid, Vec<Option<Vec<u8>>>>,
     /// MetaData blobs that did not parse.
     pub bad_metadata: u32,
 }
@@ -83,6 +94,7 @@ impl SchemaRegistry {
             index: HashMap::new(),
             maps: HashMap::new(),
             providers: HashMap::new(),
+            chunks: HashMap::new(),
             bad_metadata: 0,
         };
         for (key, schema) in clr::schemas() {
@@ -147,6 +159,32 @@ impl SchemaRegistry {
             },
             _ => {}
         }
+    }
+
+    /// Take one ManifestData chunk of an EventSource `provider`; with the
+    /// last one, the manifest's schemas. False if `payload` is no chunk.
+    pub fn add_manifest_chunk(&mut self, provider: Guid, payload: &[u8]) -> bool {
+        let Some((total, number, data)) = manifest::chunk(payload) else {
+            return false;
+        };
+        let parts = self.chunks.entry(provider).or_default();
+        if parts.len() != usize::from(total) {
+            *parts = vec![None; usize::from(total)];
+        }
+        if let Some(slot) = parts.get_mut(usize::from(number)) {
+            *slot = Some(data.to_vec());
+        }
+        if parts.iter().all(Option::is_some) {
+            let doc: Vec<u8> = parts.drain(..).flatten().flatten().collect();
+            let parsed = manifest::parse(&String::from_utf8_lossy(&doc));
+            for (key, schema) in parsed.schemas {
+                self.insert(key, schema);
+            }
+            for (g, m) in parsed.maps {
+                self.maps.insert((g, m.name.clone()), m);
+            }
+        }
+        true
     }
 
     /// Row of the schema for `key`.
