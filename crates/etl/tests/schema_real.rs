@@ -189,3 +189,62 @@ fn clr_table_fits_every_covered_event() {
     let u = clr_table_fits("vs-dotnetcore31.diagsession");
     assert!(u.is_empty(), "{u:?}");
 }
+
+/// Our kernel table decodes every kernel event it has a line for in `name`
+/// using exactly the payload's bytes; returns how many it decoded.
+fn kernel_table_fits(name: &str) -> u64 {
+    let Some(file) = open(name) else { return 0 };
+    let ours = SchemaRegistry::new();
+    let mut misfits: BTreeMap<String, u64> = BTreeMap::new();
+    let mut n = 0;
+    let hooks: Vec<(u16, u16, u8, Vec<u8>)> = file
+        .par_map_buffers(|b| {
+            let mut out = Vec::new();
+            if let Ok(b) = b {
+                for e in b.events().flatten() {
+                    if let (true, Some(h)) = (e.header_type.is_kernel(), e.hook_id) {
+                        out.push((h, e.version, e.pointer_size, e.payload.to_vec()));
+                    }
+                }
+            }
+            out
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+    for (hook, version, ptr, payload) in hooks {
+        let key = SchemaKey::Kernel {
+            hook,
+            version: version as u8,
+        };
+        if let Some(row) = ours.find(&key) {
+            n += 1;
+            let used = ours
+                .decode_measured(row, &payload, ptr)
+                .and_then(|r| r.ok())
+                .map(|(_, u)| u);
+            if used != Some(payload.len()) {
+                *misfits
+                    .entry(format!(
+                        "{hook:#06x} v{version}: {used:?} of {}",
+                        payload.len()
+                    ))
+                    .or_default() += 1;
+            }
+        }
+    }
+    assert!(misfits.is_empty(), "{name}: {misfits:#?}");
+    n
+}
+
+#[test]
+fn kernel_table_fits_every_covered_event() {
+    // x64: TcpIp 0x061A (240) + 0x061B (250), UdpIp 0x080A (1) + 0x080B (19)
+    // + 0x081A (6) + 0x081B (10) in the census.
+    assert_eq!(
+        kernel_table_fits("perfview-net452-x64.etl"),
+        240 + 250 + 1 + 19 + 6 + 10
+    );
+    kernel_table_fits("vs-dotnetcore31.diagsession");
+    kernel_table_fits("shutdown-perfdiag-kernel.etl");
+}

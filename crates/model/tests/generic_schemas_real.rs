@@ -341,3 +341,48 @@ fn msbuild_event_source_events_are_decoded() {
     assert_eq!(t.generic_task_text(i), "Build");
     assert_eq!(t.generic_opcode_text(i), "win:Start");
 }
+
+#[test]
+fn x64_kernel_network_events_are_decoded_and_attributed_by_payload_pid() {
+    let Some(t) = x64() else { return };
+    let g = &t.generic;
+    let udp_recv: Vec<usize> = (0..g.len())
+        .filter(|&i| {
+            g.providers.kernel_group[g.provider[i] as usize] == Some(0x08) && g.id[i] == 0x080B
+        })
+        .collect();
+    assert_eq!(udp_recv.len(), 19);
+    // First UdpIp/Recv (hook 0x080B v2), hand decode of its 32 bytes:
+    // 3c080000 (PID 2108) | ad000000 (173) | effffffa (239.255.255.250) |
+    // 0a800075 (10.128.0.117) | 076c (port 1900, network order) | ec19
+    // (60441) | 00000000 | 0000000000000000.
+    let i = udp_recv[0];
+    assert_eq!(name(t, i), "UdpIp/Recv");
+    let f = fields(t, i);
+    assert_eq!(f["PID"], "2108");
+    assert_eq!(f["size"], "173");
+    assert_eq!(f["daddr"], "239.255.255.250");
+    assert_eq!(f["saddr"], "10.128.0.117");
+    assert_eq!(f["dport"], "1900");
+    assert_eq!(f["sport"], "60441");
+    // The header says pid -1; the row belongs to the payload's process.
+    assert_eq!(g.pid[i], 2108);
+    assert!(
+        t.generic_process_text(i).ends_with("(2108)"),
+        "{}",
+        t.generic_process_text(i)
+    );
+    // Every TcpIp/UdpIp row is decoded and has a process.
+    let net: Vec<usize> = (0..g.len())
+        .filter(|&i| {
+            matches!(
+                g.providers.kernel_group[g.provider[i] as usize],
+                Some(0x06 | 0x08)
+            )
+        })
+        .collect();
+    assert_eq!(net.len(), 240 + 250 + 1 + 19 + 6 + 10);
+    assert!(net
+        .iter()
+        .all(|&i| !g.is_hex_only(i) && g.pid[i] != u32::MAX));
+}

@@ -62,7 +62,8 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
         level: e.level,
         version: e.version as u8,
         keyword: e.keyword,
-        pid: e.pid,
+        // Kernel network events say pid -1; their payload names the process.
+        pid: decode::schema::kernel::payload_pid(e).or(e.pid),
         tid: e.tid,
         cpu: e.cpu,
         pointer_size: e.pointer_size,
@@ -206,15 +207,20 @@ fn schema_event_name(r: &GenericRec) -> Option<&'static str> {
 
 /// The schema key of a generic record, as `SchemaKey::of` gives it for the event.
 fn key_of(r: &GenericRec) -> Option<SchemaKey> {
-    let provider = r.provider?;
     let header = etl::HeaderType::from_byte(r.header_type)?;
+    if header.is_kernel() {
+        return Some(SchemaKey::Kernel {
+            hook: r.id,
+            version: r.version,
+        });
+    }
+    let provider = r.provider?;
     Some(match header {
         etl::HeaderType::EventHeader32 | etl::HeaderType::EventHeader64 => SchemaKey::Manifest {
             provider,
             id: r.id,
             version: r.version,
         },
-        _ if header.is_kernel() => return None,
         _ => SchemaKey::Classic {
             guid: provider,
             opcode: r.opcode,

@@ -6,7 +6,8 @@
 
 use super::clr_table::{MAPS, TABLE};
 use super::registry::SchemaKey;
-use super::{in_type as t, out_type as o, EventSchema, Extent, Field, ValueMap};
+use super::table::parse_line;
+use super::{EventSchema, ValueMap};
 use crate::decode::providers::{CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME};
 use crate::Guid;
 use std::sync::OnceLock;
@@ -59,106 +60,6 @@ pub fn event_name(task: &str, opcode: &str) -> String {
         (true, false) => op,
         (false, false) => format!("{short}/{op}"),
     }
-}
-
-fn provider_of(tag: &str) -> Option<(Guid, &'static str)> {
-    match tag {
-        "R" => Some((CLR_RUNTIME, "Microsoft-Windows-DotNETRuntime")),
-        "D" => Some((CLR_RUNDOWN, "Microsoft-Windows-DotNETRuntimeRundown")),
-        "P" => Some((CLR_PRIVATE, "Microsoft-Windows-DotNETRuntimePrivate")),
-        _ => None,
-    }
-}
-
-/// One field spec: `Name:type`, `Name:type=Map`, `Name:type[CountField]`,
-/// or `Name:{member member}[CountField]` for arrays of structs.
-fn parse_field(spec: &str, earlier: &[Field]) -> Option<Field> {
-    let (name, rest) = spec.split_once(':')?;
-    let (rest, count) = match rest.strip_suffix(']').and_then(|r| r.rsplit_once('[')) {
-        Some((r, c)) => (r, Some(c)),
-        None => (rest, None),
-    };
-    let mut f = if let Some(body) = rest.strip_prefix('{').and_then(|b| b.strip_suffix('}')) {
-        let mut s = Field::new(name, t::STRUCT);
-        for m in body.split(',') {
-            let mm = parse_field(m, &s.members)?;
-            s.members.push(mm);
-        }
-        s
-    } else {
-        let (ty, map) = match rest.split_once('=') {
-            Some((ty, m)) => (ty, Some(m)),
-            None => (rest, None),
-        };
-        let (in_type, out_type) = match ty {
-            "u8" => (t::UINT8, 0),
-            "u16" => (t::UINT16, 0),
-            "u32" => (t::UINT32, 0),
-            "u64" => (t::UINT64, 0),
-            "i32" => (t::INT32, 0),
-            "i64" => (t::INT64, 0),
-            "x8" => (t::UINT8, o::HEXINT8),
-            "x16" => (t::UINT16, o::HEXINT16),
-            "x32" => (t::UINT32, o::HEXINT32),
-            "x64" => (t::UINT64, o::HEXINT64),
-            "ptr" => (t::POINTER, 0),
-            "str" => (t::UNICODE_STRING, 0),
-            "guid" => (t::GUID, 0),
-            "bool" => (t::BOOLEAN, 0),
-            "f32" => (t::FLOAT, 0),
-            "f64" => (t::DOUBLE, 0),
-            "bin" => (t::BINARY, 0),
-            _ => return None,
-        };
-        let mut f = Field::new(name, in_type);
-        f.out_type = out_type;
-        f.map = map.map(str::to_string);
-        f
-    };
-    if let Some(c) = count {
-        f.count = match c.parse::<u16>() {
-            Ok(n) => Extent::Fixed(n),
-            Err(_) => Extent::Field(earlier.iter().position(|e| e.name == c)? as u16),
-        };
-        // A binary array of n bytes is one value of length n.
-        if f.in_type == t::BINARY {
-            f.length = f.count;
-            f.count = Extent::Default;
-        }
-    }
-    Some(f)
-}
-
-/// Table line: `P id version Task Opcode field...`.
-fn parse_line(line: &str) -> Option<(SchemaKey, EventSchema)> {
-    let mut it = line.split_whitespace();
-    let (provider, provider_name) = provider_of(it.next()?)?;
-    let id = it.next()?.parse().ok()?;
-    let version = it.next()?.parse().ok()?;
-    let task = it.next()?;
-    let opcode = it.next()?;
-    let mut fields: Vec<Field> = Vec::new();
-    for spec in it {
-        let f = parse_field(spec, &fields)?;
-        fields.push(f);
-    }
-    Some((
-        SchemaKey::Manifest {
-            provider,
-            id,
-            version,
-        },
-        EventSchema {
-            provider,
-            provider_name: provider_name.to_string(),
-            event_name: event_name(task, opcode),
-            task_name: task.to_string(),
-            opcode_name: opcode.to_string(),
-            level_name: String::new(),
-            keywords_name: String::new(),
-            fields,
-        },
-    ))
 }
 
 /// Every schema of the table (lines that do not parse are a bug the

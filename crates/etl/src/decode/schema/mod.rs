@@ -13,9 +13,12 @@
 pub mod clr;
 mod clr_table;
 pub mod coverage;
+pub mod kernel;
+mod kernel_table;
 pub mod manifest;
 pub mod payload;
 pub mod registry;
+mod table;
 pub mod tdh;
 mod xml;
 

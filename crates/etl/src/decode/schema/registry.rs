@@ -4,7 +4,7 @@
 
 use super::payload::{self, Fields};
 use super::tdh::{parse_event_info, parse_map_info, DECODING_SOURCE_WBEM};
-use super::{clr, manifest, EventSchema, ValueMap};
+use super::{clr, kernel, manifest, EventSchema, ValueMap};
 use crate::decode::providers::KERNEL_TRACE_CONTROL_METADATA;
 use crate::decode::reader::Result;
 use crate::event::{Event, HeaderType};
@@ -26,13 +26,21 @@ pub enum SchemaKey {
     },
     /// Classic (MOF) events: event class GUID, opcode, version.
     Classic { guid: Guid, opcode: u8, version: u8 },
+    /// Kernel system-header events: hook id (group << 8 | opcode), version.
+    Kernel { hook: u16, version: u8 },
 }
 
 impl SchemaKey {
-    /// The key of an event, `None` for kernel system-header events.
+    /// The key of an event.
     pub fn of(ev: &Event<'_>) -> Option<SchemaKey> {
-        let provider = ev.provider?;
         let version = ev.version as u8;
+        if ev.header_type.is_kernel() {
+            return Some(SchemaKey::Kernel {
+                hook: ev.hook_id?,
+                version,
+            });
+        }
+        let provider = ev.provider?;
         Some(match ev.header_type {
             HeaderType::EventHeader32 | HeaderType::EventHeader64 => SchemaKey::Manifest {
                 provider,
@@ -97,7 +105,7 @@ impl SchemaRegistry {
             chunks: HashMap::new(),
             bad_metadata: 0,
         };
-        for (key, schema) in clr::schemas() {
+        for (key, schema) in clr::schemas().iter().chain(kernel::schemas()) {
             r.insert(*key, schema.clone());
         }
         for (provider, map) in clr::maps() {
@@ -107,7 +115,7 @@ impl SchemaRegistry {
     }
 
     fn insert(&mut self, key: SchemaKey, schema: EventSchema) {
-        if !schema.provider_name.is_empty() {
+        if !schema.provider_name.is_empty() && !matches!(key, SchemaKey::Kernel { .. }) {
             self.providers
                 .entry(schema.provider)
                 .or_insert_with(|| schema.provider_name.clone());
