@@ -1,4 +1,5 @@
 // The HTTP API (docs/API.md): JSON in, JSON out, errors as ApiError.
+import { authHeaders, askToken, needsToken, savedToken } from './token.js';
 
 export class ApiError extends Error {
   /** @param {number} status @param {any} body */
@@ -13,14 +14,20 @@ export class ApiError extends Error {
   }
 }
 
-/** @param {string} url @param {RequestInit} [init] */
-async function call(url, init) {
-  const r = await fetch(url, init);
-  if (r.status === 204) return null;
-  let body = null;
-  try { body = await r.json(); } catch { /* not JSON */ }
-  if (!r.ok) throw new ApiError(r.status, body);
-  return body;
+/**
+ * One request with the session's headers (see token.js); on a 401 asking for the token, asks once and retries.
+ * @param {string} url @param {RequestInit} [init]
+ */
+async function call(url, init = {}) {
+  for (let attempt = 0; ; attempt++) {
+    const r = await fetch(url, { ...init, headers: { ...(/** @type {any} */ (init.headers) || {}), ...authHeaders() } });
+    if (r.status === 204) return null;
+    let body = null;
+    try { body = await r.json(); } catch { /* not JSON */ }
+    if (needsToken(r.status, body) && attempt < 2 && await askToken(attempt > 0 || savedToken() !== '')) continue;
+    if (!r.ok) throw new ApiError(r.status, body);
+    return body;
+  }
 }
 
 /** @param {string} url @param {any} body */
@@ -29,7 +36,6 @@ const post = (url, body) =>
 
 const tr = (/** @type {string} */ id) => `/api/traces/${encodeURIComponent(id)}`;
 
-export const listTraces = () => call('/api/traces');
 /** @param {string} id */
 export const getTrace = (id) => call(tr(id));
 /** @param {string} id */
@@ -48,40 +54,86 @@ export const butterfly = (id, q) => post(`${tr(id)}/butterfly`, q);
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
 
 /**
- * Follow ingest progress over server-sent events until ready or failed.
+ * Follow ingest progress over server-sent events until ready or failed. Read with fetch rather than EventSource,
+ * which cannot send headers: with `--private-reads` the stream needs the token like every other read.
  * @param {string} id
  * @param {(msg: any) => void} onMsg
  * @returns {() => void} closes the stream
  */
 export function watchProgress(id, onMsg) {
-  const es = new EventSource(`${tr(id)}/progress`);
-  es.onmessage = (ev) => {
-    let m;
-    try { m = JSON.parse(ev.data); } catch { return; }
-    onMsg(m);
-    if (m.status === 'ready' || m.status === 'failed') es.close();
-  };
-  es.onerror = () => { es.close(); onMsg({ status: 'stream_error' }); };
-  return () => es.close();
+  const ctl = new AbortController();
+  let ended = false;
+  const end = (/** @type {any} */ m) => { if (!ended) { ended = true; if (m) onMsg(m); } };
+  (async () => {
+    let r;
+    for (let attempt = 0; ; attempt++) {
+      r = await fetch(`${tr(id)}/progress`, { headers: { accept: 'text/event-stream', ...authHeaders() }, signal: ctl.signal });
+      if (r.status !== 401 || attempt >= 2) break;
+      let body = null;
+      try { body = await r.json(); } catch { /* not JSON */ }
+      if (!needsToken(r.status, body) || !await askToken(attempt > 0 || savedToken() !== '')) break;
+    }
+    if (!r.ok || !r.body) { end({ status: 'stream_error' }); return; }
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value;
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const data = buf.slice(0, i).split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+        buf = buf.slice(i + 2);
+        if (!data) continue;
+        let m;
+        try { m = JSON.parse(data); } catch { continue; }
+        onMsg(m);
+        if (m.status === 'ready' || m.status === 'failed' || m.status === 'deleted') { ended = true; ctl.abort(); return; }
+      }
+    }
+    end({ status: 'stream_error' });
+  })().catch(() => { if (!ctl.signal.aborted) end({ status: 'stream_error' }); });
+  return () => { ended = true; ctl.abort(); };
+}
+
+/** @type {{token_for_writes: boolean, token_for_reads: boolean}|null} from the last list */
+let access = null;
+
+export async function listTraces() {
+  const r = await call('/api/traces');
+  if (r && r.access) access = r.access;
+  return r;
 }
 
 /**
- * Upload a file as the raw request body, reporting upload progress (0..1).
+ * Upload a file as the raw request body, reporting upload progress (0..1). When the server needs a token
+ * and none is saved, asks first: a 401 would only come after the browser started sending the file.
  * @param {File} file
  * @param {(fraction: number) => void} onProgress
  * @returns {Promise<any>} the library entry
  */
-export function upload(file, onProgress) {
+export async function upload(file, onProgress) {
+  if (access && access.token_for_writes && !savedToken()) await askToken();
+  for (let attempt = 0; ; attempt++) {
+    const { status, body } = await send(file, onProgress);
+    if (needsToken(status, body) && attempt < 2 && await askToken(true)) continue;
+    if (status >= 200 && status < 300) return body;
+    throw new ApiError(status, body);
+  }
+}
+
+/** @param {File} file @param {(fraction: number) => void} onProgress @returns {Promise<{status: number, body: any}>} */
+function send(file, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/api/traces?name=${encodeURIComponent(file.name)}`);
     xhr.setRequestHeader('content-type', 'application/octet-stream');
+    for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
     xhr.onload = () => {
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
-      else reject(new ApiError(xhr.status, body));
+      resolve({ status: xhr.status, body });
     };
     xhr.onerror = () => reject(new ApiError(0, { error: { code: 'network', message: 'network error during upload' } }));
     xhr.send(file);

@@ -4,6 +4,8 @@
 import * as api from './api.js';
 import { h, clear, fmtInt, fmt2, fmt3 } from './dom.js';
 import { ApiError } from './api.js';
+import { showMenu } from './context-menu.js';
+import { splitSpec, findDef, aggregationsOf, aggLabel, specOf, formatValue, isNumericType, canonicalSpec } from './value-columns.js';
 
 /** The weight column of each table (its sum is the API's `weight_ms`). */
 const WEIGHT_COLUMNS = ['Weight (ms)', 'Duration (ms)', 'Disk Service Time (ms)', 'CPU Usage (ms)'];
@@ -73,8 +75,9 @@ function valueText(n, c) {
  *   groups: string[], cols: string[], sort: string, desc: boolean,
  *   open: string[][], sel: string[]|null,
  *   allColumns: string[],
+ *   defs: import('./value-columns.js').ColumnDef[],
  *   query: () => any,
- *   onLayout: (groups: string[], cols: string[]) => void,
+ *   onLayout: (groups: string[], cols: string[], sort?: string) => void,
  *   onSort: (col: string, desc: boolean) => void,
  *   onTreeState: (open: string[][], sel: string[]|null, push: boolean) => void,
  *   onContext: (node: Node, ev: MouseEvent) => void,
@@ -99,7 +102,15 @@ export class TreeTable {
     host.append(this.status, this.scroller);
     this.scroller.addEventListener('keydown', (e) => this.onKey(e));
     this.generation = 0;
+    /** What the API said about each value column (spec -> header, type, unit). @type {Map<string, import('./value-columns.js').ValueInfo>} */
+    this.valueInfo = new Map();
   }
+
+  /** Whether a column right of the gold bar is a column of the rows with an aggregation (row tables). @param {string} c */
+  isData(c) { return this.o.table !== 'cpu-sampled' && !isValue(c) && this.o.cols.includes(c) && canonicalSpec(this.o.defs, c) === c; }
+
+  /** The value columns the API aggregates for this view. */
+  dataValues() { return this.o.cols.filter((c) => this.isData(c)); }
 
   /** Column widths the user dragged, kept for the session (not part of the link). */
   static widths = new Map();
@@ -110,9 +121,13 @@ export class TreeTable {
   /** @param {any[]} path */
   async fetch(path) {
     const q = { ...this.o.query(), table: this.o.table, columns: this.o.groups, path, limit: LIMIT };
-    const sk = SORT_KEY[this.o.sort];
+    const values = this.dataValues();
+    if (values.length) q.values = values;
+    const sk = values.includes(this.o.sort) ? this.o.sort : SORT_KEY[this.o.sort];
     q.sort = { by: sk || 'label', descending: this.o.desc };
-    return api.table(this.o.traceId, q);
+    const r = await api.table(this.o.traceId, q);
+    (r.value_columns || []).forEach((/** @type {any} */ info, /** @type {number} */ i) => this.valueInfo.set(values[i], info));
+    return r;
   }
 
   /** @param {any} r @param {Node|null} parent */
@@ -304,9 +319,14 @@ export class TreeTable {
     all.forEach((c, i) => {
       if (c === '|') { head.append(h('th', { class: 'gold', 'data-col': '|', title: 'Gold bar: columns to its left group the rows' })); return; }
       const sorted = o.sort === c;
-      const th = h('th', { class: `${isValue(c) ? 'num' : ''} ${i < o.groups.length ? 'key' : ''}`, 'data-col': c, title: 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
-        [h('span', { text: c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null]);
+      const data = i > o.groups.length && this.isData(c);
+      const info = data ? this.valueInfo.get(c) : undefined;
+      const numeric = isValue(c) || (info ? isNumericType(info.type) : false);
+      const th = h('th', { class: `${numeric ? 'num' : ''} ${i < o.groups.length ? 'key' : ''} ${data ? 'value' : ''}`, 'data-col': c,
+        title: data ? this.valueTitle(c) : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
+        [h('span', { text: data ? this.valueHeader(c) : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
       this.headerDrag(th, c);
+      if (data) th.addEventListener('contextmenu', (e) => { e.preventDefault(); this.aggMenu(c, e); });
       head.append(th);
     });
     head.append(h('th', { class: 'filler' }));
@@ -340,14 +360,20 @@ export class TreeTable {
   rowEl(n, all) {
     const open = this.expanded.has(TreeTable.pathKey(n));
     const tr = h('tr', { class: n === this.selected ? 'sel' : '', 'data-path': n.labels.join(' › '), 'data-depth': String(n.depth) });
+    let right = false;
     for (const c of all) {
-      if (c === '|') { tr.append(h('td', { class: 'gold' })); continue; }
-      if (c === n.column) {
+      if (c === '|') { right = true; tr.append(h('td', { class: 'gold' })); continue; }
+      if (!right && c === n.column) {
         const tog = h('span', { class: `tog ${n.expandable ? '' : 'leaf'}`, text: n.loading ? '…' : n.expandable ? (open ? '▾' : '▸') : '' });
         tog.addEventListener('click', (e) => { e.stopPropagation(); this.select(n); this.toggle(n); });
         const td = h('td', { class: `label ${n.key === SELF_KEY ? 'self' : ''}`, title: n.label }, [tog, labelEl(n.label)]);
         td.style.paddingLeft = `${4 + Math.min(n.colDepth, 60) * 11}px`;
         tr.append(td);
+      } else if (right && this.isData(c)) {
+        const info = this.valueInfo.get(c);
+        const v = info && n.values ? n.values[info.name] : undefined;
+        const text = info ? formatValue(v, info.type) : '';
+        tr.append(h('td', { class: info && isNumericType(info.type) ? 'num' : 'val', text, title: text, 'data-value': v === null || v === undefined ? '' : String(v) }));
       } else if (isValue(c)) {
         const td = h('td', { class: 'num', text: valueText(n, c) });
         if (c === '% Weight') td.style.backgroundImage = `linear-gradient(to left, var(--bar) ${Math.min(100, n.percent).toFixed(1)}%, transparent 0)`;
@@ -464,6 +490,47 @@ export class TreeTable {
     });
   }
 
+  /** A value column's header: its name, and its aggregation when not the default. @param {string} c */
+  valueHeader(c) {
+    const { name, agg } = splitSpec(c);
+    return agg ? `${name} (${aggLabel(agg)})` : name;
+  }
+
+  /** @param {string} c */
+  valueTitle(c) {
+    const { name, agg } = splitSpec(c);
+    const def = findDef(this.o.defs, name);
+    const a = agg || (def ? def.aggregation : '');
+    const unit = def && def.unit ? `, ${def.unit}` : '';
+    return `${name}: ${aggLabel(a)} of its rows (${def ? def.type : ''}${unit}). Click to sort; drag to move; ▾ or right-click to change the aggregation`;
+  }
+
+  /** The ▾ that opens a value column's aggregation menu. @param {string} c */
+  aggButton(c) {
+    const b = h('span', { class: 'agg-btn', 'data-testid': 'agg-menu', text: ' ▾', title: 'Aggregation' });
+    // Not a sort click or the start of a drag.
+    b.addEventListener('pointerdown', (e) => e.stopPropagation());
+    b.addEventListener('click', (e) => { e.stopPropagation(); this.aggMenu(c, e); });
+    return b;
+  }
+
+  /** The aggregations `c` can take; choosing one regroups the values. @param {string} c @param {MouseEvent} ev */
+  aggMenu(c, ev) {
+    const { name, agg } = splitSpec(c);
+    const def = findDef(this.o.defs, name);
+    if (!def) return;
+    const current = agg || def.aggregation;
+    showMenu(ev, aggregationsOf(def).map((a) => ({
+      label: `${a === current ? '✓ ' : ''}${aggLabel(a)}`,
+      action: () => {
+        const spec = specOf(def, a);
+        if (spec === c) return;
+        const cols = this.o.cols.map((x) => (x === c ? spec : x));
+        this.o.onLayout(this.o.groups, cols, this.o.sort === c ? spec : undefined);
+      },
+    })));
+  }
+
   /** Drag the right edge of a header to resize its column. @param {HTMLElement} th @param {string} col @param {PointerEvent} down */
   resize(th, col, down) {
     const colEl = /** @type {HTMLElement} */ (this.scroller.querySelector(`col[data-col="${CSS.escape(col)}"]`));
@@ -487,7 +554,8 @@ export class TreeTable {
     const at = index > from ? index - 1 : index;
     all.splice(at, 0, col);
     const bar = all.indexOf('|');
-    const groups = all.slice(0, bar);
+    // A value column dropped left of the gold bar groups by its column (without the aggregation).
+    const groups = all.slice(0, bar).map((g) => (this.o.table !== 'cpu-sampled' && !isValue(g) ? splitSpec(g).name : g));
     const cols = all.slice(bar + 1);
     if (groups.some(isValue)) { this.o.onNotice(`${col} is a value column: it cannot group rows`); return; }
     if (groups.join() === this.o.groups.join() && cols.join() === this.o.cols.join()) return;

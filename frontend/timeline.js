@@ -5,7 +5,7 @@ import { h, clear, fmtSecs } from './dom.js';
 import { SERIES, OTHER } from './palette.js';
 
 /**
- * @typedef {{traceId: string, duration: number, cpus: number,
+ * @typedef {{traceId: string, duration: number, start: number, cpus: number,
  *   range: [number, number]|null, zoom: [number, number]|null, filters: any[], by: 'process'|'thread',
  *   onRange: (r: [number, number]|null) => void, onZoom: (z: [number, number]|null) => void}} TimelineOpts
  */
@@ -49,7 +49,8 @@ export class Timeline {
     new ResizeObserver(() => this.draw()).observe(this.canvas);
   }
 
-  get view() { return this.o.zoom || [0, this.o.duration]; }
+  /** The whole trace: from its first event (a boot-time logger's header can be hours earlier) to its end. */
+  get view() { return this.o.zoom || [this.o.start, this.o.duration]; }
 
   async load() {
     const [a, b] = this.view;
@@ -174,10 +175,11 @@ export class Timeline {
   setZoom(z, commit) {
     if (z) {
       const len = Math.max(1e-4, z[1] - z[0]);
-      let s = Math.max(0, z[0]);
+      const start = this.o.start;
+      let s = Math.max(start, z[0]);
       let e = s + len;
-      if (e > this.o.duration) { e = this.o.duration; s = Math.max(0, e - len); }
-      z = s <= 0 && e >= this.o.duration ? null : [s, e];
+      if (e > this.o.duration) { e = this.o.duration; s = Math.max(start, e - len); }
+      z = s <= start && e >= this.o.duration ? null : [s, e];
     }
     this.o.zoom = z;
     this.draw();

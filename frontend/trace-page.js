@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { h, clear, fmtInt, fmtSize, fmtSecs, copyText, toast } from './dom.js';
 import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './url-state.js';
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
+import { findDef, canonicalSpec } from './value-columns.js';
 import { Timeline } from './timeline.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
@@ -103,7 +104,7 @@ export class TracePage {
     this.analysis = h('section', { class: 'panel analysis' });
     this.root.append(tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
-      traceId: this.id, duration: sum.duration_s, cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
+      traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),
       onZoom: (z) => { this.s.zoom = z; this.write(this.s, 'replace'); },
     });
@@ -212,21 +213,35 @@ export class TracePage {
     const s = this.s;
     const keyCols = this.columnsOf(s.table);
     const valCols = (this.cols.tables[s.table] || { value_columns: [] }).value_columns;
+    /** @type {import('./value-columns.js').ColumnDef[]} */
+    const defs = (this.cols.tables[s.table] || {}).columns || [];
+    // Older column names (links made before WPA's names) name the same columns.
+    const keyName = (/** @type {string} */ c) => (keyCols.includes(c) ? c : (findDef(defs, c) || { name: c }).name);
+    s.groups = s.groups.map(keyName);
+    // Right of the gold bar on row tables: any column of the table, with an aggregation.
+    const valueName = (/** @type {string} */ c) => (valCols.includes(c) || s.table === 'cpu-sampled' ? c : canonicalSpec(defs, c) || c);
+    s.cols = s.cols.map(valueName);
+    if (!valCols.includes(s.sort)) {
+      const sortSpec = s.table !== 'cpu-sampled' ? canonicalSpec(defs, s.sort) : null;
+      s.sort = sortSpec && s.cols.includes(sortSpec) ? sortSpec : keyName(s.sort);
+    }
+    // (A key column right of the bar that cannot be a value, a stack or any cpu-sampled key, stays as an empty column.)
+    const known = (/** @type {string} */ c) => valCols.includes(c) || keyCols.includes(c) || (s.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
     // drop columns this table does not know (an outdated link), with a notice
-    const bad = [...s.groups, ...s.cols].filter((c) => !keyCols.includes(c) && !valCols.includes(c));
+    const bad = [...s.groups.filter((c) => !keyCols.includes(c)), ...s.cols.filter((c) => !known(c))];
     if (bad.length) {
       this.notice(`Unknown column(s) ignored: ${bad.join(', ')}`);
       s.groups = s.groups.filter((c) => keyCols.includes(c));
-      s.cols = s.cols.filter((c) => keyCols.includes(c) || valCols.includes(c));
+      s.cols = s.cols.filter(known);
     }
     const chooserBtn = h('button', { class: 'btn small', text: 'Columns…', 'data-testid': 'columns-btn' });
     chooserBtn.addEventListener('click', () => this.columnChooser(chooserBtn, keyCols, valCols));
     tabs.insertBefore(chooserBtn, tabs.lastChild);
     this.table = new TreeTable(body, {
       traceId: this.id, table: s.table, groups: s.groups, cols: s.cols, sort: s.sort, desc: s.desc, open: s.open, sel: s.sel,
-      allColumns: [...keyCols, ...valCols],
+      allColumns: [...keyCols, ...valCols], defs,
       query: () => this.query(),
-      onLayout: (groups, cols) => this.update({ groups, cols, open: [], sel: null }),
+      onLayout: (groups, cols, sort) => this.update({ groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }),
       onSort: (col, desc) => this.update({ sort: col, desc }),
       onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); },
       onContext: (n, ev) => this.rowMenu(n, ev),
@@ -313,7 +328,7 @@ export class TracePage {
       items.push({ label: `View callers of module ${mod} by module`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: modRef, bfBy: 'module' }) });
     }
     items.push(null);
-    items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols)).then(() => toast('Row copied')) });
+    items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols, this.table ? this.table.valueInfo : new Map())).then(() => toast('Row copied')) });
     if (isStack) items.push({ label: 'Copy stack', action: () => copyText(stackText(n)).then(() => toast('Stack copied')) });
     items.push({ label: 'Copy link to this row', action: () => copyText(location.href).then(() => toast('Link copied')) });
     showMenu(ev, items);
@@ -361,10 +376,18 @@ function symbolText(sum) {
   return `${fmtInt(y.resolved_frames || 0)} of ${fmtInt(y.frames || 0)} frames named; modules: ${by || 'none'}`;
 }
 
-/** @param {import('./table.js').Node} n @param {string[]} cols */
-function rowText(n, cols) {
-  const vals = cols.filter((c) => VALUE_COLUMNS.includes(c)).map((c) => {
-    const v = { Count: n.count, 'Weight (ms)': n.weight_ms, '% Weight': n.percent.toFixed(2), 'First (s)': n.first_s, 'Last (s)': n.last_s }[c];
+/**
+ * The row's labels and values, tab-separated; value columns of row tables as the API gives them (base units).
+ * @param {import('./table.js').Node} n @param {string[]} cols @param {Map<string, import('./value-columns.js').ValueInfo>} info
+ */
+function rowText(n, cols, info) {
+  const vals = cols.filter((c) => VALUE_COLUMNS.includes(c) || info.has(c)).map((c) => {
+    const i = info.get(c);
+    if (i && !VALUE_COLUMNS.includes(c)) return `${i.name}=${n.values ? n.values[i.name] ?? '' : ''}`;
+    /** @type {Record<string, any>} */
+    const fixed = { Count: n.count, 'Weight (ms)': n.weight_ms, '% Weight': n.percent.toFixed(2), 'First (s)': n.first_s, 'Last (s)': n.last_s };
+    // The other UI values (weights and sums of the event tables) are the API's `values`.
+    const v = c in fixed ? fixed[c] : (n.values ? n.values[c] ?? n.weight_ms : n.weight_ms);
     return `${c}=${v}`;
   });
   return [n.labels.join(' / '), ...vals].join('\t');

@@ -28,5 +28,10 @@ for f in sorted(os.listdir(etls))[:6]:
     save(f + ".zip", [("trace/" + f, data)])
     save(f + ".stored.zip", [("readme.txt", b"x"), (f, data)], zipfile.ZIP_STORED)
 save("bomb.zip", [("bomb.etl", bytes(8 << 20))])
+# A multi-file trace (.diagsession-like): two .etl members and metadata.
+small = sorted(os.listdir(etls))[:2]
+if len(small) == 2:
+    save("two-members.diagsession", [("meta.xml", b"<x/>")] +
+         [(f"s/{f}", open(os.path.join(etls, f), "rb").read()) for f in small], zipfile.ZIP_STORED)
 PY
 for d in "$out"/*; do echo "$(basename "$d"): $(ls "$d" | wc -l) seeds"; done

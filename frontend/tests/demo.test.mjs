@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { buildRelease, startServer, repoRoot } from './server.mjs';
+import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
-const BIN = path.join(repoRoot, 'target/release/etlscope');
+const BIN = binary();
 const SHOTS = path.join(repoRoot, 'docs/screenshots');
 const RANGE = [7, 23];
 const TARGET = 'windows.storage.dll!CFSFolder::_GetOverlayInfo';

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable as waitTableFor } from './browser.mjs';
-import { buildRelease, startServer, query, repoRoot } from './server.mjs';
+import { buildRelease, startServer, query, repoRoot, binary } from './server.mjs';
 
 const SAMPLES = Number(process.env.ETLSCOPE_PERF_SAMPLES ?? 10_000_000);
 if (!Number.isSafeInteger(SAMPLES)) throw new Error(`ETLSCOPE_PERF_SAMPLES=${process.env.ETLSCOPE_PERF_SAMPLES} is not a whole number`);
@@ -48,7 +48,7 @@ before(async () => {
     trace = path.join(tmp, `s${SAMPLES}.etl`);
     const stacks = Math.min(100_000, Math.max(1_000, Math.floor(SAMPLES / 100)));
     const t = Date.now();
-    const r = spawnSync(path.join(repoRoot, 'target/release/etlscope'),
+    const r = spawnSync(binary(),
       ['synth', 'bench', '-o', trace, '--samples', String(SAMPLES), '--distinct-stacks', String(stacks), '--threads', '1000'], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error('etlscope synth bench failed');
     setup.write_s = (Date.now() - t) / 1000;
@@ -192,7 +192,7 @@ test('setup: write and ingest the trace; server-side query times and JSON sizes'
     let bytes = 0;
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();
-      const r = await fetch(`${srv.url}/api/traces/${id}/${what}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const r = await fetch(`${srv.url}/api/traces/${id}/${what}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-etlscope': '1' }, body: JSON.stringify(body) });
       const text = await r.text();
       ms.push(performance.now() - t0);
       assert.equal(r.status, 200, text);
@@ -281,7 +281,7 @@ test('time range by timeline drag: figures for the table and flame redraw (repor
     await p.mouse.move(tl.x + tl.width * b, tl.y + tl.height / 2, { steps: 10 });
     runs.push(await measure(p, 'pointerup', 'total', before, () => p.mouse.up()));
     const m = /[?&]r=([\d.]+)-([\d.]+)/.exec(p.url());
-    const api = await query(srv.url, id, 'table', { columns: ['Process', 'Stack'], range: { start_s: Number(m[1]), end_s: Number(m[2]) }, limit: 0 });
+    const api = await query(srv.url, id, 'table', { columns: ['Process', 'Stack'], range: { start_s: Number(m[1]), end_s: Number(m[2]) }, limit: 100000 });
     assert.equal(await p.$eval('[data-testid=table-status]', (e) => Number(e.getAttribute('data-total'))), api.total.count);
   }
   report(t, 'time range (timeline mouse-up to table redrawn)', runs);

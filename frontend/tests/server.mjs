@@ -27,15 +27,20 @@ export function buildRelease() {
   if (r.status !== 0) throw new Error('cargo build --release failed');
 }
 
+/** The binary the tests run: $ETLSCOPE_BIN, else the release build in $CARGO_TARGET_DIR (default target/). */
+export const binary = () => process.env.ETLSCOPE_BIN || path.join(process.env.CARGO_TARGET_DIR ? path.resolve(repoRoot, process.env.CARGO_TARGET_DIR) : path.join(repoRoot, 'target'), 'release/etlscope');
+
 /**
  * @param {string[]} traces
  * @param {number} [readyTimeoutMs] how long ingest may take
- * @returns {Promise<{url: string, ids: string[], stop: () => void}>}
+ * @param {string[]} [flags] more `etlscope serve` flags (e.g. --token)
+ * @param {Record<string, string>} [headers] sent with the readiness polls (e.g. the token)
+ * @returns {Promise<{url: string, ids: string[], dataDir: string, stop: () => void}>}
  */
-export async function startServer(traces, readyTimeoutMs = 120000) {
-  const bin = path.join(repoRoot, 'target/release/etlscope');
+export async function startServer(traces, readyTimeoutMs = 120000, flags = [], headers = {}) {
+  const bin = binary();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-ui-'));
-  const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...traces], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...flags, ...traces], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const url = await new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`server did not print its URL: ${out}`)), 60000);
@@ -51,7 +56,7 @@ export async function startServer(traces, readyTimeoutMs = 120000) {
     // Ready, failed, or an error after `readyTimeoutMs` (never a silent return mid-ingest).
     const deadline = Date.now() + readyTimeoutMs;
     for (;;) {
-      const e = await (await fetch(`${url}/api/traces/${id}`)).json();
+      const e = await (await fetch(`${url}/api/traces/${id}`, { headers })).json();
       if (e.status === 'ready') break;
       if (e.status === 'failed') throw new Error(`ingest failed: ${e.error}`);
       if (Date.now() > deadline) { child.kill('SIGTERM'); throw new Error(`trace ${id} not ready after ${readyTimeoutMs} ms (status ${e.status})`); }
@@ -59,13 +64,13 @@ export async function startServer(traces, readyTimeoutMs = 120000) {
     }
   }
   return {
-    url, ids,
+    url, ids, dataDir,
     stop: () => { child.kill('SIGTERM'); fs.rmSync(dataDir, { recursive: true, force: true }); },
   };
 }
 
 /** POST a query to the API. @param {string} url @param {string} id @param {string} what @param {any} body */
 export async function query(url, id, what, body) {
-  const r = await fetch(`${url}/api/traces/${id}/${what}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${url}/api/traces/${id}/${what}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-etlscope': '1' }, body: JSON.stringify(body) });
   return r.json();
 }

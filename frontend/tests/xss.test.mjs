@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { buildRelease, startServer, repoRoot } from './server.mjs';
+import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
 import { defaultState, toQuery } from '../url-state.js';
 
 // The strings the scenario writes (crates/synth/src/hostile_names.rs), as the UI must show them.
@@ -22,7 +22,8 @@ const EXE_PATH = 'C:\\evil\\<img src=x onerror="window.__pwned=1">.exe';
 const MODULE = '<img src=x onerror=window.__pwned=4>.dll';
 const MODULE_PATH = `C:\\evil\\${MODULE}`;
 const OTHER_MODULE = '"\'><svg onload=window.__pwned=5>&amp;.dll';
-const OTHER_MODULE_PATH = `\\Device\\HarddiskVolume3\\evil\\${OTHER_MODULE}`;
+// Recorded as \Device\HarddiskVolume3\evil\..., shown in DOS form as WPA does.
+const OTHER_MODULE_PATH = `C:\\evil\\${OTHER_MODULE}`;
 const JIT = '<script>window.__pwned=9</script>::<img src=x onerror="window.__pwned=10">';
 const FILE_PATH = 'C:\\evil\\<img src=x onerror="window.__pwned=11">&amp;.txt';
 const OTHER_FILE_PATH = 'C:\\evil\\</textarea><svg onload=window.__pwned=12>.ini';
@@ -45,7 +46,7 @@ before(async () => {
   buildRelease();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-xss-'));
   const file = path.join(tmp, TRACE_NAME);
-  const r = spawnSync(path.join(repoRoot, 'target/release/etlscope'), ['synth', 'hostile-names', '-o', file], { encoding: 'utf8' });
+  const r = spawnSync(binary(), ['synth', 'hostile-names', '-o', file], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`etlscope synth hostile-names failed: ${r.stderr}`);
   srv = await startServer([file]);
   id = srv.ids[0];

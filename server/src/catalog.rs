@@ -81,6 +81,35 @@ impl Catalog {
         })
     }
 
+    /// Insert `e` and run `place` (which moves its file into the library) as
+    /// one step: the row is committed only if `place` succeeded, so neither
+    /// a row without its file nor (short of a crash between the two, which
+    /// the start-up reconcile heals) a file without its row is left.
+    pub fn insert_then<E>(
+        &self,
+        e: &TraceEntry,
+        place: impl FnOnce() -> Result<(), E>,
+    ) -> anyhow::Result<Result<(), E>> {
+        let mut conn = self
+            .conn
+            .lock()
+            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error],
+        )?;
+        match place() {
+            Ok(()) => {
+                tx.commit()?;
+                Ok(Ok(()))
+            }
+            // Dropping the transaction rolls the insert back.
+            Err(err) => Ok(Err(err)),
+        }
+    }
+
     pub fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>> {
         self.with(|c| {
             c.query_row(

@@ -1,8 +1,11 @@
 //! `etlscope`: a thin binary over the etlscope crates.
 
+mod admission;
 mod api;
 mod catalog;
+mod cell_json;
 mod cli;
+mod heal;
 mod store;
 mod symbolize;
 mod upload;

@@ -5,7 +5,10 @@
 //! symstore layout), `catalog.sqlite`. Loaded traces are kept under a memory
 //! budget; the least recently used are dropped and reloaded on demand.
 
+use crate::admission::{ingest_estimate, too_big_message, Held, Reservation, Reservations};
 use crate::catalog::{Catalog, TraceEntry};
+pub use crate::heal::MISSING;
+use crate::upload::{TempFile, UploadError};
 use model::progress::BuildProgress;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -93,6 +96,8 @@ pub struct Store {
     clock: AtomicU64,
     /// Numbers symbolization runs, so the newest result wins.
     symbol_runs: AtomicU64,
+    /// Memory promised to running ingests (admission control).
+    reservations: Reservations,
 }
 
 impl Store {
@@ -108,8 +113,8 @@ impl Store {
         for e in std::fs::read_dir(data_dir.join("tmp"))?.flatten() {
             std::fs::remove_file(e.path()).ok();
         }
-        let catalog = Catalog::open(&data_dir.join("catalog.sqlite"))?;
-        Ok(Arc::new(Store {
+        let catalog = crate::heal::open_catalog(data_dir)?;
+        let store = Arc::new(Store {
             data_dir: data_dir.to_path_buf(),
             symbol_path,
             catalog,
@@ -117,7 +122,31 @@ impl Store {
             slots: Mutex::new(HashMap::new()),
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
-        }))
+            reservations: Reservations::default(),
+        });
+        let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
+            store.trace_path(e)
+        })?;
+        store.resume(stale);
+        Ok(store)
+    }
+
+    /// Ingest, one after another in the background, traces whose ingest a
+    /// stop interrupted (or never started).
+    fn resume(self: &Arc<Self>, entries: Vec<TraceEntry>) {
+        if entries.is_empty() {
+            return;
+        }
+        let store = self.clone();
+        std::thread::spawn(move || {
+            for e in entries {
+                let p = store.start_ingest(e.clone());
+                while matches!(store.peek(&e.id), Err(NotReady::Ingesting(q)) if Arc::ptr_eq(&p, &q))
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            }
+        });
     }
 
     /// Uploads live in `traces/`; local traces served by reference keep their absolute path.
@@ -128,6 +157,51 @@ impl Store {
         } else {
             self.data_dir.join("traces").join(&e.file_name)
         }
+    }
+
+    /// The file of `e` if the server wrote it (an upload in `traces/`, named
+    /// by its id); None for a trace served by reference, which is the
+    /// user's own file and never modified or deleted.
+    pub fn owned_path(&self, e: &TraceEntry) -> Option<PathBuf> {
+        let ours = [format!("{}.etl", e.id), format!("{}.etl.zip", e.id)];
+        (crate::upload::valid_id(&e.id) && ours.contains(&e.file_name))
+            .then(|| self.data_dir.join("traces").join(&e.file_name))
+    }
+
+    /// Put an upload into the library: its row and its file in `traces/`
+    /// as one step (see `Catalog::insert_then`).
+    pub fn add_upload(&self, entry: &TraceEntry, temp: TempFile) -> Result<(), UploadError> {
+        let dest = self.data_dir.join("traces").join(&entry.file_name);
+        let placed = self
+            .catalog
+            .insert_then(entry, || temp.persist(&dest))
+            .map_err(|e| {
+                // The file may be in place without its row: take it back.
+                let _ = std::fs::remove_file(&dest);
+                UploadError::Io(format!("cannot record the upload: {e:#}"))
+            })?;
+        placed.map_err(|e| UploadError::write("cannot store the upload", &e))
+    }
+
+    /// Remove a trace from the library: stop its ingest, drop it from
+    /// memory, and delete its file only if the server wrote it.
+    pub fn delete(&self, id: &str) -> anyhow::Result<bool> {
+        let Some(e) = self.catalog.get(id)? else {
+            return Ok(false);
+        };
+        self.catalog.delete(id)?;
+        if let Some(Slot::Ingesting(p)) = self.slots().remove(id) {
+            p.cancel();
+        }
+        if let Some(path) = self.owned_path(&e) {
+            if let Err(err) = std::fs::remove_file(&path) {
+                if err.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(%id, error = %err, "cannot remove a deleted trace's file");
+                }
+            }
+        }
+        release_free_memory();
+        Ok(true)
     }
 
     pub fn tmp_dir(&self) -> PathBuf {
@@ -156,6 +230,7 @@ impl Store {
             }
         }
         let entry = match self.catalog.get(id) {
+            Ok(Some(e)) if e.status == MISSING => return Err(NotReady::Failed(e.error)),
             Ok(Some(e)) => e,
             _ => return Err(NotReady::NotFound),
         };
@@ -184,10 +259,22 @@ impl Store {
         let _ = self.catalog.set_status(&entry.id, "ingesting", "");
         let path = self.trace_path(&entry);
         let started = Instant::now();
-        let result = etl::EtlFile::open(&path)
-            .map_err(|e| e.to_string())
-            .map(|f| model::build_with_progress(&f, &progress));
+        let (result, tickets) = self.read_admitted(&path, &progress);
         let mut slots = self.slots();
+        // Deleted (or replaced) while it was read: the result is nobody's.
+        let ours =
+            matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, &progress));
+        let listed = matches!(self.catalog.get(&entry.id), Ok(Some(_)));
+        if !ours || !listed || progress.is_cancelled() {
+            if ours {
+                slots.remove(&entry.id);
+            }
+            drop(slots);
+            drop(result);
+            release_free_memory();
+            tracing::info!(id = %entry.id, "ingest of a deleted trace dropped");
+            return;
+        }
         match result {
             Ok(trace) => {
                 tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
@@ -202,7 +289,9 @@ impl Store {
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
                 drop(slots);
                 release_free_memory();
+                // Symbol lookup copies the model: still under the reservation.
                 self.symbolize(loaded, &path);
+                drop(tickets);
                 release_free_memory();
             }
             Err(msg) => {
@@ -211,6 +300,47 @@ impl Store {
                 let _ = self.catalog.set_status(&entry.id, "failed", &msg);
             }
         }
+    }
+
+    /// Read a trace once admission control lets it: admitted by its size
+    /// (a zip member's declared size) before the file is even mapped, since
+    /// opening walks every buffer header, which pages most of the file in.
+    /// Should the member turn out larger, the reservation is topped up
+    /// without waiting (waiting while holding one could wait forever).
+    /// The reservations are returned with the result.
+    fn read_admitted(
+        &self,
+        path: &Path,
+        progress: &BuildProgress,
+    ) -> (Result<model::Trace, String>, Vec<Reservation<'_>>) {
+        let budget = self.memory_budget;
+        let probe = match etl::EtlFile::probe(path) {
+            Ok(p) => p,
+            Err(e) => return (Err(e.to_string()), Vec::new()),
+        };
+        let on_disk = ingest_estimate(probe.trace_len);
+        if on_disk > budget {
+            return (Err(too_big_message(on_disk, budget)), Vec::new());
+        }
+        let cancelled = || progress.is_cancelled();
+        // None means deleted while waiting: the build below is then skipped (cancelled).
+        let mut tickets: Vec<Reservation<'_>> = self
+            .reservations
+            .admit(on_disk, budget, self, &cancelled)
+            .into_iter()
+            .collect();
+        let file = match etl::EtlFile::open_spilling(path, &self.tmp_dir()) {
+            Ok(f) => f,
+            Err(e) => return (Err(e.to_string()), tickets),
+        };
+        let need = ingest_estimate(file.file_len());
+        if need > budget {
+            return (Err(too_big_message(need, budget)), tickets);
+        }
+        if need > on_disk {
+            tickets.push(self.reservations.force(need - on_disk));
+        }
+        (Ok(model::build_with_progress(&file, progress)), tickets)
     }
 
     /// Name frames from PDBs in the background; queries see the unnamed
@@ -227,9 +357,17 @@ impl Store {
             self.symbol_path.as_deref(),
         );
         let config = crate::symbolize::config(path, self.data_dir.join("symbol-cache"));
+        // Look up on the model in place; copy it only when there are names to apply.
+        let result = crate::symbolize::lookup(loaded.trace(), config, &progress);
+        let statuses = crate::symbolize::status_json(loaded.trace(), &result);
+        if result.frames.is_empty() {
+            if let Ok(mut s) = loaded.symbols.lock() {
+                *s = SymbolState::Done(statuses);
+            }
+            return;
+        }
         let mut trace = loaded.trace().clone();
-        let result = crate::symbolize::symbolize(&mut trace, config, &progress);
-        let statuses = crate::symbolize::status_json(&trace, &result);
+        crate::symbolize::apply(&mut trace, &result);
         // Only function-dependent parts of the index are rebuilt; the
         // by-thread order and sample totals carry over.
         let trace = Arc::new(trace);
@@ -318,40 +456,55 @@ impl Store {
             None => Err(NotReady::NotFound),
         }
     }
+}
 
-    pub fn forget(&self, id: &str) {
-        self.slots().remove(id);
+impl Held for Store {
+    fn held_bytes(&self) -> u64 {
+        held_bytes(&self.slots())
+    }
+
+    fn evict_one(&self) -> bool {
+        let mut slots = self.slots();
+        match lru(&slots, "") {
+            Some(id) => {
+                tracing::info!(%id, "dropping trace from memory (room for an ingest)");
+                slots.remove(&id);
+                drop(slots);
+                release_free_memory();
+                true
+            }
+            None => false,
+        }
     }
 }
 
+fn held_bytes(slots: &HashMap<String, Slot>) -> u64 {
+    slots
+        .values()
+        .map(|s| match s {
+            Slot::Ready(t) => t.heap_bytes,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The least recently used loaded trace other than `keep`.
+fn lru(slots: &HashMap<String, Slot>, keep: &str) -> Option<String> {
+    slots
+        .iter()
+        .filter_map(|(id, s)| match s {
+            Slot::Ready(t) if id != keep => Some((t.last_used.load(Ordering::Relaxed), id.clone())),
+            _ => None,
+        })
+        .min()
+        .map(|(_, id)| id)
+}
+
 fn evict_over_budget(slots: &mut HashMap<String, Slot>, budget: u64, keep: &str) {
-    loop {
-        let total: u64 = slots
-            .values()
-            .map(|s| match s {
-                Slot::Ready(t) => t.heap_bytes,
-                _ => 0,
-            })
-            .sum();
-        if total <= budget {
-            return;
-        }
-        let victim = slots
-            .iter()
-            .filter_map(|(id, s)| match s {
-                Slot::Ready(t) if id != keep => {
-                    Some((t.last_used.load(Ordering::Relaxed), id.clone()))
-                }
-                _ => None,
-            })
-            .min();
-        match victim {
-            Some((_, id)) => {
-                tracing::info!(%id, "dropping trace from memory (over budget)");
-                slots.remove(&id);
-            }
-            None => return,
-        }
+    while held_bytes(slots) > budget {
+        let Some(id) = lru(slots, keep) else { return };
+        tracing::info!(%id, "dropping trace from memory (over budget)");
+        slots.remove(&id);
     }
 }
 
@@ -371,8 +524,15 @@ pub fn now_rfc3339() -> String {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    let ft = secs * 10_000_000 + 116_444_736_000_000_000;
+    rfc3339(secs)
+}
+
+/// RFC 3339 UTC timestamp of `secs` since 1970.
+pub fn rfc3339(secs: i64) -> String {
+    let ft = secs
+        .saturating_mul(10_000_000)
+        .saturating_add(116_444_736_000_000_000);
     let s = etl::logfile::filetime_to_iso8601(ft);
     // Drop the microseconds: seconds are enough for a catalog.
-    format!("{}Z", &s[..19])
+    format!("{}Z", s.get(..19).unwrap_or(&s))
 }

@@ -36,10 +36,23 @@ pub fn symbolize(
     config: SymbolizerConfig,
     progress: &Progress,
 ) -> Symbolization {
-    let s =
-        Symbolizer::new(config).symbolize(&trace.modules, &trace.frames, &trace.strings, progress);
-    trace.apply_names(s.frames.iter().map(|(row, f)| (*row, f.name.as_str())));
+    let s = lookup(trace, config, progress);
+    apply(trace, &s);
     s
+}
+
+/// The names the symbol path has for a model's frames, without changing it.
+pub fn lookup(
+    trace: &model::Trace,
+    config: SymbolizerConfig,
+    progress: &Progress,
+) -> Symbolization {
+    Symbolizer::new(config).symbolize(&trace.modules, &trace.frames, &trace.strings, progress)
+}
+
+/// Name a model's frames from a lookup.
+pub fn apply(trace: &mut model::Trace, s: &Symbolization) {
+    trace.apply_names(s.frames.iter().map(|(row, f)| (*row, f.name.as_str())));
 }
 
 /// Per-module status as JSON rows (only modules with frames).

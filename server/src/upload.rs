@@ -9,9 +9,34 @@ use tokio::io::AsyncWriteExt;
 
 #[derive(Debug)]
 pub enum UploadError {
-    TooLarge { limit: u64 },
+    TooLarge {
+        limit: u64,
+    },
+    /// The client stopped sending the body.
+    Timeout,
+    /// The disk (or quota) is full.
+    NoSpace(String),
     Io(String),
     Client(String),
+}
+
+impl UploadError {
+    /// A write error: `NoSpace` when the disk is full, else `Io`.
+    pub fn write(what: &str, e: &std::io::Error) -> UploadError {
+        if is_no_space(e) {
+            UploadError::NoSpace(format!("{what}: the server's disk is full"))
+        } else {
+            UploadError::Io(format!("{what}: {e}"))
+        }
+    }
+}
+
+/// ENOSPC / EDQUOT and their Windows kin.
+pub fn is_no_space(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    )
 }
 
 /// A temporary file removed on drop unless it was kept.
@@ -58,32 +83,35 @@ pub struct Received {
 }
 
 /// Stream `body` to a temp file in `tmp_dir`, refusing more than `limit` bytes.
-pub async fn receive<S, E>(mut body: S, tmp_dir: &Path, limit: u64) -> Result<Received, UploadError>
+pub async fn receive<S>(mut body: S, tmp_dir: &Path, limit: u64) -> Result<Received, UploadError>
 where
-    S: Stream<Item = Result<axum::body::Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    S: Stream<Item = Result<axum::body::Bytes, UploadError>> + Unpin,
 {
     let temp = TempFile::new(tmp_dir);
     let mut file = tokio::fs::File::create(&temp.path)
         .await
-        .map_err(|e| UploadError::Io(format!("cannot create a temporary file: {e}")))?;
+        .map_err(|e| UploadError::write("cannot create a temporary file", &e))?;
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| UploadError::Client(format!("upload interrupted: {e}")))?;
-        size += chunk.len() as u64;
+        let chunk = chunk?;
+        size = size.saturating_add(chunk.len() as u64);
         if size > limit {
             return Err(UploadError::TooLarge { limit });
         }
         hasher.update(&chunk);
         file.write_all(&chunk)
             .await
-            .map_err(|e| UploadError::Io(format!("cannot write the upload: {e}")))?;
+            .map_err(|e| UploadError::write("cannot write the upload", &e))?;
     }
     file.flush()
         .await
-        .map_err(|e| UploadError::Io(format!("cannot write the upload: {e}")))?;
-    file.sync_all().await.ok();
+        .map_err(|e| UploadError::write("cannot write the upload", &e))?;
+    // Durable before it can be renamed into the library (a crash after the
+    // rename must not leave a file whose bytes are not its name's hash).
+    file.sync_all()
+        .await
+        .map_err(|e| UploadError::write("cannot write the upload", &e))?;
     let digest = hasher.finalize();
     let id = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
     Ok(Received { temp, size, id })

@@ -89,7 +89,7 @@ fn explorer_samples_between_7_and_23_seconds() {
         42_300.0,
     );
     // 1 kHz: about 44 CPU seconds over 16 s, i.e. more than two of the 4 CPUs.
-    let ms = explorer["Weight (ms)"].as_f64().unwrap();
+    let ms = explorer["Weight"].as_f64().unwrap() * 1e3;
     assert!(ms > 40_000.0 && ms < 45_000.0, "explorer weight {ms} ms");
     for p in ["System", "dwm.exe", "msedge.exe", "Idle"] {
         assert!(rows.iter().any(|r| r["Process Name"] == p), "{p} missing");
@@ -151,7 +151,8 @@ fn explorer_stacks() -> Vec<(Vec<String>, u64, f64)> {
             .split(';')
             .map(String::from)
             .collect();
-        (frames, count(r), r["Weight (ms)"].as_f64().unwrap())
+        // Weight is in seconds (export's base unit).
+        (frames, count(r), r["Weight"].as_f64().unwrap() * 1e3)
     })
     .collect()
 }
@@ -277,7 +278,7 @@ fn fixture_pdbs_are_in_the_symbol_store_beside_the_trace() {
             .unwrap()
             .replace('-', "")
             .to_uppercase();
-        let age: u32 = r["PDB Age"].as_str().unwrap().parse().unwrap();
+        let age = r["PDB Age"].as_u64().unwrap();
         let p = store.join(name).join(format!("{guid}{age:X}")).join(name);
         if Path::new(&p).is_file() {
             found += 1;

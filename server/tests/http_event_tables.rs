@@ -65,7 +65,7 @@ fn event_tables_match_export() {
 
     // The brief's figure: 562 creates over 102 paths, clrmain opened 69 times.
     let creates = q(
-        json!({"table": "file-io", "columns": ["File Path"], "limit": 0,
+        json!({"table": "file-io", "columns": ["File Path"], "limit": 100000,
         "filters": [{"column": "Type", "values": ["Create"]}]}),
     );
     let want = export_counts(fname, "file-io", "File Path", &["Type=Create"]);
@@ -87,7 +87,7 @@ fn event_tables_match_export() {
         ("cpu-precise", "New Process"),
         ("generic", "Provider"),
     ] {
-        let v = q(json!({"table": table, "columns": [group], "limit": 0}));
+        let v = q(json!({"table": table, "columns": [group], "limit": 100000}));
         assert_eq!(
             counts(&v),
             export_counts(fname, table, group, &[]),
@@ -98,14 +98,15 @@ fn event_tables_match_export() {
     // CPU Usage (ms) of CPU Precise is the summed run time, as export weighs it.
     // (No real trace here has context switches, so this is empty today;
     // query's row_table_cpu_precise test checks the sums on hand-made rows.)
-    let v = q(json!({"table": "cpu-precise", "columns": ["New Process"], "limit": 0}));
+    let v = q(json!({"table": "cpu-precise", "columns": ["New Process"], "limit": 100000}));
     let export = export_json(&[fname, "--table", "cpu-precise", "--group", "New Process"]);
     let want: BTreeMap<String, f64> = export
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
-            let w = r["Weight (ms)"].as_f64().unwrap();
+            // export prints durations in seconds.
+            let w = r["CPU Usage"].as_f64().unwrap() * 1e3;
             (r["New Process"].as_str().unwrap().to_string(), w)
         })
         .collect();
@@ -119,7 +120,7 @@ fn event_tables_match_export() {
     // The Stack column drills root to leaf; [self] rows end it; the
     // children of a row add up to it.
     let body = |path: Vec<Value>| {
-        json!({"table": "file-io", "columns": ["Type", "Stack"], "limit": 0, "path": path,
+        json!({"table": "file-io", "columns": ["Type", "Stack"], "limit": 100000, "path": path,
                "filters": [{"column": "Type", "values": ["Create"]}]})
     };
     let mut path = vec![json!("Create")];
@@ -143,8 +144,10 @@ fn event_tables_match_export() {
         "a Create stack should be several frames deep"
     );
     // Filter to a frame: every create whose stack passes through it.
-    let v = q(json!({"table": "file-io", "columns": ["Type"], "limit": 0,
-        "filters": [{"column": "Stack", "values": [deepest]}]}));
+    let v = q(
+        json!({"table": "file-io", "columns": ["Type"], "limit": 100000,
+        "filters": [{"column": "Stack", "values": [deepest]}]}),
+    );
     assert!(v["total"]["count"].as_u64().unwrap() > 0);
     std::fs::remove_dir_all(&data).ok();
 }
@@ -210,7 +213,7 @@ fn sampled_filters_flame_modules_butterfly_keys_and_symbol_summary() {
     let contains = |column: &str, value: Value| {
         post(
             "table",
-            json!({"columns": ["Process"], "limit": 0,
+            json!({"columns": ["Process"], "limit": 100000,
             "filters": [{"column": column, "values": [value], "contains": true}]}),
         )["total"]["count"]
             .as_u64()

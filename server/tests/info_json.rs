@@ -167,3 +167,63 @@ fn info_json_has_the_documented_keys_and_values() {
         assert_eq!(v["providers"], Value::Object(providers), "{f}: providers");
     }
 }
+
+/// A container's members, and several files given together, are listed with
+/// their buffers and events (the reference census of each member, see
+/// `expected::CONTAINER_MEMBERS`), and the totals are their sums.
+#[test]
+fn info_lists_the_members_of_a_multi_file_trace() {
+    let Some(dir) = real_traces_dir() else { return };
+    let name = "vs-dotnetcore31.diagsession";
+    let want: Vec<_> = expected::CONTAINER_MEMBERS
+        .iter()
+        .filter(|m| m.0 == name)
+        .collect();
+    assert_eq!(want.len(), 4);
+    let v = info_json(&dir.join(name));
+    let members = v["members"].as_array().expect("members");
+    let got: Vec<(String, u64, u64)> = members
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap_or("").to_string(),
+                m["buffers"].as_u64().unwrap_or(0),
+                m["events"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let expect: Vec<(String, u64, u64)> = want
+        .iter()
+        .map(|m| (m.1.to_string(), u64::from(m.2), m.4))
+        .collect();
+    assert_eq!(got, expect);
+    assert_eq!(v["events"], want.iter().map(|m| m.4).sum::<u64>());
+
+    // Two files given together.
+    let a = dir.join("perfview-gcevents.etl");
+    let b = dir.join("lxcore-manifest.etl");
+    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        .args(["info", "--json"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let events = |f: &str| {
+        expected::TRACES
+            .iter()
+            .find(|e| e.file == f)
+            .map(|e| e.events)
+            .unwrap_or(0)
+    };
+    assert_eq!(
+        v["events"],
+        events("perfview-gcevents.etl") + events("lxcore-manifest.etl")
+    );
+    assert_eq!(v["members"].as_array().map(Vec::len), Some(2));
+}

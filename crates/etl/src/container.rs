@@ -44,14 +44,25 @@ pub fn extract_etl(bytes: &[u8], limits: ZipLimits) -> Result<(String, Vec<u8>),
 }
 
 /// One member of a container, or why it could not be extracted.
-pub type Member = (String, Result<Vec<u8>, Error>);
+pub type Member<T> = (String, Result<T, Error>);
 
-/// Extract every `.etl` member of a zip archive, in archive order: the files
-/// of one recording (a `.diagsession` holds the kernel session, the relogged
-/// KernelTraceControl session and the user sessions). Members together are
-/// held to the limits one member would be. A member that cannot be extracted
-/// (damaged, over the limits) is returned as its error, the others still are.
-pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member>, Error> {
+/// Extract every `.etl` member of a zip archive into memory, in archive
+/// order: the files of one recording (a `.diagsession` holds the kernel
+/// session, the relogged KernelTraceControl session and the user sessions).
+/// A member that cannot be extracted (damaged, over the limits) is returned
+/// as its error; the others still are.
+pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member<Vec<u8>>>, Error> {
+    extract_etls_to(bytes, limits, |_, _| Ok(Vec::new()))
+}
+
+/// Inflate every `.etl` member as a stream into the writer `open(i, name)`
+/// makes for it (a file, typically: memory stays bounded whatever a member's
+/// size). Members together are held to the limits one member would be.
+pub fn extract_etls_to<W: std::io::Write>(
+    bytes: &[u8],
+    limits: ZipLimits,
+    mut open: impl FnMut(usize, &str) -> std::io::Result<W>,
+) -> Result<Vec<Member<W>>, Error> {
     let cerr = |m: String| Error::Container(m);
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
@@ -68,31 +79,79 @@ pub fn extract_etls(bytes: &[u8], limits: ZipLimits) -> Result<Vec<Member>, Erro
     }
     let mut budget = limits.max_uncompressed;
     let mut out = Vec::with_capacity(members.len());
-    for (index, name) in members {
-        let r = extract_one(
-            &mut zip,
-            index,
-            &name,
-            bytes.len(),
-            budget,
-            limits.max_ratio,
-        );
-        if let Ok(data) = &r {
-            budget -= data.len() as u64;
-        }
+    for (n, (index, name)) in members.into_iter().enumerate() {
+        let r = open(n, &name)
+            .map_err(|e| cerr(format!("cannot extract {name}: {e}")))
+            .and_then(|mut w| {
+                let written = extract_one(
+                    &mut zip,
+                    index,
+                    &name,
+                    bytes.len(),
+                    (budget, limits.max_ratio),
+                    u64::MAX,
+                    &mut w,
+                )?
+                .0;
+                budget -= written;
+                Ok(w)
+            });
         out.push((name, r));
     }
     Ok(out)
 }
 
+/// A member's name, declared size and first bytes (or why they could not be had).
+pub type Probed = (String, u64, Result<Vec<u8>, Error>);
+
+/// Every `.etl` member's name and declared size, with its first `prefix`
+/// bytes (or why they could not be had): enough to tell whether the archive
+/// holds a trace, and how large, without inflating it. The declared size
+/// bounds what inflating a member can yield (see `extract_one`).
+pub fn probe_etls(bytes: &[u8], limits: ZipLimits, prefix: u64) -> Result<Vec<Probed>, Error> {
+    let cerr = |m: String| Error::Container(m);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| cerr(format!("unreadable zip archive: {e}")))?;
+    let mut out = Vec::new();
+    for i in 0..zip.len() {
+        let Ok(f) = zip.by_index_raw(i) else { continue };
+        let name = f.name().map(|n| n.to_string()).unwrap_or_default();
+        if !name.to_ascii_lowercase().ends_with(".etl") {
+            continue;
+        }
+        let declared = f.size();
+        drop(f);
+        let mut head = Vec::new();
+        let r = extract_one(
+            &mut zip,
+            i,
+            &name,
+            bytes.len(),
+            (limits.max_uncompressed, limits.max_ratio),
+            prefix,
+            &mut head,
+        )
+        .map(|_| head);
+        out.push((name, declared, r));
+    }
+    if out.is_empty() {
+        return Err(cerr("the archive holds no .etl file".into()));
+    }
+    Ok(out)
+}
+
+/// Inflate one member (at most `stop_after` bytes of it) into `out`; the
+/// bytes written and the member's declared size. `limits` is the budget
+/// left and the largest ratio.
 fn extract_one(
     zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
     index: usize,
     name: &str,
     archive_len: usize,
-    budget: u64,
-    max_ratio: u64,
-) -> Result<Vec<u8>, Error> {
+    (budget, max_ratio): (u64, u64),
+    stop_after: u64,
+    out: &mut impl std::io::Write,
+) -> Result<(u64, u64), Error> {
     let cerr = |m: String| Error::Container(m);
     let mut f = zip
         .by_index(index)
@@ -107,18 +166,15 @@ fn extract_one(
             "{name} would expand to {declared} bytes from {compressed}: over the limit of {cap}"
         )));
     }
-    // Never trust the declared size: read at most cap + 1 bytes.
-    let mut data = Vec::with_capacity(declared.min(cap) as usize);
-    (&mut f)
-        .take(cap + 1)
-        .read_to_end(&mut data)
+    // Never trust the declared size: copy at most cap + 1 bytes, in chunks.
+    let written = std::io::copy(&mut (&mut f).take((cap + 1).min(stop_after)), out)
         .map_err(|e| cerr(format!("cannot extract {name}: {e}")))?;
-    if data.len() as u64 > cap {
+    if written > cap {
         return Err(cerr(format!(
             "{name} expands past the limit of {cap} bytes (zip bomb?)"
         )));
     }
-    Ok(data)
+    Ok((written, declared))
 }
 
 #[cfg(test)]

@@ -64,6 +64,44 @@ pub struct MemberInfo {
     pub bytes: u64,
 }
 
+/// A container member being inflated into a scratch file.
+struct SpillFile {
+    path: std::path::PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl SpillFile {
+    fn create(path: std::path::PathBuf) -> std::io::Result<SpillFile> {
+        let out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        Ok(SpillFile { path, out })
+    }
+
+    /// Map the finished file and unlink it (the mapping keeps the pages).
+    fn map(mut self) -> Result<Source, Error> {
+        let r = std::io::Write::flush(&mut self.out)
+            .and_then(|_| Source::map(&self.path))
+            .map_err(Error::from);
+        let _ = std::fs::remove_file(&self.path);
+        r
+    }
+}
+
+impl std::io::Write for SpillFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        // A member refused half-way (over the limits) leaves no scratch file.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// A file to read as a member of a trace (or why it could not be had), its
 /// name, and whether it came out of a container.
 type Part = (Result<Source, Error>, Option<String>, bool);
@@ -78,6 +116,15 @@ impl<'a> BufferData<'a> {
     pub fn events(&self) -> BufferEvents<'a> {
         BufferEvents::new(self.data, self.info.cpu(), self.info.index)
     }
+}
+
+/// What `EtlFile::probe` found.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// The `.etl` inside a zip container.
+    pub member: Option<String>,
+    /// Bytes of the trace itself (a zip member's declared size).
+    pub trace_len: u64,
 }
 
 impl EtlFile {
@@ -100,6 +147,69 @@ impl EtlFile {
             parts.extend(EtlFile::sources_of(src, name)?);
         }
         EtlFile::from_members(parts)
+    }
+
+    /// `open`, but a zip container's members are inflated into files in
+    /// `scratch` and memory-mapped, never into memory: a small archive with
+    /// a huge member costs disk, not RAM. Each scratch file is unlinked once
+    /// mapped (on Unix the mapping stays valid; elsewhere it may remain).
+    pub fn open_spilling(path: &Path, scratch: &Path) -> Result<EtlFile, Error> {
+        let src = Source::map(path)?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if !container::is_zip(src.bytes()) {
+            return EtlFile::from_members(vec![(Ok(src), name, false)]);
+        }
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let members = container::extract_etls_to(src.bytes(), ZipLimits::default(), |_, _| {
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let tmp = scratch.join(format!("member-{}-{n}.etl.tmp", std::process::id()));
+            SpillFile::create(tmp)
+        })?;
+        let parts = members
+            .into_iter()
+            .map(|(n, r)| (r.and_then(SpillFile::map), Some(n), true))
+            .collect();
+        EtlFile::from_members(parts)
+    }
+
+    /// Whether `path` is a readable trace (an .etl, or a zip container
+    /// holding one), from its first bytes only: nothing is inflated or
+    /// paged in beyond `PROBE_BYTES` per member. Gives the first readable
+    /// container member's name and the trace's size (for a zip, the sum of
+    /// its `.etl` members' declared sizes).
+    pub fn probe(path: &Path) -> Result<Probe, Error> {
+        use std::io::Read;
+        const PROBE_BYTES: u64 = 4 << 20;
+        let file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        let mut head = Vec::new();
+        file.take(PROBE_BYTES).read_to_end(&mut head)?;
+        if !container::is_zip(&head) {
+            EtlFile::from_source(Source::Owned(head), None, false)?;
+            return Ok(Probe {
+                member: None,
+                trace_len: len,
+            });
+        }
+        // A zip's directory is at its end: map the archive (it is the small part).
+        let src = Source::map(path)?;
+        let members = container::probe_etls(src.bytes(), ZipLimits::default(), PROBE_BYTES)?;
+        let trace_len = members.iter().map(|m| m.1).fold(0u64, u64::saturating_add);
+        let mut first_error = None;
+        for (name, _, prefix) in members {
+            match prefix.and_then(|p| EtlFile::from_source(Source::Owned(p), None, true)) {
+                Ok(_) => {
+                    return Ok(Probe {
+                        member: Some(name),
+                        trace_len,
+                    })
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        Err(first_error.unwrap_or_else(|| Error::Container("no readable .etl member".into())))
     }
 
     /// Read from bytes in memory (an .etl or a zip container).

@@ -1,9 +1,10 @@
 //! `etl::decode` against the real traces in ETLSCOPE_REAL_TRACES.
 //!
 //! How the expected values were derived (independently of the decoders):
-//! - Counts: a Python census over `etlscope dump FILE` (JSON lines with the raw
-//!   payload hex), grouping by hook id / provider + id, which agrees with the
-//!   traces' README and with airbus etl-parser totals.
+//! - Counts: the reference decoder's census (`expected/mod.rs`, written by
+//!   tests/reference/etl_census.py from the bytes, re-checked against
+//!   dissect.etl and etl-parser by scripts/check-peers.py), by the hook ids
+//!   and provider opcodes / event ids each decoder takes.
 //! - Field values: hand decodes of the payload hex of `etlscope dump` with
 //!   Python `struct.unpack_from` at the offsets of docs/etl-format.md (the
 //!   snippet is quoted next to each value). Where the same event appears in
@@ -21,6 +22,8 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
 use testdata::real_traces_dir as traces_dir;
+
+mod expected;
 
 fn open(name: &str) -> Option<EtlFile> {
     let path = traces_dir()?.join(name);
@@ -170,65 +173,153 @@ fn every_known_event_decodes_and_consumes_its_payload() {
         eprintln!("{name}: {counts:?}");
     }
 
-    // Census counts (Python over `etlscope dump`, see the header comment).
-    let x64 = &per_file["perfview-net452-x64.etl"];
-    let expect_x64 = [
-        ("SampledProfile", 79_528),
-        ("StackWalk", 252),
-        ("StackKeyDefinition", 1_909 + 1_012),
-        ("StackKeyReference", 2_061 + 7_046),
-        ("ImageId", 3_590),
-        ("DbgId", 3_534 + 44),
-        ("FileVersion", 705),
-        // Kernel hooks 0x0301-0x0304 and 0x0327, then Microsoft-Windows-
-        // Kernel-Process ids 1 and 2 (the census' provider_event_ids).
-        ("Process", 1 + 1 + 32 + 32 + 2 + 1 + 1),
-        ("Thread", 9 + 15 + 670 + 664),
-        ("Image", 35 + 32 + 1_763 + 1_766),
-        ("KernelAddress", 2),
-        ("FileIoName", 16 + 14 + 3_054),
-        ("FileIoCreate", 562), // Microsoft-Windows-Kernel-File id 12
-        ("DiskIo", 1_208 + 21),
-        ("DiskIoInit", 1_208 + 21 + 2),
-        ("DiskFlush", 2),
-        ("HardFault", 153),
-        ("ClrMethod", 290 + 288 + 16_702),
-        ("ClrModule", 2 + 2 + 27),
-        ("ProfileInterval", 2),
-        ("CpuConfig", 1),
-        ("LogicalDisk", 1),
-        ("VolumeMapping", 9),
-        ("SystemPaths", 1),
+    // Expected counts: the reference decoder's census (expected/mod.rs, from
+    // tests/reference/etl_census.py), by the hook ids, (provider, opcode) and
+    // (provider, event id) each decoder takes.
+    let ktc = "b3e675d7-2554-4f18-830b-2762732560de";
+    let kfile = "edd08927-9cc4-4e65-b970-c2560fb5c289";
+    let kproc = "22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716";
+    let clr = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
+    let rundown = "a669021c-c450-4609-a035-5af59af4df18";
+    let sysconfig = "9b79ee91-b5fd-41c0-a243-4248e266e9d0";
+    let x64 = "perfview-net452-x64.etl";
+    let expect_x64: Vec<(&str, u64)> = vec![
+        ("SampledProfile", hooks(x64, &[0x0F2E])),
+        ("StackWalk", hooks(x64, &[0x1820])),
+        ("StackKeyDefinition", hooks(x64, &[0x1822, 0x1823, 0x1824])),
+        ("StackKeyReference", hooks(x64, &[0x1825, 0x1826])),
+        ("ImageId", ops(x64, ktc, &[0])),
+        ("DbgId", ops(x64, ktc, &[36, 37])),
+        ("FileVersion", ops(x64, ktc, &[64])),
+        (
+            "Process",
+            hooks(x64, &[0x0301, 0x0302, 0x0303, 0x0304, 0x0327]) + ids(x64, kproc, &[1, 2]),
+        ),
+        ("Thread", hooks(x64, &[0x0501, 0x0502, 0x0503, 0x0504])),
+        (
+            "Image",
+            hooks(x64, &[0x140A, 0x030A, 0x1402, 0x1403, 0x1404]),
+        ),
+        ("KernelAddress", hooks(x64, &[0x1421, 0x1422])),
+        (
+            "FileIoName",
+            hooks(x64, &[0x0400, 0x0420, 0x0423, 0x0424]) + ids(x64, kfile, &[10, 11]),
+        ),
+        (
+            "FileIoCreate",
+            hooks(x64, &[0x0440]) + ids(x64, kfile, &[12]),
+        ),
+        ("DiskIo", hooks(x64, &[0x010A, 0x010B])),
+        ("DiskIoInit", hooks(x64, &[0x010C, 0x010D, 0x010F])),
+        ("DiskFlush", hooks(x64, &[0x010E])),
+        ("HardFault", hooks(x64, &[0x0220])),
+        (
+            "ClrMethod",
+            ids(x64, clr, &[141, 142, 143, 144]) + ids(x64, rundown, &[141, 142, 143, 144]),
+        ),
+        (
+            "ClrModule",
+            ids(x64, clr, &[152, 153]) + ids(x64, rundown, &[153, 154]),
+        ),
+        ("ProfileInterval", hooks(x64, &[0x0F48, 0x0F49, 0x0F4A])),
+        ("CpuConfig", hooks(x64, &[0x0B0A])),
+        ("LogicalDisk", hooks(x64, &[0x0B0C])),
+        ("VolumeMapping", ops(x64, sysconfig, &[35])),
+        ("SystemPaths", ops(x64, sysconfig, &[33])),
     ];
+    let got = &per_file[x64];
     for (k, n) in expect_x64 {
-        assert_eq!(x64.get(k).copied(), Some(n), "x64 {k}");
+        assert_eq!(got.get(k).copied().unwrap_or(0), n, "x64 {k}");
     }
-    let shut = &per_file["shutdown-perfdiag-kernel.etl"];
-    assert_eq!(shut["Process"], 60 + 94 + 37 + 5);
-    assert_eq!(shut["Thread"], 350 + 1_032 + 1_175 + 501);
-    assert_eq!(shut["Image"], 72 + 4_791 + 6_745 + 2_145);
-    // Microsoft-Windows-Kernel-Process ids 1+2, 3+4, 5+6 (census).
-    let perfmon = &per_file["perfmon-win7-kernel-process.etl"];
-    assert_eq!(perfmon["Process"], 4 + 4);
-    assert_eq!(perfmon["Thread"], 287 + 264);
-    assert_eq!(perfmon["Image"], 1_115 + 1_153);
-    // Classic headers with the kernel's Image and Process class GUIDs,
-    // opcodes 2/3/10 and 1-4 (census provider_opcodes).
+    let shut = "shutdown-perfdiag-kernel.etl";
+    let got = &per_file[shut];
     assert_eq!(
-        per_file["sawbuck-win7-image-64bit.etl"]["Image"],
-        1 + 24 + 1
+        got["Process"],
+        hooks(shut, &[0x0301, 0x0302, 0x0303, 0x0304, 0x0327])
     );
     assert_eq!(
-        per_file["sawbuck-win7-process-32bit.etl"]["Process"],
-        1 + 1 + 3 + 3
+        got["Thread"],
+        hooks(shut, &[0x0501, 0x0502, 0x0503, 0x0504])
     );
-    assert_eq!(per_file["amsi-manifest.etl"]["TraceLogging"], 19);
-    assert_eq!(per_file["lxcore-manifest.etl"]["TraceLogging"], 2);
-    assert_eq!(per_file["perfview-primitive-types.etl"]["TraceLogging"], 5);
     assert_eq!(
-        per_file["perfview-selfdescribing-single.etl"]["TraceLogging"],
-        1
+        got["Image"],
+        hooks(shut, &[0x140A, 0x030A, 0x1402, 0x1403, 0x1404])
     );
+    let perfmon = "perfmon-win7-kernel-process.etl";
+    let got = &per_file[perfmon];
+    assert_eq!(got["Process"], ids(perfmon, kproc, &[1, 2, 15]));
+    assert_eq!(got["Thread"], ids(perfmon, kproc, &[3, 4]));
+    assert_eq!(got["Image"], ids(perfmon, kproc, &[5, 6]));
+    // Classic headers with the kernel's Image and Process class GUIDs.
+    let image_class = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518";
+    let process_class = "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c";
+    let f = "sawbuck-win7-image-64bit.etl";
+    assert_eq!(per_file[f]["Image"], ops(f, image_class, &[2, 3, 4, 10]));
+    let f = "sawbuck-win7-process-32bit.etl";
+    assert_eq!(
+        per_file[f]["Process"],
+        ops(f, process_class, &[1, 2, 3, 4, 39])
+    );
+    // TraceLogging: every EventHeader event of these files carries a schema
+    // (the traces' README); the census counts their EventHeader events.
+    for f in [
+        "amsi-manifest.etl",
+        "lxcore-manifest.etl",
+        "perfview-primitive-types.etl",
+        "perfview-selfdescribing-single.etl",
+    ] {
+        assert_eq!(
+            per_file[f]["TraceLogging"],
+            header_type(f, "eventheader64"),
+            "{f}"
+        );
+    }
+}
+
+fn census(file: &str) -> &'static expected::Expected {
+    expected::TRACES
+        .iter()
+        .find(|e| e.file == file)
+        .unwrap_or_else(|| panic!("{file} not in the census"))
+}
+
+/// Events with these kernel hook ids in the reference census.
+fn hooks(file: &str, hook_ids: &[u16]) -> u64 {
+    census(file)
+        .kernel_hooks
+        .iter()
+        .filter(|(_, h, _)| hook_ids.contains(h))
+        .map(|(_, _, n)| n)
+        .sum()
+}
+
+/// Classic-header events of `provider` with these opcodes.
+fn ops(file: &str, provider: &str, opcodes: &[u16]) -> u64 {
+    census(file)
+        .provider_opcodes
+        .iter()
+        .filter(|(g, o, _)| *g == provider && opcodes.contains(o))
+        .map(|(_, _, n)| n)
+        .sum()
+}
+
+/// EventHeader events of `provider` with these event ids.
+fn ids(file: &str, provider: &str, event_ids: &[u16]) -> u64 {
+    census(file)
+        .provider_event_ids
+        .iter()
+        .filter(|(g, i, _)| *g == provider && event_ids.contains(i))
+        .map(|(_, _, n)| n)
+        .sum()
+}
+
+fn header_type(file: &str, ty: &str) -> u64 {
+    census(file)
+        .header_types
+        .iter()
+        .filter(|(t, _)| *t == ty)
+        .map(|(_, n)| n)
+        .sum()
 }
 
 #[test]

@@ -133,4 +133,14 @@ impl Trace {
             _ => mask,
         }
     }
+
+    /// The `k`-th decoded field value of generic event `row` (WPA's
+    /// Field k+1), empty past the last field.
+    pub fn generic_field_value(&self, row: usize, k: usize) -> String {
+        self.generic_fields(row)
+            .into_iter()
+            .nth(k)
+            .map(|(_, v)| v)
+            .unwrap_or_default()
+    }
 }

@@ -34,6 +34,10 @@ pub struct TraceInfo {
     pub start_time: String,
     /// From time zero to the last event.
     pub duration_ns: i64,
+    /// When the first event other than the session's own bookkeeping
+    /// happened, in ns from time zero: where the timeline starts (a boot-time
+    /// logger's header can be hours earlier).
+    pub events_start_ns: i64,
     pub events: u64,
     pub buffers: u32,
     pub skipped_buffers: u32,

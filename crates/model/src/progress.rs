@@ -1,6 +1,6 @@
 //! Progress of a model build, readable from another thread while it runs.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 #[derive(Debug, Default)]
 pub struct BuildProgress {
@@ -10,6 +10,9 @@ pub struct BuildProgress {
     pub bytes_done: AtomicU64,
     pub events: AtomicU64,
     phase: AtomicU8,
+    /// Set by another thread to stop a build whose result is no longer wanted
+    /// (its trace was deleted): the remaining buffers are skipped.
+    cancelled: AtomicBool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +23,14 @@ pub enum Phase {
 }
 
 impl BuildProgress {
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
     pub fn set_phase(&self, p: Phase) {
         self.phase.store(p as u8, Ordering::Relaxed);
     }

@@ -186,13 +186,39 @@ fn image_list_of_the_busiest_process() {
     assert_eq!(t.info.image_info_unmatched, KTC_UNMATCHED);
 }
 
+/// Module paths are shown in DOS form, as WPA shows them, mapped with the
+/// trace's own SysConfig SystemPaths event (payload, hand-decoded UTF-16:
+/// "C:\Windows\system32", "C:\Windows\"), while each load keeps the path it
+/// recorded.
+#[test]
+fn module_paths_are_dos_paths_from_the_traces_system_paths() {
+    let Some(t) = trace() else { return };
+    let recorded = r"\SystemRoot\System32\drivers\VMBusHID.sys";
+    let image = (0..t.images.len())
+        .find(|&i| t.strings.get(t.images.path[i]) == recorded)
+        .expect("VMBusHID.sys");
+    let m = t.images.module[image] as usize;
+    assert_eq!(
+        t.strings.get(t.modules.path[m]),
+        r"C:\Windows\System32\drivers\VMBusHID.sys"
+    );
+    // No module path keeps an NT prefix the trace maps.
+    for m in 0..t.modules.len() {
+        let p = t.strings.get(t.modules.path[m]).to_ascii_lowercase();
+        assert!(!p.starts_with(r"\systemroot\"), "{p}");
+        assert!(!p.starts_with(r"\??\"), "{p}");
+    }
+}
+
 #[test]
 fn file_versions_paired_by_timestamp_alone() {
     let Some(t) = trace() else { return };
     for &(path, version) in FILE_VERSIONS_BY_TIME_ONLY {
-        let m = (0..t.modules.len())
-            .find(|&m| t.strings.get(t.modules.path[m]) == path)
-            .unwrap_or_else(|| panic!("no module {path}"));
+        // The reference names images by the path their load recorded.
+        let image = (0..t.images.len())
+            .find(|&i| t.strings.get(t.images.path[i]) == path)
+            .unwrap_or_else(|| panic!("no image {path}"));
+        let m = t.images.module[image] as usize;
         assert_eq!(t.strings.get(t.modules.file_version[m]), version, "{path}");
     }
 }

@@ -122,6 +122,7 @@ impl Engine {
                 last_ns: 0,
                 expandable: deeper,
                 sums: Vec::new(),
+                values: Vec::new(),
             })
             .collect();
         // [self] of the callers tree means the outermost frame was reached.

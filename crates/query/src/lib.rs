@@ -6,27 +6,35 @@
 //! each query is then one parallel scan over the samples of its time range
 //! with three array lookups per sample (see `plan` and `scan`).
 
+pub mod aggregate;
 pub mod butterfly;
 pub mod butterfly_tree;
 pub mod call_tree;
+pub mod cell_value;
 pub mod columns;
 pub mod filter;
 pub mod flame;
+pub mod flat_table;
 pub mod funcs;
 mod plan;
-mod row_table_specs;
+mod row_table_keys;
 pub mod row_tables;
 mod scan;
 pub mod stable_ids;
 pub mod synthetic;
+pub mod table_columns;
 pub mod table_query;
+pub mod text_order;
 pub mod timeline;
 mod totals;
+pub mod value_spec;
 mod views;
 
+pub use aggregate::{AggValue, Aggregation};
 pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
 pub use butterfly_tree::{ButterflyTreeRequest, Direction};
 pub use call_tree::{CallTree, ROOT};
+pub use cell_value::CellValue;
 pub use columns::Column;
 pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
@@ -35,8 +43,10 @@ pub use funcs::FuncKeys;
 pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};
 pub use scan::Cell;
 pub use stable_ids::{Resolved, StableId};
+pub use table_columns::{ColumnDef, ColumnType, TableDef};
 pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
 pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
+pub use value_spec::{ValueOf, ValueSpec};
 
 use columns::ColumnKeys;
 use model::{Trace, NONE};

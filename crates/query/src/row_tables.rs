@@ -1,18 +1,26 @@
 //! Grouped WPA tables over row tables: Processes, Threads, Images (rows
 //! with a lifetime) and the event tables File I/O, Disk I/O, CPU Usage
-//! (Precise) and Generic Events (rows with a time and summed values). Each
-//! key column holds one dense key per row, built once per table; a stack
-//! column holds the row's call node and spans one level per frame, root to
-//! leaf, ended by `[self]` like the sampled Stack column. Queries are
-//! plain loops over the rows (thousands to a few million).
+//! (Precise) and Generic Events (rows with a time). Columns come from
+//! `table_columns`; any of them can be a key (one dense key per row, built
+//! on first use) or a value with an aggregation (`RowTableRequest::values`).
+//! A stack column holds the row's call node and spans one level per frame,
+//! root to leaf, ended by `[self]` like the sampled Stack column. Queries
+//! are plain loops over the rows (thousands to a few million).
 
-use crate::call_tree::{CallTree, ROOT};
+use crate::aggregate::Acc;
+use crate::cell_value::CellValue;
 use crate::filter::{TimeRange, STACK_SELF};
-use crate::row_table_specs::{spec, KeySpec};
+use crate::flat_table::in_range;
+use crate::row_table_keys::KeyColumn;
+use crate::table_columns::{Cells, ColumnDef, ColumnType, TableDef, MISSING};
 use crate::table_query::{percent, Row, SortBy, TableResponse, Totals, ValueColumn};
-use crate::{Column, Engine, QueryError};
-use model::NONE;
+use crate::text_order::{text_cmp, version_cmp};
+use crate::value_spec::{ValueOf, ValueSpec};
+use crate::{Engine, QueryError};
+use model::Trace;
 use rustc_hash::FxHashMap;
+use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
 
 /// The key (labelled `n/a`) of rows without a stack, at a stack column's first level.
 pub const NO_STACK: u32 = u32::MAX - 2;
@@ -87,50 +95,44 @@ pub struct RowTableRequest {
     /// (`STACK_SELF` or `NO_STACK` ends it).
     pub path: Vec<u32>,
     pub sort: SortBy,
-    /// Sort by this value column (index into `values`) instead of `sort.column`.
+    /// Sort by this summed UI value (index into `RowTable::values`)
+    /// instead of `sort.column`.
     pub sort_value: Option<usize>,
+    /// Value columns right of the gold bar: each row carries their
+    /// aggregates (`Row::values`), in this order.
+    pub values: Vec<ValueSpec>,
+    /// Sort by this value column (index into `values`); before `sort_value`.
+    pub sort_aggregate: Option<usize>,
     pub limit: usize,
 }
 
-/// Labels and parents of the call nodes the table's stacks pass through.
-#[derive(Debug, Clone, Default)]
-struct Nodes {
-    parent: FxHashMap<u32, u32>,
-    label: FxHashMap<u32, String>,
-}
-
-#[derive(Debug, Clone)]
-enum KeyColumn {
-    /// Dense keys per row and the label of each key.
-    Text { keys: Vec<u32>, labels: Vec<String> },
-    /// Call node per row (`ROOT` when the row has no stack).
-    Stack { nodes: Vec<u32> },
-}
-
-/// A row table with its per-column keys and labels.
-#[derive(Debug, Clone)]
+/// A row table: the trace it reads and the keys of the columns used so far.
+#[derive(Debug)]
 pub struct RowTable {
     pub kind: RowTableKind,
+    trace: Arc<Trace>,
+    /// Key columns: every column but the implicit Count, WPA's names.
     pub columns: Vec<&'static str>,
-    /// Name of the weight column (`weight_ms`), if the table has one.
+    /// Every column (the key columns, then Count), as `table_columns`
+    /// defines them; `ValueOf::Column` indexes these.
+    pub defs: Vec<ColumnDef>,
+    /// The UI's name of the weight (`weight_ms`), if the table has one.
     pub weight_name: Option<&'static str>,
-    /// Summed value columns (`Row::sums`): name and display divisor.
+    /// The UI's summed values (`Row::sums`): name and display divisor.
     pub values: Vec<(&'static str, f64)>,
-    keys: Vec<KeyColumn>,
-    nodes: Nodes,
-    start: Vec<i64>,
-    end: Vec<i64>,
+    sum_columns: Vec<usize>,
+    weight_column: Option<usize>,
+    keys: Vec<OnceLock<KeyColumn>>,
     timed: bool,
-    weight: Vec<i64>,
-    value_data: Vec<Vec<i64>>,
 }
 
 /// Per group while scanning.
-#[derive(Debug, Clone, Default)]
-struct Acc {
+#[derive(Debug, Clone)]
+struct Group {
     count: u64,
     weight: i64,
     sums: Vec<i64>,
+    accs: Vec<Acc>,
     first: i64,
     last: i64,
     deeper: bool,
@@ -139,283 +141,283 @@ struct Acc {
 impl RowTable {
     /// Build `kind` over `engine`'s trace; stacks are folded by its call tree.
     pub fn build(engine: &Engine, kind: RowTableKind) -> RowTable {
-        let t = engine.trace();
-        let tree = engine.call_tree();
-        let sp = spec(t, kind);
-        let n = sp.start.len();
-        let mut nodes = Nodes::default();
-        let mut keys = Vec::with_capacity(sp.columns.len());
-        let columns = sp.columns.iter().map(|c| c.name()).collect();
-        for c in &sp.columns {
-            keys.push(match c {
-                KeySpec::Text(_, f) => {
-                    let mut index: FxHashMap<String, u32> = FxHashMap::default();
-                    let mut labels = Vec::new();
-                    let mut k = Vec::with_capacity(n);
-                    for row in 0..n {
-                        let v = f(row);
-                        let next = labels.len() as u32;
-                        let key = match index.get(&v) {
-                            Some(&key) => key,
-                            None => {
-                                index.insert(v.clone(), next);
-                                labels.push(v);
-                                next
-                            }
-                        };
-                        k.push(key);
-                    }
-                    KeyColumn::Text { keys: k, labels }
-                }
-                KeySpec::Stack(_, stacks) => {
-                    let per_row: Vec<u32> = (0..n)
-                        .map(|row| match stacks.get(row).copied().unwrap_or(NONE) {
-                            NONE => ROOT,
-                            s => tree.node_of_stack(s),
-                        })
-                        .collect();
-                    for &node in &per_row {
-                        nodes.add_chain(engine, tree, node);
-                    }
-                    KeyColumn::Stack { nodes: per_row }
-                }
-            });
-        }
-        let (weight_name, weight) = match sp.weight {
-            Some((name, w)) => (Some(name), w),
-            None => (None, Vec::new()),
+        let trace = Arc::clone(&engine.trace);
+        let (defs, weight_name, values, sum_columns, weight_column, timed, stacks) = {
+            let def = definition(&trace, kind);
+            let defs: Vec<ColumnDef> = def.columns.iter().map(|c| c.def).collect();
+            let col = |n: &str| def.column(n);
+            let sum_columns: Vec<usize> = def.ui_sums.iter().filter_map(|s| col(s.1)).collect();
+            let values = def.ui_sums.iter().map(|s| (s.0, s.2)).collect();
+            // Stack columns need the engine's call tree: built now.
+            let stacks: Vec<Option<KeyColumn>> = def
+                .columns
+                .iter()
+                .map(|c| match &c.cells {
+                    Cells::Stack(f) => Some(KeyColumn::stack(engine, (0..def.rows).map(f))),
+                    _ => None,
+                })
+                .collect();
+            (
+                defs,
+                def.ui_weight,
+                values,
+                sum_columns,
+                def.weight.and_then(col),
+                def.timed,
+                stacks,
+            )
         };
+        let keys = stacks
+            .into_iter()
+            .map(|s| {
+                let cell = OnceLock::new();
+                if let Some(s) = s {
+                    let _ = cell.set(s);
+                }
+                cell
+            })
+            .collect();
         RowTable {
             kind,
-            columns,
+            columns: defs
+                .iter()
+                .filter(|d| d.name != "Count")
+                .map(|d| d.name)
+                .collect(),
+            trace,
+            defs,
             weight_name,
-            values: sp.values.iter().map(|(n, d, _)| (*n, *d)).collect(),
-            value_data: sp.values.into_iter().map(|(_, _, v)| v).collect(),
+            values,
+            sum_columns,
+            weight_column,
             keys,
-            nodes,
-            start: sp.start,
-            end: sp.end,
-            timed: sp.timed,
-            weight,
+            timed,
         }
+    }
+
+    fn def(&self) -> TableDef<'_> {
+        definition(&self.trace, self.kind)
     }
 
     pub fn len(&self) -> usize {
-        self.start.len()
+        self.def().rows
     }
 
     pub fn is_empty(&self) -> bool {
-        self.start.is_empty()
+        self.len() == 0
+    }
+
+    /// The column `name` names: its WPA name or an older one.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        let c = self.def().column(name)?;
+        (c < self.columns.len()).then_some(c)
+    }
+
+    /// A `COL[:AGG]` value column of this table.
+    pub fn value_spec(&self, spec: &str) -> Result<ValueSpec, QueryError> {
+        ValueSpec::parse(&self.def(), spec)
+    }
+
+    /// Header and shown type of a value column.
+    pub fn value_header(&self, v: &ValueSpec) -> (String, ColumnType) {
+        let d = self.def();
+        (v.header(&d), v.shown_type(&d))
+    }
+
+    /// The table's default value columns.
+    pub fn default_values(&self) -> Vec<ValueSpec> {
+        crate::value_spec::default_values(&self.def()).unwrap_or_default()
     }
 
     /// Whether column `column` is a stack column (drilled frame by frame).
     pub fn is_stack(&self, column: usize) -> bool {
-        matches!(self.keys.get(column), Some(KeyColumn::Stack { .. }))
+        self.defs
+            .get(column)
+            .is_some_and(|d| d.ty == ColumnType::Stack)
+    }
+
+    /// The key column `c`, built on first use.
+    fn key_column(&self, c: usize) -> Option<&KeyColumn> {
+        let cell = self.keys.get(c)?;
+        Some(cell.get_or_init(|| {
+            let def = self.def();
+            KeyColumn::build(&def.columns[c].cells, def.rows)
+        }))
     }
 
     /// Display text of `key` in `column`.
-    pub fn label(&self, column: usize, key: u32) -> &str {
-        match self.keys.get(column) {
-            Some(KeyColumn::Text { labels, .. }) => labels.get(key as usize).map_or("", |s| s),
-            Some(KeyColumn::Stack { .. }) => match key {
-                STACK_SELF => "[self]",
-                NO_STACK => "n/a",
-                n => self.nodes.label.get(&n).map_or("?", |s| s),
-            },
-            None => "",
-        }
+    pub fn label(&self, column: usize, key: u32) -> String {
+        let ty = self.defs.get(column).map_or(ColumnType::Text, |d| d.ty);
+        self.key_column(column)
+            .map_or_else(String::new, |kc| kc.label(ty, key))
     }
 
     /// Every key of `column` shown as `label` (a function is one call node
     /// per distinct path to it, so a stack label can name many).
     pub fn keys_of_label(&self, column: usize, label: &str) -> Vec<u32> {
-        match self.keys.get(column) {
-            Some(KeyColumn::Text { labels, .. }) => labels
-                .iter()
-                .position(|l| l == label)
-                .map(|k| vec![k as u32])
-                .unwrap_or_default(),
-            Some(KeyColumn::Stack { .. }) => {
-                let mut v: Vec<u32> = match label {
-                    "n/a" => vec![NO_STACK],
-                    _ => self
-                        .nodes
-                        .label
-                        .iter()
-                        .filter(|(_, l)| *l == label)
-                        .map(|(&n, _)| n)
-                        .collect(),
-                };
-                v.sort_unstable();
-                v
-            }
-            None => Vec::new(),
-        }
-    }
-
-    fn alive(&self, row: usize, r: &TimeRange) -> bool {
-        use model::processes::OPEN;
-        let (s, e) = (self.start[row], self.end[row]);
-        if self.timed {
-            return s >= r.start_ns && s < r.end_ns;
-        }
-        (s == OPEN || s < r.end_ns) && (e == OPEN || e >= r.start_ns)
-    }
-
-    /// The row's call nodes of stack column `c`, outermost first.
-    fn chain(&self, node: u32, out: &mut Vec<u32>) {
-        out.clear();
-        let mut n = node;
-        while n != ROOT && out.len() < u16::MAX as usize {
-            out.push(n);
-            n = self.nodes.parent.get(&n).copied().unwrap_or(ROOT);
-        }
-        out.reverse();
+        let ty = self.defs.get(column).map_or(ColumnType::Text, |d| d.ty);
+        self.key_column(column)
+            .map_or_else(Vec::new, |kc| kc.keys_of_label(ty, label))
     }
 
     /// The row's key at every level of `columns`, with each level's column.
     fn levels(
-        &self,
         row: usize,
-        columns: &[usize],
+        columns: &[(usize, &KeyColumn)],
         out: &mut Vec<(u32, usize)>,
         scratch: &mut Vec<u32>,
     ) {
         out.clear();
-        for &c in columns {
-            match self.keys.get(c) {
-                Some(KeyColumn::Text { keys, .. }) => out.push((keys[row], c)),
-                Some(KeyColumn::Stack { nodes }) => {
-                    self.chain(nodes[row], scratch);
-                    out.extend(scratch.iter().map(|&n| (n, c)));
-                    out.push((
-                        if scratch.is_empty() {
-                            NO_STACK
-                        } else {
-                            STACK_SELF
-                        },
-                        c,
-                    ));
-                }
-                None => {}
-            }
+        for &(c, kc) in columns {
+            kc.levels_of(row, scratch, |k| out.push((k, c)));
         }
-    }
-
-    fn passes(&self, row: usize, f: &RowFilter, scratch: &mut Vec<u32>) -> bool {
-        let hit = match self.keys.get(f.column) {
-            Some(KeyColumn::Text { keys, .. }) => f.values.contains(&keys[row]),
-            Some(KeyColumn::Stack { nodes }) => {
-                self.chain(nodes[row], scratch);
-                if scratch.is_empty() {
-                    f.values.contains(&NO_STACK)
-                } else {
-                    scratch.iter().any(|n| f.values.contains(n))
-                }
-            }
-            None => false,
-        };
-        hit != f.exclude
     }
 
     /// Rows under `req.path`, grouped by the next level's key.
     pub fn query(&self, req: &RowTableRequest) -> Result<TableResponse, QueryError> {
-        let bad = |c: usize| c >= self.columns.len();
+        let ncols = self.columns.len();
+        let bad = |c: usize| c >= ncols;
         if req.columns.iter().any(|&c| bad(c)) || req.filters.iter().any(|f| bad(f.column)) {
             return Err(QueryError::BadRequest("no such column".into()));
         }
-        if req.sort_value.is_some_and(|v| v >= self.values.len()) {
+        if req.sort_value.is_some_and(|v| v >= self.values.len())
+            || req.sort_aggregate.is_some_and(|v| v >= req.values.len())
+        {
             return Err(QueryError::BadRequest("no such value column".into()));
         }
-        let nv = self.values.len();
+        let def = self.def();
+        let key_cols: Vec<(usize, &KeyColumn)> = req
+            .columns
+            .iter()
+            .filter_map(|&c| Some((c, self.key_column(c)?)))
+            .collect();
+        let filter_cols: Vec<(&RowFilter, &KeyColumn)> = req
+            .filters
+            .iter()
+            .filter_map(|f| Some((f, self.key_column(f.column)?)))
+            .collect();
+        let readers = self.value_readers(&def, &req.values)?;
+        let number = |c: Option<usize>, row: usize| match c.map(|c| &def.columns[c].cells) {
+            Some(Cells::Number(f)) => match f(row) {
+                MISSING => 0,
+                v => v,
+            },
+            _ => 0,
+        };
         let depth = req.path.len();
-        let (mut total, mut parent) = (Acc::default(), Acc::default());
-        let mut groups: FxHashMap<u32, Acc> = FxHashMap::default();
+        let (mut total, mut parent) = ((0u64, 0i64), (0u64, 0i64));
+        let mut groups: FxHashMap<u32, Group> = FxHashMap::default();
         let mut next_column = None;
         let (mut levels, mut scratch) = (Vec::new(), Vec::new());
-        for row in 0..self.len() {
-            let keep = req.range.is_none_or(|r| self.alive(row, &r))
-                && req
-                    .filters
+        for row in 0..def.rows {
+            let keep = req.range.is_none_or(|r| in_range(&def, row, &r))
+                && filter_cols
                     .iter()
-                    .all(|f| self.passes(row, f, &mut scratch));
+                    .all(|(f, kc)| kc.passes(row, &f.values, f.exclude, &mut scratch));
             if !keep {
                 continue;
             }
-            let w = self.weight.get(row).copied().unwrap_or(0);
-            total.count += 1;
-            total.weight = total.weight.saturating_add(w);
-            self.levels(row, &req.columns, &mut levels, &mut scratch);
+            let w = number(self.weight_column, row);
+            total = (total.0 + 1, total.1.saturating_add(w));
+            RowTable::levels(row, &key_cols, &mut levels, &mut scratch);
             let under =
                 levels.len() >= depth && levels.iter().zip(&req.path).all(|(&(k, _), &p)| k == p);
             if !under {
                 continue;
             }
-            parent.count += 1;
-            parent.weight = parent.weight.saturating_add(w);
+            parent = (parent.0 + 1, parent.1.saturating_add(w));
             let Some(&(key, c)) = levels.get(depth) else {
                 continue;
             };
             next_column = Some(c);
-            let t = self.start[row];
-            let g = groups.entry(key).or_insert_with(|| Acc {
-                sums: vec![0; nv],
+            let t = (def.start)(row);
+            let g = groups.entry(key).or_insert_with(|| Group {
+                count: 0,
+                weight: 0,
+                sums: vec![0; self.sum_columns.len()],
+                accs: req.values.iter().map(|v| Acc::new(v.aggregation)).collect(),
                 first: i64::MAX,
                 last: i64::MIN,
-                ..Acc::default()
+                deeper: false,
             });
             g.count += 1;
             g.weight = g.weight.saturating_add(w);
-            for (s, v) in g.sums.iter_mut().zip(&self.value_data) {
-                *s = s.saturating_add(v.get(row).copied().unwrap_or(0));
+            for (s, &c) in g.sums.iter_mut().zip(&self.sum_columns) {
+                *s = s.saturating_add(number(Some(c), row));
+            }
+            for (acc, r) in g.accs.iter_mut().zip(&readers) {
+                if let Some(v) = r.read(row) {
+                    acc.add(v);
+                }
             }
             g.first = g.first.min(t);
             g.last = g.last.max(t);
             g.deeper |= levels.len() > depth + 1;
         }
-        let mut rows: Vec<(Row, i64)> = groups
+        let by_weight = self.weight_column.is_some() && total.1 != 0;
+        let mut rows: Vec<Row> = groups
             .into_iter()
             .map(|(key, g)| {
-                let by_value = req
-                    .sort_value
-                    .and_then(|v| g.sums.get(v).copied())
-                    .unwrap_or(0);
-                let row = Row {
-                    key,
-                    label: next_column.map_or_else(String::new, |c| self.label(c, key).to_string()),
-                    count: g.count,
-                    weight_ns: g.weight,
+                let pct = if by_weight {
+                    percent(g.weight, total.1)
+                } else {
                     // No weight (or none recorded, e.g. I/O without
                     // completions): % of the count, as WPA's % Count.
-                    percent_weight: if self.weight.is_empty() || total.weight == 0 {
-                        percent(g.count as i64, total.count as i64)
-                    } else {
-                        percent(g.weight, total.weight)
-                    },
+                    percent(g.count as i64, total.0 as i64)
+                };
+                let values = g
+                    .accs
+                    .iter()
+                    .zip(&req.values)
+                    .zip(&readers)
+                    .map(|((acc, spec), r)| match r {
+                        Reader::Percent => CellValue::Plain(pct),
+                        _ => {
+                            let ty = r.ty();
+                            CellValue::of_aggregate(acc.finish(spec.aggregation), ty, |k| {
+                                r.label(k)
+                            })
+                        }
+                    })
+                    .collect();
+                Row {
+                    key,
+                    label: next_column.map_or_else(String::new, |c| self.label(c, key)),
+                    count: g.count,
+                    weight_ns: g.weight,
+                    percent_weight: pct,
                     first_ns: if self.timed { g.first } else { 0 },
                     last_ns: if self.timed { g.last } else { 0 },
                     expandable: g.deeper,
                     sums: g.sums,
-                };
-                (row, by_value)
+                    values,
+                }
             })
             .collect();
+        let label_type = next_column
+            .and_then(|c| self.defs.get(c))
+            .map_or(ColumnType::Text, |d| d.ty);
+        let value_types: Vec<ColumnType> = req.values.iter().map(|v| v.shown_type(&def)).collect();
+        let next_kc = next_column.and_then(|c| self.key_column(c));
         let by = req.sort;
-        rows.sort_by(|(a, va), (b, vb)| {
-            let o = match (req.sort_value, by.column) {
-                (Some(_), _) => va.cmp(vb),
-                (None, ValueColumn::Label) => a.label.cmp(&b.label),
-                (None, ValueColumn::Weight | ValueColumn::PercentWeight) => {
+        rows.sort_by(|a, b| {
+            let o = match (req.sort_aggregate, req.sort_value, by.column) {
+                (Some(i), _, _) => match (a.values.get(i), b.values.get(i), value_types.get(i)) {
+                    (Some(x), Some(y), Some(&ty)) => x.compare(y, ty),
+                    _ => Ordering::Equal,
+                },
+                (None, Some(v), _) => a.sums.get(v).cmp(&b.sums.get(v)),
+                (None, None, ValueColumn::Label) => label_cmp(next_kc, label_type, a, b),
+                (None, None, ValueColumn::Weight | ValueColumn::PercentWeight) => {
                     a.weight_ns.cmp(&b.weight_ns).then(a.count.cmp(&b.count))
                 }
-                (None, ValueColumn::FirstTime) => a.first_ns.cmp(&b.first_ns),
-                (None, ValueColumn::LastTime) => a.last_ns.cmp(&b.last_ns),
-                (None, ValueColumn::Count) => a.count.cmp(&b.count),
+                (None, None, ValueColumn::FirstTime) => a.first_ns.cmp(&b.first_ns),
+                (None, None, ValueColumn::LastTime) => a.last_ns.cmp(&b.last_ns),
+                (None, None, ValueColumn::Count) => a.count.cmp(&b.count),
             };
             let o = if by.descending { o.reverse() } else { o };
             o.then(a.key.cmp(&b.key))
         });
-        let mut rows: Vec<Row> = rows.into_iter().map(|(r, _)| r).collect();
         let omitted = if req.limit > 0 && rows.len() > req.limit {
             let o = rows.len() - req.limit;
             rows.truncate(req.limit);
@@ -426,16 +428,52 @@ impl RowTable {
         Ok(TableResponse {
             column: None,
             total: Totals {
-                count: total.count,
-                weight_ns: total.weight,
+                count: total.0,
+                weight_ns: total.1,
             },
             parent: Totals {
-                count: parent.count,
-                weight_ns: parent.weight,
+                count: parent.0,
+                weight_ns: parent.1,
             },
             rows,
             omitted,
         })
+    }
+
+    /// How to read each value column per row.
+    fn value_readers<'d>(
+        &'d self,
+        def: &'d TableDef<'d>,
+        values: &[ValueSpec],
+    ) -> Result<Vec<Reader<'d>>, QueryError> {
+        values
+            .iter()
+            .map(|v| match v.of {
+                ValueOf::PercentWeight => Ok(Reader::Percent),
+                ValueOf::Column(c) => {
+                    let column = def
+                        .columns
+                        .get(c)
+                        .ok_or_else(|| QueryError::BadRequest("no such value column".into()))?;
+                    if !column.def.accepts(v.aggregation) {
+                        return Err(QueryError::BadRequest(format!(
+                            "{} of {:?} is not possible",
+                            v.aggregation.name(),
+                            column.def.name
+                        )));
+                    }
+                    Ok(match &column.cells {
+                        Cells::Number(f) => Reader::Number(f, column.def.ty),
+                        _ => match self.key_column(c).and_then(KeyColumn::text_keys) {
+                            Some((keys, labels)) => Reader::Text(keys, labels),
+                            None => {
+                                return Err(QueryError::BadRequest("no such value column".into()))
+                            }
+                        },
+                    })
+                }
+            })
+            .collect()
     }
 
     /// Name of the column the rows under `path` are grouped by (`None`
@@ -467,18 +505,52 @@ impl RowTable {
     }
 }
 
-impl Nodes {
-    fn add_chain(&mut self, engine: &Engine, tree: &CallTree, node: u32) {
-        // Parents precede children in preorder, so the walk ends; the
-        // bound only guards a malformed tree.
-        let mut n = node;
-        let mut steps = 0usize;
-        while n != ROOT && n != NONE && !self.label.contains_key(&n) && steps <= tree.len() {
-            steps += 1;
-            let p = tree.parent.get(n as usize).copied().unwrap_or(ROOT);
-            self.parent.insert(n, if p == NONE { ROOT } else { p });
-            self.label.insert(n, engine.label(Column::Stack, n));
-            n = p;
+/// The table definition of a row table kind.
+fn definition(t: &Trace, kind: RowTableKind) -> TableDef<'_> {
+    // Every row table kind is a table of `table_columns`.
+    TableDef::of(t, kind.name()).unwrap_or_else(|| TableDef::empty(kind.name()))
+}
+
+/// One value column's reader.
+enum Reader<'d> {
+    Percent,
+    Number(&'d crate::table_columns::RowFn<'d, i64>, ColumnType),
+    Text(&'d [u32], &'d [String]),
+}
+
+impl Reader<'_> {
+    fn read(&self, row: usize) -> Option<i64> {
+        match self {
+            Reader::Percent => None,
+            Reader::Number(f, _) => match f(row) {
+                MISSING => None,
+                v => Some(v),
+            },
+            Reader::Text(keys, _) => keys.get(row).map(|&k| i64::from(k)),
         }
+    }
+
+    fn ty(&self) -> ColumnType {
+        match self {
+            Reader::Number(_, ty) => *ty,
+            _ => ColumnType::Text,
+        }
+    }
+
+    fn label(&self, k: i64) -> String {
+        match self {
+            Reader::Text(_, labels) => labels.get(k as usize).cloned().unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Rows sorted by their key: numbers by value, versions in version order,
+/// text case-insensitively.
+fn label_cmp(kc: Option<&KeyColumn>, ty: ColumnType, a: &Row, b: &Row) -> Ordering {
+    match kc {
+        Some(kc) if kc.is_number() => a.key.cmp(&b.key),
+        _ if ty == ColumnType::Version => version_cmp(&a.label, &b.label),
+        _ => text_cmp(&a.label, &b.label),
     }
 }

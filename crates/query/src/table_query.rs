@@ -68,14 +68,18 @@ pub struct Row {
     pub label: String,
     pub count: u64,
     pub weight_ns: i64,
-    /// Weight as a percentage of every sample the filters keep in the range.
+    /// CPU Usage (Sampled): weight as a percentage of the CPU time the
+    /// range offers (range x CPUs), as WPA's % Weight. Row tables: of the
+    /// weight (or count) of every row the filters keep.
     pub percent_weight: f64,
     pub first_ns: i64,
     pub last_ns: i64,
     /// Whether expanding the row can show children.
     pub expandable: bool,
-    /// Row tables: sums of their value columns (`RowTable::values`), in order.
+    /// Row tables: sums of their UI value columns (`RowTable::values`), in order.
     pub sums: Vec<i64>,
+    /// Aggregates of the requested value columns, in their order.
+    pub values: Vec<crate::cell_value::CellValue>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -135,6 +139,7 @@ impl Engine {
             weight_ns: acc.total.weight_ns,
         };
         let column_or_stack = column.unwrap_or(Column::Stack);
+        let capacity = self.cpu_capacity_ns(req.filters.range);
         let mut rows: Vec<Row> = cells
             .into_iter()
             .map(|(key, c, expandable)| Row {
@@ -142,11 +147,12 @@ impl Engine {
                 label: String::new(),
                 count: c.count,
                 weight_ns: c.weight_ns,
-                percent_weight: percent(c.weight_ns, total.weight_ns),
+                percent_weight: share(c.weight_ns, capacity),
                 first_ns: c.first_ns,
                 last_ns: c.last_ns,
                 expandable,
                 sums: Vec::new(),
+                values: Vec::new(),
             })
             .collect();
         if req.sort.column == ValueColumn::Label {
@@ -177,6 +183,13 @@ impl Engine {
             rows,
             omitted,
         })
+    }
+
+    /// The CPU time of `range` (the whole trace without one) on all the
+    /// trace's CPUs: the 100 % of CPU Usage (Sampled)'s % Weight, so that
+    /// filtering to one process keeps its true share of the machine.
+    pub fn cpu_capacity_ns(&self, range: Option<crate::filter::TimeRange>) -> f64 {
+        crate::flat_table::cpu_capacity_ns(&self.trace, range)
     }
 
     fn level(&self, next: &Next) -> Level {
@@ -342,6 +355,15 @@ fn keyed(
         .filter(|(_, c)| c.count > 0)
         .map(|(s, c)| (keys[s], *c, expandable(s)))
         .collect()
+}
+
+/// `w` as a percentage of `base` (0 when `base` is not positive).
+pub(crate) fn share(w: i64, base: f64) -> f64 {
+    if base > 0.0 {
+        w as f64 * 100.0 / base
+    } else {
+        0.0
+    }
 }
 
 pub(crate) fn percent(w: i64, total: i64) -> f64 {

@@ -19,7 +19,7 @@ impl ApiError {
         ApiError {
             status,
             code,
-            message: message.into(),
+            message: excerpt(message.into()),
             detail: None,
         }
     }
@@ -57,6 +57,19 @@ impl From<anyhow::Error> for ApiError {
     fn from(e: anyhow::Error) -> Self {
         ApiError::internal(format!("{e:#}"))
     }
+}
+
+/// Longest error message, in characters: messages quote the input they
+/// refuse, and a megabyte of column name must not come back as one.
+pub const MAX_MESSAGE_CHARS: usize = 400;
+
+fn excerpt(m: String) -> String {
+    if m.chars().count() <= MAX_MESSAGE_CHARS {
+        return m;
+    }
+    let mut cut: String = m.chars().take(MAX_MESSAGE_CHARS).collect();
+    cut.push_str("… (cut)");
+    cut
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,12 +1,15 @@
 //! The HTTP API and the embedded UI.
 
 pub mod error;
+pub mod guard;
 pub mod query;
 mod receive;
+mod shape;
 pub mod state;
 pub mod symbols;
 pub mod traces;
 pub mod ui;
+mod value_columns;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
@@ -52,6 +55,18 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(ui::index))
         .route("/t/{id}", get(ui::index))
         .fallback(ui::asset)
+        // A client that stops sending its body is cut off, whatever the route.
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            state.config.body_idle_timeout,
+        ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::layer,
+        ))
+        .layer(axum::middleware::from_fn(shape::layer))
         .with_state(state)
 }
+
+/// hyper's own header-count limit, above ours so that ours (a JSON 431) answers first.
+pub const MAX_HEADERS_PARSED: usize = shape::MAX_HEADERS * 2;

@@ -10,6 +10,7 @@
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::traces::{loaded, read_auth};
+use super::value_columns;
 use crate::store::LoadedTrace;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -93,6 +94,10 @@ pub struct TableSpec {
     pub sort: SortSpec,
     #[serde(default = "default_limit")]
     pub limit: usize,
+    /// Value columns right of the gold bar, `COL[:AGG]` (as `etlscope
+    /// export --values`); each row's `values` then holds their aggregates.
+    #[serde(default)]
+    pub values: Vec<String>,
 }
 
 fn default_table() -> String {
@@ -120,6 +125,21 @@ fn check_sizes(path: usize, filters: &[FilterSpec]) -> ApiResult<()> {
 
 fn default_limit() -> usize {
     500
+}
+
+/// Most rows one table answer holds. `limit: 0` used to mean "every row",
+/// which a million-row table turns into a response of hundreds of MB.
+pub const MAX_LIMIT: usize = 100_000;
+
+fn check_limit(limit: usize) -> ApiResult<()> {
+    if (1..=MAX_LIMIT).contains(&limit) {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "limit {limit} is out of range: give 1 to {MAX_LIMIT} rows (default {})",
+            default_limit()
+        )))
+    }
 }
 
 fn bad(e: impl std::fmt::Display) -> ApiError {
@@ -276,6 +296,7 @@ fn unknown_table(name: &str) -> ApiError {
 }
 
 pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
+    check_limit(spec.limit)?;
     check_sizes(spec.path.len(), &spec.filters)?;
     if let Some(kind) = RowTableKind::from_name(&spec.table) {
         return run_row_table(t, kind, spec);
@@ -317,6 +338,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
         };
         path.push(key);
     }
+    let values = value_columns::sampled_values(t.trace(), &spec.values)?;
     let req = TableRequest {
         columns,
         filters,
@@ -328,6 +350,9 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
     let col = r.column.map(|c| c.name());
     let mut v = response_json(&r, col);
     add_stable_ids(&mut v, engine, &r);
+    if !values.is_empty() {
+        value_columns::add_sampled_values(&mut v, &values, &r);
+    }
     v["path"] = json!(req.path);
     Ok(v)
 }
@@ -346,16 +371,12 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
     check_sizes(spec.path.len(), &spec.filters)?;
     let table = t.row_table(kind);
     let col = |name: &str| -> ApiResult<usize> {
-        table
-            .columns
-            .iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| {
-                bad(format!(
-                    "unknown column {name:?}; columns are: {}",
-                    table.columns.join(", ")
-                ))
-            })
+        table.column(name).ok_or_else(|| {
+            bad(format!(
+                "unknown column {name:?}; columns are: {}",
+                table.columns.join(", ")
+            ))
+        })
     };
     let columns: Vec<usize> = spec
         .columns
@@ -411,13 +432,21 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
         };
         path.push(key);
     }
-    // A value column's name sorts by its sum.
+    let values = value_columns::row_values(table, &spec.values)?;
+    // A requested value column (by its spec or header) sorts by its
+    // aggregate; a UI value column's name by its sum.
+    let sort_aggregate = spec.sort.by.as_deref().and_then(|b| {
+        let by_spec = table.value_spec(b).ok();
+        values
+            .iter()
+            .position(|v| Some(*v) == by_spec || table.value_header(v).0 == b)
+    });
     let sort_value = spec
         .sort
         .by
         .as_deref()
         .and_then(|b| table.values.iter().position(|(n, _)| *n == b));
-    let sort_by = match sort_value {
+    let sort_by = match sort_aggregate.or(sort_value) {
         Some(_) => SortBy {
             column: ValueColumn::Count,
             descending: spec.sort.descending,
@@ -431,6 +460,8 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
         path,
         sort: sort_by,
         sort_value,
+        values: values.clone(),
+        sort_aggregate,
         limit: spec.limit,
     };
     let r = table.query(&req).map_err(bad)?;
@@ -448,6 +479,9 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
                 jr["values"] = Value::Object(values);
             }
         }
+    }
+    if !values.is_empty() {
+        value_columns::add_row_values(&mut v, table, &values, &r);
     }
     v["path"] = json!(req.path);
     Ok(v)
@@ -491,6 +525,15 @@ pub async fn columns(
     );
     for kind in RowTableKind::ALL {
         tables.insert(kind.name().into(), row_table_columns(t.row_table(kind)));
+    }
+    // The column definitions (name, aliases, type, unit, default
+    // aggregation) every table's `values` and export use.
+    for (name, table) in tables.iter_mut() {
+        if let (Value::Object(m), Value::Object(d)) =
+            (table, value_columns::definitions(t.trace(), name))
+        {
+            m.extend(d);
+        }
     }
     Ok(Json(json!({ "tables": tables })))
 }

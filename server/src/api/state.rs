@@ -18,6 +18,10 @@ pub struct ApiConfig {
     pub token_for_reads: bool,
     /// How long a query waits for a trace still ingesting before answering 409.
     pub query_wait: std::time::Duration,
+    /// How long a request body may go without a byte before the request fails.
+    pub body_idle_timeout: std::time::Duration,
+    /// The Host names this server answers to (DNS-rebinding defence).
+    pub allowed_hosts: super::guard::AllowedHosts,
 }
 
 impl AppState {
@@ -26,19 +30,46 @@ impl AppState {
         let Some(token) = &self.config.token else {
             return true;
         };
+        // An empty token is no token: it never matches (and is refused at start).
+        if token.is_empty() {
+            return false;
+        }
         let bearer = headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
+            .and_then(bearer_token);
         let header = headers
             .get("x-etlscope-token")
-            .and_then(|v| v.to_str().ok());
-        bearer
-            .or(header)
-            .is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim);
+        [bearer, header]
+            .into_iter()
+            .flatten()
+            .any(|t| !t.is_empty() && constant_time_eq(t.as_bytes(), token.as_bytes()))
     }
+}
+
+/// The credentials of `Authorization: Bearer TOKEN`; the scheme name is
+/// case-insensitive (RFC 9110, 11.1).
+fn bearer_token(v: &str) -> Option<&str> {
+    let (scheme, rest) = v.trim().split_once(char::is_whitespace)?;
+    scheme.eq_ignore_ascii_case("bearer").then_some(rest.trim())
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer_token;
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer  abc "), Some("abc"));
+        assert_eq!(bearer_token("BEARER abc"), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearer"), None);
+    }
 }

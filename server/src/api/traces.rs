@@ -3,7 +3,7 @@
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use crate::catalog::TraceEntry;
-use crate::store::{now_rfc3339, LoadedTrace, NotReady, SymbolState};
+use crate::store::{now_rfc3339, LoadedTrace, NotReady, SymbolState, MISSING};
 use crate::upload;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
@@ -33,39 +33,48 @@ pub async fn upload(
 ) -> ApiResult<impl IntoResponse> {
     super::receive::require_auth(&app, &headers)?;
     let got = super::receive::receive(&app, body).await?;
-    if let Some(existing) = app.store.catalog.get(&got.id)? {
-        return Ok((StatusCode::OK, Json(entry_json(&app, &existing))));
+    let existing = app.store.catalog.get(&got.id)?;
+    if let Some(e) = &existing {
+        if e.status != MISSING {
+            return Ok((StatusCode::OK, Json(entry_json(&app, e))));
+        }
     }
     // Check it is a readable trace before it enters the library.
     let path = got.temp.path.clone();
+    // From its first bytes only: a small zip may hold a huge member.
     let kind = tokio::task::spawn_blocking(move || -> Result<&'static str, String> {
-        let f = etl::EtlFile::open(&path).map_err(|e| e.to_string())?;
-        Ok(if f.container_member().is_some() {
-            "etl.zip"
-        } else {
-            "etl"
-        })
+        let f = etl::EtlFile::probe(&path).map_err(|e| e.to_string())?;
+        Ok(if f.member.is_some() { "etl.zip" } else { "etl" })
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
     .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, "not_a_trace", m))?;
     let file_name = format!("{}.{kind}", got.id);
-    let dest = app.store.data_dir.join("traces").join(&file_name);
-    got.temp
-        .persist(&dest)
-        .map_err(|e| ApiError::internal(format!("cannot store the upload: {e}")))?;
-    let entry = TraceEntry {
-        id: got.id.clone(),
-        name: clean_name(p.name.as_deref().unwrap_or("trace.etl")),
-        size: got.size,
-        file_name,
-        uploaded_at: now_rfc3339(),
-        uploader: clean_name(p.uploader.as_deref().unwrap_or("")),
-        notes: p.notes.unwrap_or_default().chars().take(4096).collect(),
-        status: "pending".into(),
-        error: String::new(),
+    let entry = match existing {
+        // Its stored file had vanished: the same bytes restore it.
+        Some(e) => TraceEntry {
+            file_name,
+            status: "pending".into(),
+            error: String::new(),
+            ..e
+        },
+        None => TraceEntry {
+            id: got.id.clone(),
+            name: clean_name(p.name.as_deref().unwrap_or("trace.etl")),
+            size: got.size,
+            file_name,
+            uploaded_at: now_rfc3339(),
+            uploader: clean_name(p.uploader.as_deref().unwrap_or("")),
+            notes: p.notes.unwrap_or_default().chars().take(4096).collect(),
+            status: "pending".into(),
+            error: String::new(),
+        },
     };
-    app.store.catalog.insert(&entry)?;
+    let store = app.store.clone();
+    let e = entry.clone();
+    tokio::task::spawn_blocking(move || store.add_upload(&e, got.temp))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
     app.store.start_ingest(entry.clone());
     Ok((StatusCode::CREATED, Json(entry_json(&app, &entry))))
 }
@@ -84,7 +93,13 @@ pub async fn list(State(app): State<AppState>, headers: HeaderMap) -> ApiResult<
         .iter()
         .map(|e| entry_json(&app, e))
         .collect();
-    Ok(Json(json!({ "traces": traces })))
+    // Tells the UI whether to ask for the token before an upload (asking
+    // after a 401 would cost the whole upload).
+    let access = json!({
+        "token_for_writes": app.config.token.is_some(),
+        "token_for_reads": app.config.token_for_reads,
+    });
+    Ok(Json(json!({ "traces": traces, "access": access })))
 }
 
 pub fn read_auth(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
@@ -133,14 +148,9 @@ pub async fn delete(
         return Err(ApiError::unauthorized());
     }
     check_id(&id)?;
-    let e = app
-        .store
-        .catalog
-        .get(&id)?
-        .ok_or_else(|| ApiError::not_found(format!("no trace {id}")))?;
-    app.store.catalog.delete(&id)?;
-    app.store.forget(&id);
-    let _ = std::fs::remove_file(app.store.trace_path(&e));
+    if !app.store.delete(&id)? {
+        return Err(ApiError::not_found(format!("no trace {id}")));
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -241,6 +251,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "id": t.id,
         "start_time": i.start_time,
         "duration_s": i.duration_ns as f64 / 1e9,
+        "events_start_s": i.events_start_ns as f64 / 1e9,
         "cpus": i.cpus,
         "pointer_size": i.pointer_size,
         "os_version": i.os_version,

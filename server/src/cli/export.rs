@@ -1,21 +1,30 @@
-//! `etlscope export FILE --table T [--group COL,...] [--range S-E] [--filter COL=V]... [--format csv|json] [--symbol-path P]`:
-//! a table grouped by the given columns with Count and Weight (ms), like
-//! wpaexporter. Grouping here is the simple row-at-a-time kind; the query
-//! engine takes over behind the same interface.
+//! `etlscope export FILE --table T [--group COL,...] [--values "COL[:AGG],..."] [--sort COL[:asc|desc]] [--limit N] [--range S-E] [--filter COL=V]... [--format csv|json]`:
+//! a table grouped like wpaexporter: the key columns, then the value
+//! columns with their aggregates. Columns, types and default aggregations
+//! are query::table_columns' (the ones the UI and the HTTP API use).
+//! Numbers are in base units: seconds from trace start, seconds, bytes,
+//! counts; CSV has no thousands separators or units.
 
+use crate::cell_json::cell_json;
 use anyhow::{bail, Context};
 use etl::EtlFile;
 use model::Trace;
+use query::flat_table::{self, FlatRequest, FlatSort, FlatTable, SortOn};
+use query::{CellValue, ColumnType, TableDef, TimeRange, ValueSpec};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-
-use super::tables::table_by_name;
 
 pub struct ExportArgs<'a> {
     pub table: &'a str,
     pub group: Vec<String>,
+    /// `COL[:AGG]` specs; `None`: the table's default value columns.
+    pub values: Option<Vec<String>>,
+    /// `COL[:asc|desc]`: a key column, a value column (as in `values`) or
+    /// its header.
+    pub sort: Option<&'a str>,
+    /// At most this many rows; 0 means all.
+    pub limit: usize,
     pub range: Option<(f64, f64)>,
     pub filters: Vec<(String, String)>,
     pub json: bool,
@@ -52,121 +61,194 @@ pub fn run(path: &Path, args: ExportArgs<'_>) -> anyhow::Result<()> {
     let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut trace = super::progress::build_model(&file);
     super::symbols::name_frames(&mut trace, path, args.symbol_path);
-    let rows = export(&trace, &args)?;
+    warn_if_incomplete(&trace);
+    let table = export(&trace, &args)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &rows)?;
-        writeln!(out)?;
+    let written = if args.json {
+        write_json(&mut out, &table)
     } else {
-        write_csv(&mut out, &rows)?;
+        write_csv(&mut out, &table)
     }
-    out.flush()?;
-    Ok(())
+    .and_then(|()| out.flush());
+    match written {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
 }
 
-/// Rows as JSON objects whose keys are column names.
-pub fn export(trace: &Trace, args: &ExportArgs<'_>) -> anyhow::Result<Vec<Map<String, Value>>> {
-    let table = table_by_name(trace, args.table)?;
-    let cols = table.columns();
-    let group: Vec<usize> = args
+/// A trace read only in part gives partial tables: say so on stderr.
+fn warn_if_incomplete(t: &Trace) {
+    let i = &t.info;
+    let mut what = Vec::new();
+    let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+    if i.skipped_buffers > 0 {
+        let b = n(i.skipped_buffers.into(), "buffer", "buffers");
+        what.push(format!("{b} could not be read"));
+    }
+    if i.lost_events > 0 || i.lost_buffers > 0 {
+        what.push(format!(
+            "the recorder lost {} and {}",
+            n(i.lost_events, "event", "events"),
+            n(i.lost_buffers, "buffer", "buffers")
+        ));
+    }
+    if !i.diagnostics.is_empty() {
+        let d = n(
+            i.diagnostics.len() as u64,
+            "decoding error",
+            "decoding errors",
+        );
+        what.push(d);
+    }
+    if !what.is_empty() {
+        eprintln!(
+            "warning: the trace is incomplete ({}); the table may miss rows (`etlscope info` lists the errors)",
+            what.join(", ")
+        );
+    }
+}
+
+/// The table as `args` asks for it.
+pub fn export(trace: &Trace, args: &ExportArgs<'_>) -> anyhow::Result<FlatTable> {
+    let Some(def) = TableDef::of(trace, args.table) else {
+        bail!(
+            "unknown table {:?}; tables are {}",
+            args.table,
+            TableDef::NAMES.join(", ")
+        );
+    };
+    let column = |name: &str| {
+        def.column(name).with_context(|| {
+            format!(
+                "unknown column {name:?}; columns are: {}",
+                def.column_names().join(", ")
+            )
+        })
+    };
+    let keys: Vec<usize> = args
         .group
         .iter()
-        .map(|g| column_index(&cols, g))
+        .map(|g| column(g))
         .collect::<anyhow::Result<_>>()?;
-    let filters: Vec<(usize, &str)> = args
+    let filters: Vec<(usize, String)> = args
         .filters
         .iter()
-        .map(|(c, v)| Ok((column_index(&cols, c)?, v.as_str())))
+        .map(|(c, v)| Ok((column(c)?, v.clone())))
         .collect::<anyhow::Result<_>>()?;
-    let range_ns = args
-        .range
-        .map(|(a, b)| (model::time::s_to_ns(a), model::time::s_to_ns(b)));
-    let keep = |row: usize| -> bool {
-        if let Some((a, b)) = range_ns {
-            match table.time(row) {
-                Some(t) if t >= a && t < b => {}
-                Some(_) => return false,
-                None => {}
-            }
-        }
-        filters.iter().all(|&(c, v)| table.value(row, c) == v)
-    };
-    let mut out = Vec::new();
-    if group.is_empty() && !table.has_weight() {
-        // Plain listing of rows.
-        for row in (0..table.len()).filter(|&r| keep(r)) {
-            let mut m = Map::new();
-            for (c, name) in cols.iter().enumerate() {
-                m.insert(name.to_string(), Value::String(table.value(row, c)));
-            }
-            out.push(m);
-        }
-        return Ok(out);
-    }
-    let mut groups: HashMap<Vec<String>, (u64, i64)> = HashMap::new();
-    let mut order: Vec<Vec<String>> = Vec::new();
-    for row in (0..table.len()).filter(|&r| keep(r)) {
-        let key: Vec<String> = group.iter().map(|&c| table.value(row, c)).collect();
-        let e = groups.entry(key.clone()).or_insert_with(|| {
-            order.push(key);
-            (0, 0)
-        });
-        e.0 += 1;
-        e.1 += table.weight_ns(row);
-    }
-    order.sort_by(|a, b| {
-        let (ca, wa) = groups[a];
-        let (cb, wb) = groups[b];
-        (wb, cb).cmp(&(wa, ca)).then_with(|| a.cmp(b))
+    let range = args.range.map(|(a, b)| TimeRange {
+        start_ns: model::time::s_to_ns(a),
+        end_ns: model::time::s_to_ns(b),
     });
-    for key in order {
-        let (count, weight) = groups[&key];
-        let mut m = Map::new();
-        for (i, &c) in group.iter().enumerate() {
-            m.insert(cols[c].to_string(), Value::String(key[i].clone()));
-        }
-        m.insert("Count".into(), Value::from(count));
-        if table.has_weight() {
-            m.insert("Weight (ms)".into(), Value::from(weight as f64 / 1e6));
-        }
-        out.push(m);
+    // No grouping asked for, on a table without a weight: list the rows.
+    if keys.is_empty() && args.values.is_none() && def.weight.is_none() {
+        return Ok(flat_table::list(trace, &def, &filters, range, args.limit));
     }
-    Ok(out)
-}
-
-fn column_index(cols: &[&str], name: &str) -> anyhow::Result<usize> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace([' ', '_', '-'], "");
-    cols.iter()
-        .position(|c| norm(c) == norm(name))
-        .with_context(|| format!("unknown column {name:?}; columns are: {}", cols.join(", ")))
-}
-
-fn write_csv(out: &mut impl Write, rows: &[Map<String, Value>]) -> std::io::Result<()> {
-    let Some(first) = rows.first() else {
-        return Ok(());
-    };
-    let header: Vec<&String> = first.keys().collect();
-    let esc = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
-    writeln!(
-        out,
-        "{}",
-        header.iter().map(|h| esc(h)).collect::<Vec<_>>().join(",")
-    )?;
-    for r in rows {
-        let line: Vec<String> = header
+    let values: Vec<ValueSpec> = match &args.values {
+        Some(v) => v
             .iter()
-            .map(|h| match &r[h.as_str()] {
-                Value::String(s) => esc(s),
-                v => v.to_string(),
-            })
-            .collect();
+            .map(|s| ValueSpec::parse(&def, s))
+            .collect::<Result<_, _>>()?,
+        None => query::value_spec::default_values(&def)?,
+    };
+    let sort = args
+        .sort
+        .map(|s| parse_sort(&def, &keys, &values, s))
+        .transpose()?;
+    let req = FlatRequest {
+        keys,
+        values,
+        filters,
+        range,
+        sort,
+        limit: args.limit,
+    };
+    Ok(flat_table::group(trace, &def, &req)?)
+}
+
+/// `COL[:asc|desc]`: a value column (by spec or header) or a key column.
+/// Values sort descending by default, keys ascending.
+fn parse_sort(
+    def: &TableDef<'_>,
+    keys: &[usize],
+    values: &[ValueSpec],
+    s: &str,
+) -> anyhow::Result<FlatSort> {
+    let (name, dir) = match s.rsplit_once(':') {
+        Some((n, d)) if d.eq_ignore_ascii_case("asc") => (n, Some(false)),
+        Some((n, d)) if d.eq_ignore_ascii_case("desc") => (n, Some(true)),
+        _ => (s, None),
+    };
+    let as_value = values
+        .iter()
+        .position(|v| v.header(def) == name)
+        .or_else(|| {
+            let spec = ValueSpec::parse(def, name).ok()?;
+            values.iter().position(|v| *v == spec)
+        });
+    if let Some(i) = as_value {
+        return Ok(FlatSort {
+            on: SortOn::Value(i),
+            descending: dir.unwrap_or(true),
+        });
+    }
+    let as_key = def
+        .column(name)
+        .and_then(|c| keys.iter().position(|&k| k == c));
+    match as_key {
+        Some(i) => Ok(FlatSort {
+            on: SortOn::Key(i),
+            descending: dir.unwrap_or(false),
+        }),
+        None => bail!("cannot sort by {name:?}: it is neither a --group nor a --values column"),
+    }
+}
+
+fn headers(t: &FlatTable) -> Vec<String> {
+    let keys = t.key_names.iter().map(|s| s.to_string());
+    keys.chain(t.value_names.iter().cloned()).collect()
+}
+
+/// Each row's cells with their types: keys, then values.
+fn cells(t: &FlatTable) -> impl Iterator<Item = Vec<(&CellValue, ColumnType)>> {
+    t.rows.iter().map(|r| {
+        let keys = r.keys.iter().zip(t.key_types.iter().copied());
+        keys.chain(r.values.iter().zip(t.value_types.iter().copied()))
+            .collect()
+    })
+}
+
+fn write_json(out: &mut impl Write, t: &FlatTable) -> std::io::Result<()> {
+    let names = headers(t);
+    let rows: Vec<Value> = cells(t)
+        .map(|row| {
+            let m: Map<String, Value> = names
+                .iter()
+                .zip(row)
+                .map(|(n, (c, ty))| (n.clone(), cell_json(c, ty)))
+                .collect();
+            Value::Object(m)
+        })
+        .collect();
+    serde_json::to_writer_pretty(&mut *out, &rows)?;
+    writeln!(out)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The header row always, then one line per row.
+fn write_csv(out: &mut impl Write, t: &FlatTable) -> std::io::Result<()> {
+    let header: Vec<String> = headers(t).iter().map(|h| csv_field(h)).collect();
+    writeln!(out, "{}", header.join(","))?;
+    for row in cells(t) {
+        let line: Vec<String> = row.iter().map(|(c, ty)| csv_field(&c.text(*ty))).collect();
         writeln!(out, "{}", line.join(","))?;
     }
     Ok(())

@@ -1,14 +1,13 @@
 //! Command-line interface: one module per subcommand.
 
 mod dump;
-mod event_tables;
 mod export;
 mod info;
+mod listen;
 mod progress;
 pub mod serve;
 mod symbols;
 mod synth;
-mod tables;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -56,7 +55,7 @@ pub enum Command {
         #[arg(long)]
         hook: Option<String>,
     },
-    /// Print a table grouped by columns, with Count and Weight (ms), like wpaexporter.
+    /// Print a table grouped by key columns, with value columns and their aggregates, like wpaexporter.
     Export {
         file: PathBuf,
         /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io or generic.
@@ -65,6 +64,16 @@ pub enum Command {
         /// Key columns, in order, e.g. "Process,Module".
         #[arg(long, value_delimiter = ',')]
         group: Vec<String>,
+        /// Value columns with aggregations, e.g. "Load Time:min,Image Size:max,Count"
+        /// (sum, min, max, avg, count, unique, single); without it, the table's defaults.
+        #[arg(long, value_delimiter = ',')]
+        values: Option<Vec<String>>,
+        /// Sort by a key or value column, e.g. "File Version:asc" or "Duration:desc".
+        #[arg(long)]
+        sort: Option<String>,
+        /// Print at most this many rows.
+        #[arg(long, default_value_t = 0)]
+        limit: usize,
         /// Time range START-END in seconds from trace start.
         #[arg(long)]
         range: Option<String>,
@@ -104,6 +113,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             file,
             table,
             group,
+            values,
+            sort,
+            limit,
             range,
             filter,
             format,
@@ -112,6 +124,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             let args = export::ExportArgs {
                 table: &table,
                 group,
+                values,
+                sort: sort.as_deref(),
+                limit,
                 range: range.as_deref().map(export::parse_range).transpose()?,
                 filters: filter
                     .iter()

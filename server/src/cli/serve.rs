@@ -1,5 +1,6 @@
 //! `etlscope serve` and `etlscope open`: the HTTP server with the embedded UI.
 
+use crate::api::guard::{origin_of, url_host_name, AllowedHosts};
 use crate::api::{self, state::ApiConfig, state::AppState};
 use crate::catalog::TraceEntry;
 use crate::store::{now_rfc3339, Store};
@@ -9,6 +10,7 @@ use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -21,9 +23,26 @@ pub struct ServeArgs {
     /// Symbol path, in _NT_SYMBOL_PATH syntax.
     #[arg(long, env = "_NT_SYMBOL_PATH")]
     pub symbol_path: Option<String>,
-    /// Token required for uploads and deletes.
+    /// Token required for uploads and deletes (never empty).
     #[arg(long, env = "ETLSCOPE_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// The URL users open (e.g. behind a reverse proxy); its host name is
+    /// accepted in `Host` and its origin in `Origin`.
+    #[arg(long)]
+    pub public_url: Option<String>,
+    /// Another host name this server answers to (repeatable). Requests with
+    /// any other `Host` than loopback, localhost or the address served get 403.
+    #[arg(long)]
+    pub allowed_host: Vec<String>,
+    /// Most connections served at once; more wait until one closes.
+    #[arg(long, default_value_t = 256)]
+    pub max_connections: usize,
+    /// Seconds a client may take to send its request head.
+    #[arg(long, default_value_t = 10, hide = true)]
+    pub header_timeout_secs: u64,
+    /// Seconds a request body may go without a byte.
+    #[arg(long, default_value_t = 30, hide = true)]
+    pub body_timeout_secs: u64,
     /// Require the token for reads too.
     #[arg(long)]
     pub private_reads: bool,
@@ -70,21 +89,59 @@ pub fn demo_traces() -> Vec<PathBuf> {
     v
 }
 
+/// MiB to bytes, refusing values that do not fit.
+fn mib(flag: &str, v: u64) -> anyhow::Result<u64> {
+    match v.checked_mul(1 << 20) {
+        Some(b) => Ok(b),
+        None => bail!("--{flag} {v} is too large: at most {} MiB", u64::MAX >> 20),
+    }
+}
+
+/// The host names and origin the guard accepts besides loopback.
+fn allowed_hosts(args: &ServeArgs) -> anyhow::Result<AllowedHosts> {
+    let mut names: Vec<String> = args
+        .allowed_host
+        .iter()
+        .map(|h| h.trim().trim_end_matches('.').to_ascii_lowercase())
+        .filter(|h| !h.is_empty())
+        .collect();
+    let public_origin = match &args.public_url {
+        Some(u) => {
+            let (Some(origin), Some(host)) = (origin_of(u), url_host_name(u)) else {
+                bail!("--public-url {u:?} is not a URL like https://etl.example.com/");
+            };
+            names.push(host);
+            Some(origin)
+        }
+        None => None,
+    };
+    Ok(AllowedHosts {
+        served_ip: args.addr.ip(),
+        names,
+        public_origin,
+    })
+}
+
 /// Serve; with `demo` and no trace given, the bundled demo traces.
 pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
+    if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        bail!("--token (or ETLSCOPE_TOKEN) is empty: give a real token, e.g. $(openssl rand -hex 16), or leave it out");
+    }
     if !args.addr.ip().is_loopback() && args.token.is_none() {
         bail!(
             "listening on {} (not loopback) requires --token (or ETLSCOPE_TOKEN) so that strangers cannot upload or delete",
             args.addr
         );
     }
+    if args.private_reads && args.token.is_none() {
+        bail!("--private-reads needs --token: reads would be refused to everyone");
+    }
+    let max_upload_bytes = mib("max-upload-mb", args.max_upload_mb)?;
+    let memory_budget = mib("memory-budget-mb", args.memory_budget_mb)?;
+    let allowed_hosts = allowed_hosts(&args)?;
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
-    let store = Store::open(
-        &data_dir,
-        args.memory_budget_mb << 20,
-        args.symbol_path.clone(),
-    )
-    .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
+    let store = Store::open(&data_dir, memory_budget, args.symbol_path.clone())
+        .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
     if args.traces.is_empty() && demo {
         args.traces = demo_traces();
     }
@@ -97,10 +154,12 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
     let state = AppState {
         store: store.clone(),
         config: Arc::new(ApiConfig {
-            max_upload_bytes: args.max_upload_mb << 20,
+            max_upload_bytes,
             token: args.token.clone(),
             token_for_reads: args.private_reads,
             query_wait: std::time::Duration::from_secs(20),
+            allowed_hosts,
+            body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
         }),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -111,6 +170,12 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let addr = listener.local_addr()?;
+        if addr.ip().is_unspecified() && args.allowed_host.is_empty() && args.public_url.is_none() {
+            // The DNS-rebinding guard refuses names it was not told about.
+            eprintln!(
+                "etlscope: answering only to localhost and IP addresses; add --allowed-host NAME (or --public-url URL) for each name users open this server by"
+            );
+        }
         println!(
             "etlscope is serving on http://{addr}/ (data in {})",
             data_dir.display()
@@ -126,9 +191,14 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
         }
         use std::io::Write;
         std::io::stdout().flush().ok();
-        axum::serve(listener, api::router(state))
-            .with_graceful_shutdown(shutdown_signal())
-            .await?;
+        super::listen::serve(
+            listener,
+            api::router(state),
+            args.max_connections,
+            Duration::from_secs(args.header_timeout_secs.max(1)),
+            shutdown_signal(),
+        )
+        .await?;
         println!("etlscope stopped");
         anyhow::Ok(())
     })
@@ -160,7 +230,7 @@ async fn shutdown_signal() {
 fn register_local(store: &Store, path: &Path) -> anyhow::Result<TraceEntry> {
     let abs =
         std::fs::canonicalize(path).with_context(|| format!("cannot open {}", path.display()))?;
-    etl::EtlFile::open(&abs)
+    etl::EtlFile::probe(&abs)
         .with_context(|| format!("{} is not a readable trace", abs.display()))?;
     let mut f = std::fs::File::open(&abs)?;
     let mut h = Sha256::new();

@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[allow(unused_imports)]
@@ -26,22 +27,44 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     d
 }
 
+/// The binary under test: `$ETLSCOPE_BIN` (e.g. a release build, for the
+/// tests sized for one), else the one cargo built for these tests.
+pub fn binary() -> PathBuf {
+    std::env::var_os("ETLSCOPE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_etlscope")))
+}
+
 /// A running server, stopped (SIGKILL) on drop.
 pub struct Server {
     pub child: Child,
     pub addr: String,
+    /// Everything it wrote to stderr so far (also passed on to ours).
+    pub log: Arc<Mutex<String>>,
 }
 
 impl Server {
     pub fn start(data_dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        let mut child = Command::new(binary())
             .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(extra)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("start etlscope");
+        let log = Arc::new(Mutex::new(String::new()));
+        let err = child.stderr.take().unwrap();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                if let Ok(mut l) = sink.lock() {
+                    l.push_str(&line);
+                    l.push('\n');
+                }
+            }
+        });
         let out = child.stdout.take().unwrap();
         let mut lines = BufReader::new(out).lines();
         let first = lines.next().expect("server printed nothing").unwrap();
@@ -53,7 +76,7 @@ impl Server {
             .to_string();
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server { child, addr }
+        Server { child, addr, log }
     }
 
     pub fn get(&self, path: &str) -> (u16, String) {
@@ -97,7 +120,8 @@ impl Drop for Server {
     }
 }
 
-/// One HTTP/1.1 request; returns (status, body).
+/// One HTTP/1.1 request as the UI sends it (with `X-Etlscope: 1`, which
+/// every state change needs); returns (status, body).
 pub fn request(
     addr: &str,
     method: &str,
@@ -105,22 +129,52 @@ pub fn request(
     body: &[u8],
     headers: &[(&str, &str)],
 ) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
+    let mut all = vec![("X-Etlscope", "1")];
+    all.extend_from_slice(headers);
+    raw_request(addr, method, path, body, &all)
+}
+
+/// One HTTP/1.1 request with exactly these headers besides `Host` (unless
+/// given), `Connection` and `Content-Length`; returns (status, body).
+pub fn raw_request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    headers: &[(&str, &str)],
+) -> (u16, String) {
+    let text = exchange(addr, &head(addr, method, path, body.len(), headers), body);
+    parse_response(&text)
+}
+
+/// The request head (ending in the blank line).
+pub fn head(addr: &str, method: &str, path: &str, len: usize, headers: &[(&str, &str)]) -> String {
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    head.push_str(&format!("Connection: close\r\nContent-Length: {len}\r\n"));
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
+    head
+}
+
+/// Send `head` and `body`, return everything the server answered.
+pub fn exchange(addr: &str, head: &str, body: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
     s.write_all(head.as_bytes()).unwrap();
     // The server may answer (e.g. 413) before reading the whole body.
     let _ = s.write_all(body);
     let mut raw = Vec::new();
     let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// (status, body) of a raw response.
+pub fn parse_response(text: &str) -> (u16, String) {
     let status = text
         .split(' ')
         .nth(1)

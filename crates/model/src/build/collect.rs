@@ -22,6 +22,9 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
             Ok(e) => {
                 b.events += 1;
                 b.max_ts = b.max_ts.max(Some(e.timestamp));
+                if !is_session_bookkeeping(&e) {
+                    b.min_ts = Some(b.min_ts.map_or(e.timestamp, |m| m.min(e.timestamp)));
+                }
                 let consumed = match collect_event(&e, &mut b, &mut frames) {
                     Some(Ok(consumed)) => consumed,
                     Some(Err(err)) => {
@@ -54,6 +57,15 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
         a.shrink_to_fit();
     }
     b
+}
+
+/// EventTrace events (the log-file header, rundown and extension markers of
+/// the session, hook group 0 or the classic EventTrace class) are stamped
+/// when the session starts, which can be hours before anything happens: a
+/// boot-time kernel logger writes its header at boot.
+fn is_session_bookkeeping(e: &Event<'_>) -> bool {
+    const EVENT_TRACE: etl::Guid = etl::Guid::from_u128(0x68fdd900_4a3e_11d1_84f4_0000f80464e3);
+    e.group() == Some(0) || (e.hook_id.is_none() && e.provider == Some(EVENT_TRACE))
 }
 
 /// Records the event into its specialised table: `Some(Ok(true))` when one

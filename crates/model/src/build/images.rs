@@ -100,9 +100,10 @@ pub fn build_images(
                 m
             }
             None => {
-                // Shown as recorded; the DOS form only identifies the file.
+                // The module's path is the DOS form, as WPA shows it; each
+                // load keeps the form it recorded (`images.path`).
                 let n = strings.intern(file_name(&r.path));
-                let p = strings.intern(&r.path);
+                let p = strings.intern(&path);
                 let m = modules.push(n, p, r.size, r.timestamp, r.checksum);
                 candidates.push(m);
                 m

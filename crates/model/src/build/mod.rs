@@ -50,6 +50,10 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
 
     let mut batch = Batch::default();
     let batches = file.par_map_buffers(|r| {
+        if progress.is_cancelled() {
+            // The result is thrown away: skip the work, keep the shape.
+            return Batch::default();
+        }
         let size = r.as_ref().map_or(0, |b| b.info.header.buffer_size as u64);
         let b = collect::collect_buffer(r);
         progress.buffers_done.fetch_add(1, Ordering::Relaxed);
@@ -203,6 +207,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     );
     info.start_time = etl::logfile::filetime_to_iso8601(lf.start_time);
     info.duration_ns = clock.to_ns(batch.max_ts.unwrap_or(file.ts0()));
+    info.events_start_ns = batch.min_ts.map_or(0, |t| clock.to_ns(t).max(0));
     info.events = batch.events;
     info.buffers = file.buffers().len() as u32;
     info.skipped_buffers = file.skipped_buffers() + batch.failed_buffers;

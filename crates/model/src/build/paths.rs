@@ -45,6 +45,14 @@ impl PathMapper {
             };
             prefixes.push((nt, dos));
         }
+        // Prefixes whose meaning no trace changes (PerfView's KernelToUser):
+        // `\??\C:\x` is `C:\x`, and the multiple UNC provider's
+        // `\Device\Mup\server\share` is `\\server\share`.
+        for (nt, dos) in [("\\??\\", ""), ("\\device\\mup\\", "\\\\")] {
+            if !prefixes.iter().any(|(p, _)| p == nt) {
+                prefixes.push((nt.to_string(), dos.to_string()));
+            }
+        }
         prefixes.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
         let system_drive = recs.iter().find_map(|r| match r {
             PathMapRec::WindowsDirectory(w) if w.get(1..2) == Some(":") => {

@@ -225,6 +225,8 @@ pub struct Batch {
     pub fragments: FragmentSet,
     pub events: u64,
     pub max_ts: Option<i64>,
+    /// Earliest event that is not session bookkeeping (see collect.rs).
+    pub min_ts: Option<i64>,
     /// Buffers that could not be decoded at all.
     pub failed_buffers: u32,
     pub diagnostics: Vec<etl::Diagnostic>,
@@ -297,6 +299,10 @@ impl Batch {
         self.intervals.extend(other.intervals);
         self.events += other.events;
         self.max_ts = self.max_ts.max(other.max_ts);
+        self.min_ts = match (self.min_ts, other.min_ts) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.failed_buffers += other.failed_buffers;
         self.diagnostics.extend(other.diagnostics);
     }

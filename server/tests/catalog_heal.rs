@@ -1,0 +1,173 @@
+//! Issue 12, point 6: the stored trace files are the truth and the catalog
+//! heals at start. A catalog truncated to 0 bytes, deleted, or garbled is
+//! rebuilt with every stored trace listed again (and a log line saying so);
+//! a row whose file vanished is marked `missing` until the same bytes are
+//! uploaded again; a row left `ingesting` by a stop is ingested again.
+
+mod common;
+
+use common::{fixture_trace, temp_dir, Server};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Three distinct small traces (the fixture trace with different tails).
+fn traces() -> Vec<Vec<u8>> {
+    let (base, _) = fixture_trace::write();
+    (1..=3u8)
+        .map(|t| {
+            let mut b = base.clone();
+            b.extend(std::iter::repeat_n(t, 16));
+            b
+        })
+        .collect()
+}
+
+fn listed(server: &Server) -> Vec<Value> {
+    let (s, v) = server.json("GET", "/api/traces", "");
+    assert_eq!(s, 200, "{v}");
+    v["traces"].as_array().unwrap().clone()
+}
+
+fn ids(server: &Server) -> BTreeSet<String> {
+    listed(server)
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A data dir holding the three traces, uploaded and ingested; their ids.
+fn library(data: &Path) -> BTreeSet<String> {
+    let server = Server::start(data, &[]);
+    for (i, t) in traces().iter().enumerate() {
+        let (s, b) = server.post(&format!("/api/traces?name=t{i}.etl"), t);
+        assert_eq!(s, 201, "{b}");
+    }
+    let ids = ids(&server);
+    for id in &ids {
+        server.wait_ready(id, 60);
+    }
+    assert_eq!(ids.len(), 3);
+    ids
+}
+
+/// Every trace answers a query again.
+fn all_answer(server: &Server, ids: &BTreeSet<String>) {
+    for id in ids {
+        server.wait_ready(id, 60);
+        let (s, v) = server.json(
+            "POST",
+            &format!("/api/traces/{id}/table"),
+            r#"{"columns": ["Process"]}"#,
+        );
+        assert_eq!(s, 200, "{v}");
+    }
+}
+
+fn wait_log(server: &Server, needle: &str) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while !server.log.lock().unwrap().contains(needle) {
+        assert!(
+            Instant::now() < until,
+            "no log line with {needle:?}: {}",
+            server.log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn an_emptied_deleted_or_garbled_catalog_is_rebuilt() {
+    let data = temp_dir("heal");
+    let want = library(&data);
+    let catalog = data.join("catalog.sqlite");
+    let damage: [(&str, &dyn Fn()); 3] = [
+        ("truncated to 0 bytes", &|| {
+            std::fs::File::create(&catalog).unwrap();
+        }),
+        ("deleted", &|| std::fs::remove_file(&catalog).unwrap()),
+        ("garbled", &|| {
+            // Without its journal, whose pages would otherwise stand in for the lost ones.
+            for j in ["catalog.sqlite-wal", "catalog.sqlite-shm"] {
+                let _ = std::fs::remove_file(data.join(j));
+            }
+            std::fs::write(&catalog, vec![0x5a; 8192]).unwrap()
+        }),
+    ];
+    for (what, f) in damage {
+        f();
+        let server = Server::start(&data, &[]);
+        assert_eq!(ids(&server), want, "catalog {what}");
+        wait_log(&server, "catalog rebuilt");
+        if what == "garbled" {
+            wait_log(&server, "cannot be read");
+        }
+        all_answer(&server, &want);
+    }
+    std::fs::remove_dir_all(&data).ok();
+}
+
+#[test]
+fn vanished_files_are_marked_and_restored_by_the_same_bytes() {
+    let data = temp_dir("heal-missing");
+    let want = library(&data);
+    let gone = want.iter().next().unwrap().clone();
+    std::fs::remove_file(data.join("traces").join(format!("{gone}.etl"))).unwrap();
+    let server = Server::start(&data, &[]);
+    assert_eq!(ids(&server), want);
+    let entry = listed(&server)
+        .into_iter()
+        .find(|e| e["id"] == gone.as_str())
+        .unwrap();
+    assert_eq!(entry["status"], "missing", "{entry}");
+    let (s, b) = server.post(
+        &format!("/api/traces/{gone}/table"),
+        br#"{"columns": ["Process"]}"#,
+    );
+    assert_eq!(s, 422, "{b}");
+    // The same bytes again restore it, under its old name.
+    let bytes = traces().into_iter().find(|t| ids_of(t) == gone).unwrap();
+    let (s, b) = server.post("/api/traces?name=again.etl", &bytes);
+    assert_eq!(s, 201, "{b}");
+    let v = server.wait_ready(&gone, 60);
+    assert!(v["name"].as_str().unwrap().starts_with('t'), "{v}");
+    all_answer(&server, &want);
+    std::fs::remove_dir_all(&data).ok();
+}
+
+/// The id the server gives these bytes: the first 128 bits of their SHA-256.
+fn ids_of(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn a_stale_ingesting_row_is_resumed_at_start() {
+    let data = temp_dir("heal-stale");
+    let want = library(&data);
+    {
+        let c = rusqlite::Connection::open(data.join("catalog.sqlite")).unwrap();
+        c.execute("UPDATE traces SET status = 'ingesting'", [])
+            .unwrap();
+    }
+    let server = Server::start(&data, &[]);
+    // Listing never starts an ingest: only the resume at start can make them ready.
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let statuses: Vec<String> = listed(&server)
+            .iter()
+            .map(|e| e["status"].as_str().unwrap().to_string())
+            .collect();
+        if statuses.iter().all(|s| s == "ready") {
+            break;
+        }
+        assert!(Instant::now() < until, "not resumed: {statuses:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    all_answer(&server, &want);
+    std::fs::remove_dir_all(&data).ok();
+}
