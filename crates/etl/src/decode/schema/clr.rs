@@ -10,7 +10,6 @@ use super::table::parse_line;
 use super::{EventSchema, ValueMap};
 use crate::decode::providers::{CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME};
 use crate::Guid;
-use std::sync::OnceLock;
 
 pub fn is_clr(provider: Guid) -> bool {
     provider == CLR_RUNTIME || provider == CLR_RUNDOWN || provider == CLR_PRIVATE
@@ -63,23 +62,21 @@ pub fn event_name(task: &str, opcode: &str) -> String {
 }
 
 /// Every schema of the table (lines that do not parse are a bug the
-/// table's test catches).
-pub fn schemas() -> &'static [(SchemaKey, EventSchema)] {
-    static S: OnceLock<Vec<(SchemaKey, EventSchema)>> = OnceLock::new();
-    S.get_or_init(|| {
-        TABLE
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .filter_map(parse_line)
-            .collect()
-    })
+/// table's test catches). Parsed for each registry rather than kept in a
+/// static: a long-lived allocation made during an ingest would pin the
+/// allocator's heap and keep a deleted trace's memory from the OS.
+pub fn schemas() -> Vec<(SchemaKey, EventSchema)> {
+    TABLE
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(parse_line)
+        .collect()
 }
 
 /// The value maps and bitmaps the table refers to, per provider.
-pub fn maps() -> &'static [(Guid, ValueMap)] {
-    static M: OnceLock<Vec<(Guid, ValueMap)>> = OnceLock::new();
-    M.get_or_init(|| {
+pub fn maps() -> Vec<(Guid, ValueMap)> {
+    {
         let mut out = Vec::new();
         for line in MAPS.lines().map(str::trim).filter(|l| !l.is_empty()) {
             let mut it = line.split_whitespace();
@@ -106,7 +103,7 @@ pub fn maps() -> &'static [(Guid, ValueMap)] {
             }
         }
         out
-    })
+    }
 }
 
 #[cfg(test)]

@@ -8,19 +8,15 @@ use super::registry::SchemaKey;
 use super::table::parse_line;
 use super::EventSchema;
 use crate::Event;
-use std::sync::OnceLock;
 
-/// Every kernel schema of the table.
-pub fn schemas() -> &'static [(SchemaKey, EventSchema)] {
-    static S: OnceLock<Vec<(SchemaKey, EventSchema)>> = OnceLock::new();
-    S.get_or_init(|| {
-        TABLE
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .filter_map(parse_line)
-            .collect()
-    })
+/// Every kernel schema of the table (parsed per registry, as the CLR one).
+pub fn schemas() -> Vec<(SchemaKey, EventSchema)> {
+    TABLE
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(parse_line)
+        .collect()
 }
 
 /// Kernel groups whose events carry their process as a leading u32 PID.
@@ -49,8 +45,9 @@ mod tests {
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .count();
-        assert_eq!(schemas().len(), n);
-        let (key, s) = &schemas()[0];
+        let all = schemas();
+        assert_eq!(all.len(), n);
+        let (key, s) = &all[0];
         assert_eq!(
             *key,
             SchemaKey::Kernel {

@@ -105,11 +105,11 @@ impl SchemaRegistry {
             chunks: HashMap::new(),
             bad_metadata: 0,
         };
-        for (key, schema) in clr::schemas().iter().chain(kernel::schemas()) {
-            r.insert(*key, schema.clone());
+        for (key, schema) in clr::schemas().into_iter().chain(kernel::schemas()) {
+            r.insert(key, schema);
         }
         for (provider, map) in clr::maps() {
-            r.maps.insert((*provider, map.name.clone()), map.clone());
+            r.maps.insert((provider, map.name.clone()), map);
         }
         r
     }
