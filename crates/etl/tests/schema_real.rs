@@ -118,9 +118,31 @@ fn event_info_blob_of_gc_suspend_ee_begin() {
             ("ClrInstanceID", in_type::UINT16, 6, None),
         ]
     );
-    // A damaged blob is an error, never a panic.
+    // A damaged blob is an error or another schema, never a panic; what it
+    // parses to decodes any payload without panicking either.
     for cut in [0, 50, 111, 130, 500] {
         let _ = tdh::parse_event_info(&blob[..cut]);
+    }
+    let payload = [4u8, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 13, 0];
+    let mut x = 0x9E37_79B9u32;
+    for _ in 0..3000 {
+        let mut b = blob.clone();
+        for _ in 0..3 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let at = x as usize % b.len();
+            b[at] ^= (x >> 24) as u8 | 1;
+        }
+        if let Ok(info) = tdh::parse_event_info(&b) {
+            let none = |_: &str| None;
+            let _ = etl::decode::schema::payload::decode_fields(
+                &info.schema.fields,
+                &payload,
+                8,
+                &none,
+            );
+        }
     }
 }
 

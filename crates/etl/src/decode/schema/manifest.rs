@@ -196,6 +196,8 @@ pub fn parse(doc: &str) -> Parsed {
                     }
                 }
                 "event" => events.push(tag.clone()),
+                // Structs are not read yet: their members are no top-level fields.
+                "struct" => template = None,
                 _ => {}
             },
             Tag::End(name) => match name.as_str() {

@@ -12,6 +12,9 @@ pub type Fields = Vec<(String, String)>;
 
 /// Most array elements decoded from one field: a payload is at most 64 KiB.
 const MAX_ELEMENTS: usize = 1 << 16;
+/// Most values one payload may produce: only zero-size elements (empty
+/// structs) could exceed it, and nested they would multiply without end.
+const MAX_VALUES: usize = 1 << 17;
 
 /// Decode `payload` with `fields`; `maps` finds a provider's value maps.
 pub fn decode_fields<'m>(
@@ -34,8 +37,9 @@ pub fn decode_measured<'m>(
     let mut r = Reader::new(payload, pointer_size, "ManifestEvent");
     let mut ints: Vec<Option<u64>> = Vec::with_capacity(fields.len());
     let mut out = Vec::with_capacity(fields.len());
+    let mut budget = MAX_VALUES;
     for f in fields {
-        let (text, int) = read_field(&mut r, f, &ints, maps)?;
+        let (text, int) = read_field(&mut r, f, &ints, maps, &mut budget)?;
         ints.push(int);
         out.push((f.name.clone(), text));
     }
@@ -56,6 +60,7 @@ fn read_field<'m>(
     f: &Field,
     ints: &[Option<u64>],
     maps: &dyn Fn(&str) -> Option<&'m ValueMap>,
+    budget: &mut usize,
 ) -> Result<(String, Option<u64>)> {
     let is_string = matches!(
         f.in_type,
@@ -63,7 +68,9 @@ fn read_field<'m>(
     );
     match extent(f.count, ints) {
         // A fixed count of 1 on a field is one value, as TDH shows it.
-        None | Some(1) if !matches!(f.count, Extent::Field(_)) => read_one(r, f, ints, maps),
+        None | Some(1) if !matches!(f.count, Extent::Field(_)) => {
+            read_one(r, f, ints, maps, budget)
+        }
         n => {
             let n = n.unwrap_or(0) as usize;
             if n > MAX_ELEMENTS || (n > r.remaining() && !is_string && f.in_type != t::STRUCT) {
@@ -71,7 +78,7 @@ fn read_field<'m>(
             }
             let mut items = Vec::with_capacity(n.min(256));
             for _ in 0..n {
-                items.push(read_one(r, f, ints, maps)?.0);
+                items.push(read_one(r, f, ints, maps, budget)?.0);
             }
             Ok((format!("[{}]", items.join(", ")), None))
         }
@@ -87,7 +94,11 @@ fn read_one<'m>(
     f: &Field,
     ints: &[Option<u64>],
     maps: &dyn Fn(&str) -> Option<&'m ValueMap>,
+    budget: &mut usize,
 ) -> Result<(String, Option<u64>)> {
+    *budget = budget
+        .checked_sub(1)
+        .ok_or_else(|| r.malformed("too many values in one payload"))?;
     let len = extent(f.length, ints).map(|n| n as usize);
     let int = |v: u64, signed: Option<i64>| -> (String, Option<u64>) {
         let mapped = f.map.as_deref().and_then(maps).and_then(|m| m.show(v));
@@ -107,7 +118,7 @@ fn read_one<'m>(
             let mut inner_ints = Vec::new();
             let mut parts = Vec::new();
             for m in &f.members {
-                let (text, i) = read_field(r, m, &inner_ints, maps)?;
+                let (text, i) = read_field(r, m, &inner_ints, maps, budget)?;
                 inner_ints.push(i);
                 parts.push(format!("{}: {text}", m.name));
             }

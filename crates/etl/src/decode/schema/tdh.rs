@@ -31,6 +31,9 @@ const MAP_BITMAP: u32 = 0x2;
 const MAP_WBEM_BITMAP: u32 = 0x10;
 /// Deepest struct nesting accepted.
 const MAX_DEPTH: usize = 8;
+/// Most fields one schema may expand to: struct members are indexes into
+/// the property array, so a crafted blob could otherwise fan out without end.
+const MAX_FIELDS: usize = 4096;
 
 /// A parsed TRACE_EVENT_INFO: the schema plus the descriptor that keys it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,8 +136,9 @@ pub fn parse_event_info(blob: &[u8]) -> Result<EventInfo> {
         });
     }
     let mut fields = Vec::with_capacity(top_level);
+    let mut budget = MAX_FIELDS;
     for i in 0..top_level {
-        fields.push(field(blob, &props, i, 0)?);
+        fields.push(field(blob, &props, i, 0, &mut budget)?);
     }
     let task_name = string_at(blob, task_name);
     let opcode_name = string_at(blob, opcode_name);
@@ -178,13 +182,20 @@ pub fn task_opcode_name(task: &str, opcode: &str, id: u16) -> String {
     }
 }
 
-fn field(blob: &[u8], props: &[RawProperty], i: usize, depth: usize) -> Result<Field> {
+fn field(
+    blob: &[u8],
+    props: &[RawProperty],
+    i: usize,
+    depth: usize,
+    budget: &mut usize,
+) -> Result<Field> {
     let bad = |why| crate::decode::reader::DecodeError {
         event: "TraceEventInfo",
         offset: 112 + 24 * i,
         kind: crate::decode::reader::DecodeErrorKind::Malformed(why),
     };
     let p = props.get(i).ok_or(bad("property index out of range"))?;
+    *budget = budget.checked_sub(1).ok_or(bad("too many fields"))?;
     let count = if p.flags & PROPERTY_PARAM_COUNT != 0 {
         Extent::Field(p.count)
     } else if p.flags & PROPERTY_PARAM_FIXED_COUNT != 0 || p.count > 1 {
@@ -212,7 +223,7 @@ fn field(blob: &[u8], props: &[RawProperty], i: usize, depth: usize) -> Result<F
             if k == i {
                 return Err(bad("struct contains itself"));
             }
-            f.members.push(field(blob, props, k, depth + 1)?);
+            f.members.push(field(blob, props, k, depth + 1, budget)?);
         }
     } else {
         f.out_type = p.b;
@@ -254,4 +265,42 @@ pub fn parse_map_info(payload: &[u8]) -> Result<(Guid, ValueMap)> {
             entries,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A TRACE_EVENT_INFO of `props` (flags, a, b) with no names.
+    fn blob(props: &[(u32, u16, u16)], top: u32) -> Vec<u8> {
+        let mut b = vec![0u8; 100];
+        b.extend((props.len() as u32).to_le_bytes());
+        b.extend(top.to_le_bytes());
+        b.extend(0u32.to_le_bytes());
+        for &(flags, a, c) in props {
+            b.extend(flags.to_le_bytes());
+            b.extend(0u32.to_le_bytes());
+            b.extend(a.to_le_bytes());
+            b.extend(c.to_le_bytes());
+            b.extend([0u8; 12]);
+        }
+        b
+    }
+
+    #[test]
+    fn crafted_structs_cannot_fan_out_or_recurse() {
+        // Struct k has members k+1..k+9: nested 8 deep that is 8^8 fields.
+        let props: Vec<(u32, u16, u16)> = (0..24u16)
+            .map(|k| (PROPERTY_STRUCT, k + 1, 8))
+            .chain((0..16).map(|_| (0, super::super::in_type::UINT8, 0)))
+            .collect();
+        assert!(parse_event_info(&blob(&props, 1)).is_err());
+        // A struct that contains itself.
+        assert!(parse_event_info(&blob(&[(PROPERTY_STRUCT, 0, 1)], 1)).is_err());
+        // Members past the array.
+        assert!(parse_event_info(&blob(&[(PROPERTY_STRUCT, 5, 9)], 1)).is_err());
+        // Fine: one u8.
+        let ok = parse_event_info(&blob(&[(0, 4, 0)], 1)).unwrap();
+        assert_eq!(ok.schema.fields.len(), 1);
+    }
 }
