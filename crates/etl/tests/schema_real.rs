@@ -262,10 +262,11 @@ fn kernel_table_fits(name: &str) -> u64 {
 #[test]
 fn kernel_table_fits_every_covered_event() {
     // x64: TcpIp 0x061A (240) + 0x061B (250), UdpIp 0x080A (1) + 0x080B (19)
-    // + 0x081A (6) + 0x081B (10) in the census.
+    // + 0x081A (6) + 0x081B (10), SystemConfig Network 0x0B11 (1) and DPI
+    // 0x0B1C (1) in the census.
     assert_eq!(
         kernel_table_fits("perfview-net452-x64.etl"),
-        240 + 250 + 1 + 19 + 6 + 10
+        240 + 250 + 1 + 19 + 6 + 10 + 2
     );
     kernel_table_fits("vs-dotnetcore31.diagsession");
     kernel_table_fits("shutdown-perfdiag-kernel.etl");

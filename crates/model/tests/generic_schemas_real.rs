@@ -386,3 +386,28 @@ fn x64_kernel_network_events_are_decoded_and_attributed_by_payload_pid() {
         .iter()
         .all(|&i| !g.is_hex_only(i) && g.pid[i] != u32::MAX));
 }
+
+#[test]
+fn x64_system_config_network_matches_perfview() {
+    let Some(t) = x64() else { return };
+    let g = &t.generic;
+    // Baseline EVENT line: `Windows Kernel/SystemConfig/Network ... DataLen=16;
+    // TcbTablePartitions=32; MaxHashTableSize=-1; MaxUserPort=65,536;
+    // TcpTimedWaitDelay=120;` This trace's 16 bytes (hook 0x0B11 v2),
+    // 20000000 ffffffff 00000100 78000000, hold the same values.
+    let i = (0..g.len())
+        .find(|&i| t.generic_id_text(i) == "0x0b11")
+        .unwrap();
+    assert_eq!(name(t, i), "SystemConfig/Network");
+    let f = fields(t, i);
+    assert_eq!(f["TcbTablePartitions"], "32");
+    assert_eq!(f["MaxHashTableSize"], "-1");
+    assert_eq!(f["MaxUserPort"], "65536");
+    assert_eq!(f["TcpTimedWaitDelay"], "120");
+    // Kernel events known by name only keep their hex payload, counted.
+    let j = (0..g.len())
+        .find(|&i| t.generic_id_text(i) == "0x0b0f")
+        .unwrap();
+    assert_eq!(name(t, j), "SystemConfig/Services");
+    assert!(g.is_hex_only(j));
+}

@@ -192,7 +192,8 @@ pub fn build_generic_rows(
     t
 }
 
-/// Names of the events that carry schemas (PerfView's names).
+/// Names of events no schema names: those that carry schemas, and kernel
+/// events we know by name only (PerfView's names).
 fn schema_event_name(r: &GenericRec) -> Option<&'static str> {
     if is_metadata_key(r.provider, r.opcode) {
         return Some(if r.opcode == OPCODE_EVENT_INFO {
@@ -202,6 +203,9 @@ fn schema_event_name(r: &GenericRec) -> Option<&'static str> {
         });
     }
     let h = etl::HeaderType::from_byte(r.header_type)?;
+    if h.is_kernel() {
+        return decode::schema::kernel::event_name(r.id);
+    }
     is_manifest_data(h, r.id, r.opcode).then_some("ManifestData")
 }
 

@@ -3,7 +3,7 @@
 //! UdpIp events with no process in the header (pid -1), the PID is the
 //! payload's first field (PerfView attributes them the same way).
 
-use super::kernel_table::TABLE;
+use super::kernel_table::{NAMES, TABLE};
 use super::registry::SchemaKey;
 use super::table::parse_line;
 use super::EventSchema;
@@ -17,6 +17,11 @@ pub fn schemas() -> Vec<(SchemaKey, EventSchema)> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .filter_map(parse_line)
         .collect()
+}
+
+/// The name of a kernel event without a schema line, if we know it.
+pub fn event_name(hook: u16) -> Option<&'static str> {
+    NAMES.iter().find(|(h, _)| *h == hook).map(|(_, n)| *n)
 }
 
 /// Kernel groups whose events carry their process as a leading u32 PID.
