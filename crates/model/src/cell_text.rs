@@ -84,4 +84,63 @@ impl Trace {
             .collect::<Vec<_>>()
             .join("; ")
     }
+
+    /// Task of generic event `row`: its manifest name when a schema names it.
+    pub fn generic_task_text(&self, row: usize) -> String {
+        let g = &self.generic;
+        match g.event_schema(row).map(|s| s.task_name.as_str()) {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => g.task.get(row).copied().unwrap_or_default().to_string(),
+        }
+    }
+
+    /// Opcode of generic event `row`, by name when a schema names it.
+    pub fn generic_opcode_text(&self, row: usize) -> String {
+        let g = &self.generic;
+        match g.event_schema(row).map(|s| s.opcode_name.as_str()) {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => g.opcode.get(row).copied().unwrap_or_default().to_string(),
+        }
+    }
+
+    /// Level of generic event `row`: the schema's name, else the standard
+    /// level names (winmeta.xml) for 1..5, else the number.
+    pub fn generic_level_text(&self, row: usize) -> String {
+        let g = &self.generic;
+        if let Some(n) = g.event_schema(row).map(|s| s.level_name.as_str()) {
+            if !n.is_empty() {
+                return n.to_string();
+            }
+        }
+        let level = g.level.get(row).copied().unwrap_or_default();
+        match level {
+            1 => "win:Critical".into(),
+            2 => "win:Error".into(),
+            3 => "win:Warning".into(),
+            4 => "win:Informational".into(),
+            5 => "win:Verbose".into(),
+            n => n.to_string(),
+        }
+    }
+
+    /// Keyword mask of generic event `row` in hex, with the schema's keyword
+    /// names when it has them.
+    pub fn generic_keyword_text(&self, row: usize) -> String {
+        let g = &self.generic;
+        let mask = format!("{:#x}", g.keyword.get(row).copied().unwrap_or_default());
+        match g.event_schema(row).map(|s| s.keywords_name.as_str()) {
+            Some(n) if !n.is_empty() => format!("{mask} ({n})"),
+            _ => mask,
+        }
+    }
+
+    /// The `k`-th decoded field value of generic event `row` (WPA's
+    /// Field k+1), empty past the last field.
+    pub fn generic_field_value(&self, row: usize, k: usize) -> String {
+        self.generic_fields(row)
+            .into_iter()
+            .nth(k)
+            .map(|(_, v)| v)
+            .unwrap_or_default()
+    }
 }

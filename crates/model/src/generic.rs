@@ -2,6 +2,8 @@
 //! kept in byte arenas (one per buffer) and fields decoded on demand.
 
 use crate::strings::StrId;
+use etl::decode::schema::registry::{is_manifest_data, is_metadata_key, OPCODE_EVENT_INFO};
+use etl::decode::schema::{manifest, tdh, EventSchema, SchemaRegistry};
 use etl::decode::tracelogging::out_type;
 use etl::decode::{TlField, TlSchema, TlValue};
 use etl::Guid;
@@ -29,7 +31,7 @@ pub struct GenericEventTable {
     pub thread: Vec<u32>,
     pub process: Vec<u32>,
     pub cpu: Vec<u16>,
-    /// Event name when known (TraceLogging schema), else empty.
+    /// Event name when known (TraceLogging schema or manifest schema), else empty.
     pub name: Vec<StrId>,
     /// Payload bytes: `arenas[payload_chunk[i]][payload_start[i]..][..payload_len[i]]`
     /// (one chunk per buffer, so building never copies them twice).
@@ -46,6 +48,10 @@ pub struct GenericEventTable {
     pub providers: ProviderTable,
     /// Distinct TraceLogging schema blobs (EVENT_SCHEMA_TL items).
     pub schemas: Vec<Box<[u8]>>,
+    /// Row in `registry` of the manifest schema, `NO_SCHEMA` if none.
+    pub event_schema: Vec<u32>,
+    /// Manifest schemas: the trace's MetaData events over our CLR table.
+    pub registry: SchemaRegistry,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -107,6 +113,9 @@ impl GenericEventTable {
                 Err(e) => vec![("Error".into(), e.to_string())],
             };
         }
+        if let Some(fields) = self.manifest_fields(i) {
+            return fields;
+        }
         if let Some(d) = self.decode_known(i) {
             return debug_fields(&d);
         }
@@ -115,6 +124,97 @@ impl GenericEventTable {
         }
         let hex: String = payload.iter().map(|b| format!("{b:02x}")).collect();
         vec![("Payload".into(), hex)]
+    }
+
+    /// The manifest schema of row `i`.
+    pub fn event_schema(&self, i: usize) -> Option<&EventSchema> {
+        self.registry.schema(*self.event_schema.get(i)?)
+    }
+
+    /// Row `i` decoded per its manifest schema; a MetaData EventInfo row
+    /// as the event it describes.
+    fn manifest_fields(&self, i: usize) -> Option<Vec<(String, String)>> {
+        let payload = self.payload(i);
+        let ptr = self.pointer_size.get(i).copied().unwrap_or(8);
+        if let Some(Ok(f)) = self
+            .registry
+            .decode(*self.event_schema.get(i)?, payload, ptr)
+        {
+            return Some(f);
+        }
+        let provider = self
+            .provider
+            .get(i)
+            .and_then(|&p| self.providers.guid.get(p as usize))
+            .copied()
+            .flatten();
+        let opcode = *self.opcode.get(i)?;
+        if self.is_manifest_data(i) {
+            return manifest::envelope_fields(payload);
+        }
+        if is_metadata_key(provider, opcode) && opcode != OPCODE_EVENT_INFO {
+            let (g, map) = tdh::parse_map_info(payload).ok()?;
+            return Some(vec![
+                ("ProviderGuid".into(), g.to_string()),
+                ("MapName".into(), map.name),
+                ("Bitmap".into(), map.bitmap.to_string()),
+                ("Entries".into(), map.entries.len().to_string()),
+            ]);
+        }
+        if is_metadata_key(provider, opcode) && opcode == OPCODE_EVENT_INFO {
+            let info = tdh::parse_event_info(payload).ok()?;
+            let s = info.schema;
+            return Some(vec![
+                ("Provider".into(), s.provider_name),
+                ("ProviderGuid".into(), s.provider.to_string()),
+                ("EventId".into(), info.id.to_string()),
+                ("Version".into(), info.version.to_string()),
+                ("EventName".into(), s.event_name),
+                ("Fields".into(), s.fields.len().to_string()),
+            ]);
+        }
+        None
+    }
+
+    /// Whether row `i` is an EventSource ManifestData chunk.
+    fn is_manifest_data(&self, i: usize) -> bool {
+        let header = self
+            .header_type
+            .get(i)
+            .and_then(|&h| etl::HeaderType::from_byte(h));
+        match (header, self.id.get(i), self.opcode.get(i)) {
+            (Some(h), Some(&id), Some(&op)) => is_manifest_data(h, id, op),
+            _ => false,
+        }
+    }
+
+    /// Whether row `i` shows only as hex: a payload nothing decodes.
+    pub fn is_hex_only(&self, i: usize) -> bool {
+        if self.payload(i).is_empty() || self.schema.get(i).is_some_and(|&s| s != NO_SCHEMA) {
+            return false;
+        }
+        let provider = self
+            .provider
+            .get(i)
+            .and_then(|&p| self.providers.guid.get(p as usize))
+            .copied()
+            .flatten();
+        if is_metadata_key(provider, self.opcode.get(i).copied().unwrap_or(0))
+            || self.is_manifest_data(i)
+        {
+            return false;
+        }
+        let ptr = self.pointer_size.get(i).copied().unwrap_or(8);
+        let manifest = self
+            .event_schema
+            .get(i)
+            .and_then(|&s| self.registry.decode(s, self.payload(i), ptr));
+        !matches!(manifest, Some(Ok(_))) && self.decode_known(i).is_none()
+    }
+
+    /// Rows that show only as hex.
+    pub fn hex_only_rows(&self) -> usize {
+        (0..self.len()).filter(|&i| self.is_hex_only(i)).count()
     }
 }
 
@@ -158,16 +258,54 @@ impl GenericEventTable {
     }
 }
 
-/// `Variant(Struct { a: 1, b: "x" })` as [("a", "1"), ("b", "\"x\"")]: the
-/// top-level fields of a decoder's Debug text, nested values kept whole.
+/// `Variant(Struct { a: 1, b: "x", c: Some(P { d: 2 }) })` as [("a", "1"),
+/// ("b", "x"), ("c.d", "2")]: a typed decoder's fields as plain text, with
+/// no Rust syntax (`Some(..)`, quotes, nested struct names) left in values.
 fn debug_fields(text: &str) -> Vec<(String, String)> {
-    let inner = text
-        .find(" { ")
-        .zip(text.rfind(" }"))
-        .and_then(|(a, b)| text.get(a + 3..b));
-    let Some(inner) = inner else {
-        return vec![("Decoded".into(), text.to_string())];
+    let Some(inner) = struct_body(text) else {
+        return vec![("Decoded".into(), plain(text))];
     };
+    let mut out = Vec::new();
+    for (k, v) in split_top(inner) {
+        flatten(&k, &v, &mut out, 0);
+    }
+    out
+}
+
+/// The `a: 1, b: 2` inside the outermost `Name { .. }` of `text`.
+fn struct_body(text: &str) -> Option<&str> {
+    let a = text.find(" { ")?;
+    let b = text.rfind(" }")?;
+    text.get(a + 3..b)
+}
+
+fn flatten(key: &str, value: &str, out: &mut Vec<(String, String)>, depth: usize) {
+    let mut v = value.trim();
+    while let Some(inner) = v.strip_prefix("Some(").and_then(|x| x.strip_suffix(')')) {
+        v = inner.trim();
+    }
+    let nested = v.starts_with(|c: char| c.is_ascii_uppercase()) && v.ends_with(" }");
+    match struct_body(v) {
+        Some(body) if nested && depth < 4 => {
+            for (k, x) in split_top(body) {
+                flatten(&format!("{key}.{k}"), &x, out, depth + 1);
+            }
+        }
+        _ if v == "None" => out.push((key.to_string(), String::new())),
+        _ => out.push((key.to_string(), plain(v))),
+    }
+}
+
+/// A Debug value without quotes and escapes.
+fn plain(v: &str) -> String {
+    match v.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+        Some(s) => s.replace("\\\"", "\"").replace("\\\\", "\\"),
+        None => v.to_string(),
+    }
+}
+
+/// `a: 1, b: [2, 3]` split at top-level commas into (key, value) pairs.
+fn split_top(inner: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let (mut depth, mut quoted, mut escaped, mut start) = (0i32, false, false, 0usize);
     let mut push = |part: &str| {
@@ -225,15 +363,18 @@ mod tests {
     use super::debug_fields;
 
     #[test]
-    fn splits_top_level_debug_fields() {
+    fn typed_decoder_fields_as_plain_text() {
         let f = debug_fields(
-            r#"ClrMethod(ClrMethod { kind: Load, name: "a, {b}\" c", ids: [1, 2], g: Some(X { y: 1 }) })"#,
+            r#"ClrModule(ClrModule { kind: Load, name: "a, {b}\" c", ids: [1, 2], id: Some(11), none: None, pdb: Some(ClrPdb { guid: 1-2, age: 3 }) })"#,
         );
         let want = [
             ("kind", "Load"),
-            ("name", r#""a, {b}\" c""#),
+            ("name", r#"a, {b}" c"#),
             ("ids", "[1, 2]"),
-            ("g", "Some(X { y: 1 })"),
+            ("id", "11"),
+            ("none", ""),
+            ("pdb.guid", "1-2"),
+            ("pdb.age", "3"),
         ];
         let want: Vec<(String, String)> = want
             .iter()

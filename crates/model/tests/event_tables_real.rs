@@ -260,8 +260,8 @@ fn x64_generic_rows_are_the_unclaimed_events() {
         .filter(|&i| name(i) == "Microsoft-Windows-DotNETRuntimeRundown")
         .count();
     assert_eq!(n_clr_rundown, 33_011);
-    // MethodDCEndVerbose (rundown id 144, 16,702 in the census) decode again
-    // on demand through etl::decode: every one names its method.
+    // MethodDCEndVerbose (rundown id 144, 16,702 in the census) decode on
+    // demand by the schema the trace's MetaData carries: every one names its method.
     let dc_end: Vec<usize> = (0..g.len())
         .filter(|&i| name(i) == "Microsoft-Windows-DotNETRuntimeRundown" && g.id[i] == 144)
         .collect();
@@ -270,10 +270,10 @@ fn x64_generic_rows_are_the_unclaimed_events() {
         let f = t.generic_fields(i);
         let keys: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
         assert!(
-            keys.contains(&"namespace") && keys.contains(&"name"),
+            keys.contains(&"MethodNamespace") && keys.contains(&"MethodName"),
             "{f:?}"
         );
-        assert_eq!(f[0], ("kind".to_string(), "DcEnd".to_string()));
+        assert_eq!(f[0].0, "MethodID");
     }
     // Kernel events of groups no table takes keep their group as provider.
     let n_sysconfig = (0..g.len())

@@ -225,6 +225,20 @@ fn generic_events_show_their_fields() {
         .iter()
         .find(|l| l.starts_with("string_type=Mercury;"))
         .unwrap_or_else(|| panic!("no Mercury row in {labels:?}"));
+    // WPA's Field 1..n: the values by position, Mercury's first.
+    let by_field = rt
+        .query(&RowTableRequest {
+            columns: vec![col("Field 1"), col("Field 3")],
+            filters: vec![RowFilter {
+                column: col("Event Name"),
+                values: rt.keys_of_label(col("Event Name"), "PrimitiveTypesTest"),
+                exclude: false,
+            }],
+            ..RowTableRequest::default()
+        })
+        .unwrap();
+    let firsts: Vec<&str> = by_field.rows.iter().map(|x| x.label.as_str()).collect();
+    assert!(firsts.contains(&"Mercury"), "{firsts:?}");
     for want in [
         "boolean_type=false",
         "char_type=M",

@@ -16,7 +16,8 @@ pub fn run(paths: &[PathBuf], as_json: bool) -> anyhow::Result<()> {
         .join(" + ");
     let file = EtlFile::open_many(&refs).with_context(|| format!("cannot open {shown}"))?;
     let census = Census::of(&file);
-    let v = summary_json(&file, &census);
+    let mut v = summary_json(&file, &census);
+    v["decoding"] = decoding_json(&etl::decode::schema::coverage::coverage(&file));
     if as_json {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
@@ -46,6 +47,18 @@ fn members_json(file: &EtlFile) -> Vec<Value> {
             json!({"name": m.name, "buffers": m.buffers, "bytes": m.bytes, "events": events})
         })
         .collect()
+}
+
+/// Events left as undecoded hex (no decoder, TraceLogging schema, schema in
+/// the trace or CLR schema of ours), in all and per provider.
+fn decoding_json(c: &etl::decode::schema::Coverage) -> Value {
+    json!({
+        "events": c.events,
+        "hex_only_events": c.hex_only,
+        "hex_only_share": c.hex_share(),
+        "trace_schemas": c.trace_schemas,
+        "hex_only_by_provider": c.hex_only_by_provider,
+    })
 }
 
 pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
@@ -113,6 +126,14 @@ fn print_text(shown: &str, v: &Value) {
     ] {
         println!("  {key:<20} {}", v[key]);
     }
+    let d = &v["decoding"];
+    println!(
+        "  {:<20} {} of {} ({:.2}%)",
+        "hex_only_events",
+        d["hex_only_events"],
+        d["events"],
+        d["hex_only_share"].as_f64().unwrap_or(0.0) * 100.0
+    );
     if let Some(members) = v["members"].as_array().filter(|m| m.len() > 1) {
         println!("  members:");
         for m in members {
@@ -138,6 +159,15 @@ fn print_text(shown: &str, v: &Value) {
     }
     println!("  providers:");
     if let Some(m) = v["providers"].as_object() {
+        for (k, n) in m {
+            println!("    {k} {n}");
+        }
+    }
+    if let Some(m) = d["hex_only_by_provider"]
+        .as_object()
+        .filter(|m| !m.is_empty())
+    {
+        println!("  hex-only events by provider:");
         for (k, n) in m {
             println!("    {k} {n}");
         }

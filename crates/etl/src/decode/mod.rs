@@ -23,6 +23,7 @@ pub mod perfinfo;
 pub mod process;
 pub mod providers;
 pub mod reader;
+pub mod schema;
 pub mod stackwalk;
 pub mod sysconfig;
 pub mod thread;

@@ -5,6 +5,8 @@ use super::records::{Batch, GenericRec};
 use crate::generic::{GenericEventTable, NO_SCHEMA};
 use crate::images::NONE;
 use crate::strings::StringTable;
+use etl::decode::schema::registry::{is_manifest_data, is_metadata_key, OPCODE_EVENT_INFO};
+use etl::decode::schema::{SchemaKey, SchemaRegistry};
 use etl::decode::{self, TlSchema};
 use etl::extended::ext_type;
 use etl::{Event, Guid};
@@ -60,7 +62,8 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
         level: e.level,
         version: e.version as u8,
         keyword: e.keyword,
-        pid: e.pid,
+        // Kernel network events say pid -1; their payload names the process.
+        pid: decode::schema::kernel::payload_pid(e).or(e.pid),
         tid: e.tid,
         cpu: e.cpu,
         pointer_size: e.pointer_size,
@@ -113,6 +116,7 @@ pub fn build_generic_rows(
         schemas: schemas.to_vec(),
         ..Default::default()
     };
+    t.registry = trace_schemas(recs, &t);
     // Event name per schema: parsed once here, fields decoded on demand.
     let schema_names: Vec<_> = schemas
         .iter()
@@ -122,6 +126,7 @@ pub fn build_generic_rows(
                 .unwrap_or_default()
         })
         .collect();
+    let mut event_names: FxHashMap<u32, crate::strings::StrId> = FxHashMap::default();
     let mut rows: FxHashMap<(Option<Guid>, Option<u8>), u32> = FxHashMap::default();
     let n = recs.len();
     t.time.reserve(n);
@@ -133,6 +138,7 @@ pub fn build_generic_rows(
                     .get(&g)
                     .map(|s| s.as_str())
                     .or_else(|| decode::provider_name(g))
+                    .or_else(|| t.registry.provider_name(g))
                     .map_or_else(|| g.to_string(), str::to_string),
                 (None, Some(grp)) => kernel_group_name(grp).to_string(),
                 (None, None) => "Unknown".to_string(),
@@ -158,12 +164,25 @@ pub fn build_generic_rows(
         t.payload_len.push(r.payload_len);
         let schema = r.schema.unwrap_or(NO_SCHEMA);
         t.schema.push(schema);
-        t.name.push(
-            schema_names
+        let event_schema = match (schema, key_of(r)) {
+            (NO_SCHEMA, Some(k)) => t.registry.find(&k).unwrap_or(NO_SCHEMA),
+            _ => NO_SCHEMA,
+        };
+        t.event_schema.push(event_schema);
+        let name = match t.registry.schema(event_schema) {
+            Some(s) => *event_names
+                .entry(event_schema)
+                .or_insert_with(|| strings.intern(&s.event_name)),
+            None if schema == NO_SCHEMA => match schema_event_name(r) {
+                Some(n) => strings.intern(n),
+                None => Default::default(),
+            },
+            None => schema_names
                 .get(schema as usize)
                 .copied()
                 .unwrap_or_default(),
-        );
+        };
+        t.name.push(name);
         t.pid.push(r.pid.unwrap_or(u32::MAX));
         t.tid.push(r.tid.unwrap_or(u32::MAX));
         t.thread.push(NONE);
@@ -171,4 +190,71 @@ pub fn build_generic_rows(
         t.stack.push(NONE);
     }
     t
+}
+
+/// Names of events no schema names: those that carry schemas, and kernel
+/// events we know by name only (PerfView's names).
+fn schema_event_name(r: &GenericRec) -> Option<&'static str> {
+    if is_metadata_key(r.provider, r.opcode) {
+        return Some(if r.opcode == OPCODE_EVENT_INFO {
+            "EventInfo"
+        } else {
+            "EventMapInfo"
+        });
+    }
+    let h = etl::HeaderType::from_byte(r.header_type)?;
+    if h.is_kernel() {
+        return decode::schema::kernel::event_name(r.id);
+    }
+    is_manifest_data(h, r.id, r.opcode).then_some("ManifestData")
+}
+
+/// The schema key of a generic record, as `SchemaKey::of` gives it for the event.
+fn key_of(r: &GenericRec) -> Option<SchemaKey> {
+    let header = etl::HeaderType::from_byte(r.header_type)?;
+    if header.is_kernel() {
+        return Some(SchemaKey::Kernel {
+            hook: r.id,
+            version: r.version,
+        });
+    }
+    let provider = r.provider?;
+    Some(match header {
+        etl::HeaderType::EventHeader32 | etl::HeaderType::EventHeader64 => SchemaKey::Manifest {
+            provider,
+            id: r.id,
+            version: r.version,
+        },
+        _ => SchemaKey::Classic {
+            guid: provider,
+            opcode: r.opcode,
+            version: r.version,
+        },
+    })
+}
+
+/// Our CLR schemas, those the trace's MetaData events carry and the
+/// EventSource manifests of its ManifestData events (their payloads are
+/// already in the table's arenas).
+fn trace_schemas(recs: &[GenericRec], t: &GenericEventTable) -> SchemaRegistry {
+    let mut reg = SchemaRegistry::new();
+    for r in recs {
+        let payload = || {
+            t.arenas
+                .get(r.payload_chunk as usize)
+                .and_then(|a| {
+                    a.get(r.payload_start as usize..)?
+                        .get(..r.payload_len as usize)
+                })
+                .unwrap_or(&[])
+        };
+        if is_metadata_key(r.provider, r.opcode) {
+            reg.add_metadata_payload(r.opcode, payload());
+        } else if let (Some(g), Some(h)) = (r.provider, etl::HeaderType::from_byte(r.header_type)) {
+            if is_manifest_data(h, r.id, r.opcode) {
+                reg.add_manifest_chunk(g, payload());
+            }
+        }
+    }
+    reg
 }

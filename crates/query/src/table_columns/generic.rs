@@ -8,6 +8,11 @@ use model::Trace;
 /// table of millions of events with large payloads stays small.
 const FIELDS_MAX_CHARS: usize = 256;
 
+/// Field columns, one per payload field position.
+const FIELD_COLUMNS: [&str; 8] = [
+    "Field 1", "Field 2", "Field 3", "Field 4", "Field 5", "Field 6", "Field 7", "Field 8",
+];
+
 pub(super) fn table(t: &Trace) -> TableDef<'_> {
     let g = &t.generic;
     TableDef {
@@ -18,6 +23,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             text("Provider", move |i| t.generic_provider_text(i)),
             id("Task", move |i| i64::from(get(&g.task, i))),
             id("Opcode", move |i| i64::from(get(&g.opcode, i))),
+            text("Task Name", move |i| t.generic_task_text(i)),
+            text("Opcode Name", move |i| t.generic_opcode_text(i)),
             // Text: kernel events show their hook id in hex.
             text("Id", move |i| t.generic_id_text(i)),
             id("Level", move |i| i64::from(get(&g.level, i))),
@@ -29,10 +36,19 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             // The payload as WPA's Field columns show it, in one column
             // (`name=value; ...`).
             text("Fields", move |i| fields_text(t, i)),
-            stack("Stack", move |i| {
-                g.stack.get(i).copied().unwrap_or(model::NONE)
-            }),
-        ],
+        ]
+        .into_iter()
+        // WPA's Field 1..n: the n-th decoded value of each event.
+        .chain(
+            FIELD_COLUMNS
+                .iter()
+                .enumerate()
+                .map(|(k, &name)| text(name, move |i| cap(t.generic_field_value(i, k)))),
+        )
+        .chain([stack("Stack", move |i| {
+            g.stack.get(i).copied().unwrap_or(model::NONE)
+        })])
+        .collect(),
         start: Box::new(move |i| get(&g.time, i)),
         end: Box::new(move |i| get(&g.time, i)),
         timed: true,
@@ -46,7 +62,11 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
 }
 
 fn fields_text(t: &Trace, row: usize) -> String {
-    let mut s = t.generic_fields_text(row);
+    cap(t.generic_fields_text(row))
+}
+
+/// `s` cut to `FIELDS_MAX_CHARS` (at a character boundary) with an ellipsis.
+fn cap(mut s: String) -> String {
     if s.len() > FIELDS_MAX_CHARS {
         let cut = (0..=FIELDS_MAX_CHARS)
             .rev()
