@@ -13,6 +13,7 @@ pub mod paths;
 mod precise;
 pub mod records;
 mod stacks;
+mod sysconfig;
 
 use joiner::Joiner;
 
@@ -80,6 +81,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         clock,
         ..Trace::default()
     };
+    t.system_config = sysconfig::build(&batch.sysconfig, &mut t.strings);
     let (mut processes, mut pidx) =
         lifetimes::build_processes(&batch.processes, &clock, &mut t.strings);
     // Threads and images of processes the trace never describes (no rundown,
