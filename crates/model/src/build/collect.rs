@@ -2,7 +2,6 @@
 //! typed decoders of `etl::decode`.
 
 use super::records::*;
-use super::sysconfig::SysConfigRec;
 use crate::io::DiskOp;
 use etl::decode::{self, Decoded, ImageKind, MethodEventKind, ProcessKind, ThreadKind};
 use etl::{BufferData, Diagnostic, Event};
@@ -81,6 +80,14 @@ fn collect_event(
         Err(err) => return Some(Err(err)),
     };
     let ts = e.timestamp;
+    // SysConfig events stay Generic Events too, as in WPA.
+    let d = match super::sysconfig::rec_of(d) {
+        Ok(r) => {
+            b.sysconfig.push((ts, r));
+            return Some(Ok(false));
+        }
+        Err(d) => d,
+    };
     // Kernel-Process lifetimes wait in their own lists (see
     // ManifestLifetimes) and stay Generic Events too, as in WPA.
     if e.provider == Some(decode::KERNEL_PROCESS) {
@@ -237,14 +244,6 @@ fn collect_event(
             });
             return Some(Ok(false));
         }
-        Decoded::CpuConfig(c) => return sysconfig(b, ts, SysConfigRec::Cpu(c)),
-        Decoded::PhysicalDisk(d) => return sysconfig(b, ts, SysConfigRec::PhysicalDisk(d)),
-        Decoded::LogicalDisk(d) => return sysconfig(b, ts, SysConfigRec::LogicalDisk(d)),
-        Decoded::NetworkAdapter(n) => return sysconfig(b, ts, SysConfigRec::Nic(n)),
-        Decoded::VideoAdapter(v) => return sysconfig(b, ts, SysConfigRec::Video(v)),
-        Decoded::Service(v) => return sysconfig(b, ts, SysConfigRec::Service(v)),
-        Decoded::PowerStates(p) => return sysconfig(b, ts, SysConfigRec::Power(p)),
-        Decoded::PnpDevice(p) => return sysconfig(b, ts, SysConfigRec::Pnp(p)),
         Decoded::SystemPaths(p) => {
             b.path_maps
                 .push(PathMapRec::WindowsDirectory(p.windows_directory));
@@ -261,12 +260,6 @@ fn collect_event(
         _ => return Some(Ok(false)),
     }
     Some(Ok(true))
-}
-
-/// SysConfig events stay Generic Events too, as in WPA.
-fn sysconfig(b: &mut Batch, ts: i64, r: SysConfigRec) -> Option<Result<bool, decode::DecodeError>> {
-    b.sysconfig.push((ts, r));
-    Some(Ok(false))
 }
 
 fn process_rec(ts: i64, p: decode::Process) -> ProcessRec {

@@ -27,6 +27,7 @@ use records::Batch;
 use std::sync::atomic::Ordering;
 
 pub use images::is_kernel_address;
+pub use sysconfig::read_system_config;
 
 pub fn build(file: &EtlFile) -> Trace {
     build_with_progress(file, &BuildProgress::default())

@@ -3,9 +3,10 @@
 use crate::strings::StringTable;
 use crate::system_config::SystemConfig;
 use etl::decode::{
-    CpuConfig, LogicalDisk, NetworkAdapter, PhysicalDisk, PnpDevice, PowerStates, Service,
-    VideoAdapter,
+    self, kernel_classes, CpuConfig, Decoded, LogicalDisk, NetworkAdapter, PhysicalDisk, PnpDevice,
+    PowerStates, Service, VideoAdapter,
 };
+use etl::{EtlFile, Event};
 
 /// One SysConfig event, kept whole: a trace has a few hundred at most.
 #[derive(Debug, Clone)]
@@ -116,4 +117,54 @@ fn add(c: &mut SystemConfig, r: &SysConfigRec, s: &mut StringTable) {
             t.service_name.push(s.intern(&p.service_name));
         }
     }
+}
+
+/// The record of a decoded SysConfig event; anything else comes back as is.
+#[allow(clippy::result_large_err)] // handed straight back to the caller's match
+pub fn rec_of(d: Decoded<'_>) -> Result<SysConfigRec, Decoded<'_>> {
+    Ok(match d {
+        Decoded::CpuConfig(c) => SysConfigRec::Cpu(c),
+        Decoded::PhysicalDisk(d) => SysConfigRec::PhysicalDisk(d),
+        Decoded::LogicalDisk(d) => SysConfigRec::LogicalDisk(d),
+        Decoded::NetworkAdapter(n) => SysConfigRec::Nic(n),
+        Decoded::VideoAdapter(v) => SysConfigRec::Video(v),
+        Decoded::Service(v) => SysConfigRec::Service(v),
+        Decoded::PowerStates(p) => SysConfigRec::Power(p),
+        Decoded::PnpDevice(p) => SysConfigRec::Pnp(p),
+        other => return Err(other),
+    })
+}
+
+/// Kernel hook group 0x0B, in a system header or a classic header with the
+/// SystemConfig class GUID.
+fn is_sysconfig(e: &Event<'_>) -> bool {
+    let hook = e
+        .hook_id
+        .or_else(|| kernel_classes::hook_of(e.provider?, e.opcode));
+    hook.is_some_and(|h| h >> 8 == 0x0B)
+}
+
+/// The System Configuration of `file` alone, without building the rest of
+/// the model (for `etlscope info`): only SysConfig events are decoded.
+pub fn read_system_config(file: &EtlFile) -> (SystemConfig, StringTable) {
+    let per_buffer = file.par_map_buffers(|buf| {
+        let mut out = Vec::new();
+        let Ok(buf) = buf else { return out };
+        for e in buf.events().map_while(Result::ok) {
+            if !is_sysconfig(&e) {
+                continue;
+            }
+            if let Some(Ok(d)) = decode::decode(&e) {
+                if let Ok(r) = rec_of(d) {
+                    out.push((e.timestamp, r));
+                }
+            }
+        }
+        out
+    });
+    let mut recs: Vec<(i64, SysConfigRec)> = per_buffer.into_iter().flatten().collect();
+    recs.sort_by_key(|r| r.0);
+    let mut strings = StringTable::default();
+    let c = build(&recs, &mut strings);
+    (c, strings)
 }
