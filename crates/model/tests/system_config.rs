@@ -79,3 +79,40 @@ fn x64_system_configuration() {
     assert_eq!(s(c.pnp.friendly_name[23]), "Communications Port (COM1)");
     assert_eq!(s(c.pnp.service_name[23]), "Serial");
 }
+
+/// The diagsession's kernel member logs PnP v5 (DevStatus and DevProblem
+/// after the filter counts) and Services v3; counts from `etlscope info`'s
+/// census (0x0b0f 269, 0x0b16 101), values hand-decoded from `etlscope dump`.
+#[test]
+fn diagsession_system_configuration() {
+    let Some(t) = common::model_of("vs-dotnetcore31.diagsession") else {
+        return;
+    };
+    let c = &t.system_config;
+    let s = |id| t.strings.get(id).to_string();
+    // CPU: unpack('<IIIII', p, 0) = (2295, 4, 16384, 4096, 65536); name @20,
+    // domain @532.
+    let g = &c.general;
+    assert_eq!((g.mhz, g.processors, g.memory_mb), (2295, 4, 16384));
+    assert_eq!(g.computer_name, "liha-test");
+    assert_eq!(g.domain_name, "redmond.corp.microsoft.com");
+    assert_eq!(c.services.name.len(), 269);
+    // PnP v5: unpack('<IIII', p, 16) = (0, 0, 0x180200a, 0), strings from @32.
+    assert_eq!(c.pnp.device_id.len(), 101);
+    assert_eq!(
+        s(c.pnp.description[1]),
+        "Freedom Scientific Accessibility Display Driver"
+    );
+    assert_eq!(s(c.pnp.service_name[1]), "fsvidacc_service");
+    let sysconfig_errors: Vec<_> = t
+        .info
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            ["PnpDevice", "Service", "NetworkAdapter", "PhysicalDisk"]
+                .iter()
+                .any(|k| d.message.contains(k))
+        })
+        .collect();
+    assert!(sysconfig_errors.is_empty(), "{sysconfig_errors:?}");
+}
