@@ -168,3 +168,54 @@ pub fn read_system_config(file: &EtlFile) -> (SystemConfig, StringTable) {
     let c = build(&recs, &mut strings);
     (c, strings)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cpu(name: &str) -> SysConfigRec {
+        SysConfigRec::Cpu(CpuConfig {
+            mhz: 1000,
+            number_of_processors: 2,
+            memory_mb: 512,
+            page_size: 4096,
+            allocation_granularity: 65536,
+            computer_name: name.into(),
+            domain_name: String::new(),
+            hyper_threading_flag: 0,
+        })
+    }
+
+    fn power(s5: bool) -> SysConfigRec {
+        SysConfigRec::Power(PowerStates {
+            s: [false, false, false, false, s5],
+        })
+    }
+
+    /// A rundown at start and one at end describe the same machine: the
+    /// second one's records must not add rows.
+    #[test]
+    fn first_rundown_wins() {
+        let recs = vec![
+            (10, power(true)),
+            (11, cpu("FIRST")),
+            (500, cpu("SECOND")),
+            (501, power(false)),
+        ];
+        let mut s = StringTable::default();
+        let c = build(&recs, &mut s);
+        assert_eq!(c.general.computer_name, "FIRST");
+        assert_eq!(
+            c.general.sleep_states,
+            Some([false, false, false, false, true])
+        );
+    }
+
+    #[test]
+    fn no_records_no_configuration() {
+        let mut s = StringTable::default();
+        let c = build(&[], &mut s);
+        assert!(!c.general.present);
+        assert!(c.services.name.is_empty());
+    }
+}
