@@ -178,3 +178,44 @@ impl<'a> Decode<'a> for PowerStates {
         Ok(PowerStates { s })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::test_util::kernel_event;
+
+    fn fixed(s: &str, units: usize) -> Vec<u8> {
+        let mut b: Vec<u8> = s.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        b.resize(units * 2, 0);
+        b
+    }
+
+    /// No real trace here logs Video: TE-K's layout, 2584 bytes.
+    #[test]
+    fn video_layout() {
+        let mut p = Vec::new();
+        for v in [256u32 << 20, 1920, 1080, 32, 60] {
+            p.extend(v.to_le_bytes());
+        }
+        for s in ["Chip", "DAC", "Adapter", "BIOS", r"PCI\VEN_1234"] {
+            p.extend(fixed(s, 256));
+        }
+        p.extend(7u32.to_le_bytes());
+        assert_eq!(p.len(), 2584);
+        let ev = kernel_event(0x0B0E, 2, 8, &p);
+        let mut r = Reader::new(&p, 8, "VideoAdapter");
+        let v = VideoAdapter::read(&ev, &mut r).unwrap();
+        assert!(r.at_end());
+        assert_eq!(
+            (v.x_resolution, v.y_resolution, v.v_refresh),
+            (1920, 1080, 60)
+        );
+        assert_eq!(
+            (v.adapter_string.as_str(), v.device_id.as_str()),
+            ("Adapter", r"PCI\VEN_1234")
+        );
+        assert_eq!(v.state_flags, 7);
+        // Truncated: an error, never a panic.
+        assert!(VideoAdapter::decode(&kernel_event(0x0B0E, 2, 8, &p[..2000])).is_err());
+    }
+}

@@ -133,3 +133,65 @@ fn strings(r: &mut Reader<'_>, n: u32) -> Result<Vec<String>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::test_util::{kernel_event, utf16z};
+
+    /// PnP before v4 (Vista/7): three lengths, then three strings.
+    #[test]
+    fn pnp_v3_layout() {
+        let mut p = Vec::new();
+        for n in [5u32, 4, 0] {
+            p.extend(n.to_le_bytes());
+        }
+        for s in [r"ACPI\1", "Port", ""] {
+            p.extend(utf16z(s));
+        }
+        let ev = kernel_event(0x0B16, 3, 4, &p);
+        let mut r = Reader::new(&p, 4, "PnpDevice");
+        let d = PnpDevice::read(&ev, &mut r).unwrap();
+        assert!(r.at_end());
+        assert_eq!(
+            (d.device_id.as_str(), d.description.as_str()),
+            (r"ACPI\1", "Port")
+        );
+        assert_eq!((d.class_guid, d.service_name.as_str()), (None, ""));
+    }
+
+    /// A filter count far beyond the payload fails at its end.
+    #[test]
+    fn pnp_v4_bad_filter_count_is_an_error() {
+        let mut p = vec![0u8; 16];
+        p.extend(u32::MAX.to_le_bytes());
+        p.extend(0u32.to_le_bytes());
+        for s in ["id", "d", "", "pdo", "svc"] {
+            p.extend(utf16z(s));
+        }
+        assert!(PnpDevice::decode(&kernel_event(0x0B16, 4, 8, &p)).is_err());
+    }
+
+    /// Services before v2: fixed strings of 34, 256 and 34 units, then the pid.
+    #[test]
+    fn services_v1_layout() {
+        let fixed = |s: &str, units: usize| {
+            let mut b: Vec<u8> = s.encode_utf16().flat_map(u16::to_le_bytes).collect();
+            b.resize(units * 2, 0);
+            b
+        };
+        let mut p = fixed("Dhcp", 34);
+        p.extend(fixed("DHCP Client", 256));
+        p.extend(fixed("svchost.exe", 34));
+        p.extend(944u32.to_le_bytes());
+        assert_eq!(p.len(), 652);
+        let ev = kernel_event(0x0B0F, 1, 4, &p);
+        let mut r = Reader::new(&p, 4, "Service");
+        let s = Service::read(&ev, &mut r).unwrap();
+        assert!(r.at_end());
+        assert_eq!(
+            (s.name.as_str(), s.process_name.as_str(), s.pid),
+            ("Dhcp", "svchost.exe", 944)
+        );
+    }
+}
