@@ -8,6 +8,7 @@ import { findDef, canonicalSpec, clock } from './value-columns.js';
 import { Timeline } from './timeline.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
+import { renderSystemConfig } from './system-config.js';
 import { showMenu } from './context-menu.js';
 import { PRESETS } from './presets.js';
 import { moduleOf } from './palette.js';
@@ -193,6 +194,8 @@ export class TracePage {
     tabs.append(h('span', { class: 'tab-sep' }));
     tabs.append(h('button', { class: `tab ${s.view === 'flame' ? 'on' : ''}`, text: 'Flame graph', 'data-testid': 'tab-flame', onclick: () => this.update({ view: 'flame' }) }));
     tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', onclick: () => this.update({ view: 'butterfly' }) }));
+    tabs.append(h('span', { class: 'tab-sep' }));
+    tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', onclick: () => this.update({ view: 'sysconfig' }) }));
     const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...PRESETS.map((p, i) => h('option', { value: String(i), text: p.name }))]));
     preset.addEventListener('change', () => {
       const p = PRESETS[Number(preset.value)];
@@ -216,6 +219,7 @@ export class TracePage {
     a.append(body);
     if (s.view === 'flame') this.renderFlame(body);
     else if (s.view === 'butterfly') this.renderBf(body);
+    else if (s.view === 'sysconfig') renderSystemConfig(body, this.id, s.scPage || 'General', (p) => { this.s.scPage = p; this.write(this.s, 'push'); });
     else this.renderTable(body, tabs);
   }
 

@@ -12,7 +12,7 @@ const READS = ['1', '2'];
  * @typedef {{column: string, value: string, exclude: boolean, label?: string}} Filter
  * `value` is what the link stores (a stable identity or a label); `label` is only shown.
  * @typedef {{
- *   view: 'table'|'flame'|'butterfly',
+ *   view: 'table'|'flame'|'butterfly'|'sysconfig',
  *   table: string,
  *   groups: string[],
  *   cols: string[],
@@ -32,6 +32,7 @@ const READS = ['1', '2'];
  *   bfTarget: string,
  *   bfBy: 'function'|'module',
  *   clock: 'trace'|'utc'|'local',
+ *   scPage?: string,
  * }} ViewState
  * `clock`: times as seconds since the trace's start (WPA's default), or as wall-clock dates in
  * UTC or in the recording machine's time zone.
@@ -114,6 +115,7 @@ export function toQuery(s) {
     if (s.perProcess) q.set('pp', '1');
     if (s.noStack) q.set('ns', '1');
   }
+  if (s.view === 'sysconfig' && s.scPage) q.set('sc', s.scPage);
   if (s.view === 'butterfly' || s.bfTarget) {
     q.set('bk', s.bfKind);
     q.set('bt', s.bfTarget);
@@ -138,7 +140,8 @@ export function fromQuery(search) {
   const s = defaultState(TABLE_DEFAULTS[table] ? table : 'cpu-sampled');
   if (!TABLE_DEFAULTS[table]) problems.push(`unknown table "${table}"`);
   const view = q.get('view');
-  if (view === 'flame' || view === 'butterfly' || view === 'table') s.view = view;
+  if (view === 'flame' || view === 'butterfly' || view === 'table' || view === 'sysconfig') s.view = view;
+  if (q.has('sc')) s.scPage = q.get('sc') || undefined;
   if (q.has('g')) s.groups = q.get('g').split(',').filter(Boolean);
   if (q.has('c')) s.cols = q.get('c').split(',').filter(Boolean);
   if (q.has('s')) s.sort = q.get('s');

@@ -8,6 +8,7 @@ mod cli;
 mod heal;
 mod store;
 mod symbolize;
+mod sysconfig_json;
 mod upload;
 
 use clap::Parser;

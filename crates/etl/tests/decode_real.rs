@@ -224,6 +224,12 @@ fn every_known_event_decodes_and_consumes_its_payload() {
         ("ProfileInterval", hooks(x64, &[0x0F48, 0x0F49, 0x0F4A])),
         ("CpuConfig", hooks(x64, &[0x0B0A])),
         ("LogicalDisk", hooks(x64, &[0x0B0C])),
+        ("PhysicalDisk", hooks(x64, &[0x0B0B])),
+        ("NetworkAdapter", hooks(x64, &[0x0B0D])),
+        ("VideoAdapter", hooks(x64, &[0x0B0E])),
+        ("Service", hooks(x64, &[0x0B0F])),
+        ("PowerStates", hooks(x64, &[0x0B10])),
+        ("PnpDevice", hooks(x64, &[0x0B16])),
         ("VolumeMapping", ops(x64, sysconfig, &[35])),
         ("SystemPaths", ops(x64, sysconfig, &[33])),
     ];
@@ -498,6 +504,87 @@ fn x64_processes_threads_and_config() {
         (ld[0].start_offset, ld[0].partition_size),
         (368_050_176, 135_996_112_896)
     );
+
+    // PhyDisk (568 bytes): unpack('<IIIIqIIII', p, 0) = (0, 512, 63, 255,
+    // 16578, 0, 0, 0, 0); Manufacturer utf16 @40; unpack('<IB', p, 552) =
+    // (2, 1); BootDriveLetter utf16 @558 = "C".
+    let pd: Vec<decode::PhysicalDisk> = all(&f, hook(0x0B0B));
+    assert_eq!(pd.len(), 1);
+    let d = &pd[0];
+    assert_eq!(
+        (d.disk_number, d.bytes_per_sector, d.sectors_per_track),
+        (0, 512, 63)
+    );
+    assert_eq!((d.tracks_per_cylinder, d.cylinders), (255, 16578));
+    assert_eq!(d.manufacturer, "Virtual HD ATA Device");
+    assert_eq!((d.partition_count, d.write_cache_enabled), (2, true));
+    assert_eq!(d.boot_drive_letter, "C");
+    assert_eq!(d.size_bytes(), 16578 * 255 * 63 * 512);
+
+    // NIC v2: unpack('<QIII', p, 0): address bytes p[:6] = 00155d7c5828,
+    // len 6, indexes (12, 12); then three utf16z strings from @20 ending
+    // exactly at len(p) = 434.
+    let nic: Vec<decode::NetworkAdapter> = all(&f, hook(0x0B0D));
+    assert_eq!(nic.len(), 3);
+    assert_eq!(nic[0].mac_text(), "00-15-5D-7C-58-28");
+    assert_eq!((nic[0].ipv4_index, nic[0].ipv6_index), (12, 12));
+    assert_eq!(nic[0].description, "Microsoft Hyper-V Network Adapter");
+    assert!(nic[0].ip_addresses.ends_with(";10.128.0.55"));
+    assert_eq!(
+        nic[0].dns_server_addresses,
+        "2001:4898::1050:1050;2001:4898::1050:5050;10.50.10.50;10.50.50.50"
+    );
+    assert_eq!(nic[1].description, "Software Loopback Interface 1");
+    assert_eq!(nic[1].ip_addresses, "::1;127.0.0.1");
+    assert_eq!(nic[1].mac_text(), "");
+    assert_eq!(nic[2].description, "Microsoft ISATAP Adapter");
+    assert_eq!(nic[2].mac_text(), "00-00-00-00-00-00-00-E0");
+
+    // Services v3: unpack('<III', p, 0) then five utf16z strings (the last
+    // ends at len(p)). #0 = (0, 1, 1) AeLookupSvc / Application Experience /
+    // "" / "" / netsvcs; 67 of 157 have state 4 (running).
+    let sv: Vec<decode::Service> = all(&f, hook(0x0B0F));
+    assert_eq!(sv.len(), 157);
+    assert_eq!((sv[0].pid, sv[0].state, sv[0].sub_process_tag), (0, 1, 1));
+    assert_eq!(
+        (sv[0].name.as_str(), sv[0].display_name.as_str()),
+        ("AeLookupSvc", "Application Experience")
+    );
+    assert_eq!(sv[0].svchost_group, "netsvcs");
+    assert_eq!(sv.iter().filter(|s| s.state == 4).count(), 67);
+    let dhcp = sv.iter().find(|s| s.name == "Dhcp").expect("Dhcp");
+    assert_eq!((dhcp.pid, dhcp.state, dhcp.sub_process_tag), (944, 4, 24));
+    assert_eq!(
+        (dhcp.process_name.as_str(), dhcp.load_order_group.as_str()),
+        ("svchost.exe", "TDI")
+    );
+
+    // Power: bytes 00 00 00 00 01 00 00 00: only S5 (soft off).
+    let pw: Vec<decode::PowerStates> = all(&f, hook(0x0B10));
+    assert_eq!(pw[0].s, [false, false, false, false, true]);
+
+    // PnP v4: ClassGuid @0, unpack('<II', p, 16) = filter counts, then
+    // utf16z strings from @24 (5 + counts, the last ends at len(p)).
+    let pnp: Vec<decode::PnpDevice> = all(&f, hook(0x0B16));
+    assert_eq!(pnp.len(), 78);
+    let system_class = Guid::from_u128(0x4d36e97d_e325_11ce_bfc1_08002be10318);
+    assert_eq!(pnp[0].class_guid, Some(system_class));
+    assert_eq!(
+        pnp[0].device_id,
+        r"PCI\VEN_1414&DEV_5353&SUBSYS_00000000&REV_00\3&267A616A&1&40"
+    );
+    assert_eq!(pnp[0].description, "Microsoft Hyper-V S3 Cap");
+    assert_eq!(pnp[0].friendly_name, "");
+    assert_eq!(pnp[0].pdo_name, r"\Device\NTPNP_PCI0004");
+    assert_eq!(pnp[0].service_name, "s3cap");
+    let com1 = &pnp[23];
+    assert_eq!(com1.friendly_name, "Communications Port (COM1)");
+    assert_eq!(com1.service_name, "Serial");
+    assert_eq!(
+        (com1.upper_filters.as_slice(), com1.lower_filters.len()),
+        (&["serenum".to_string()][..], 0)
+    );
+    assert_eq!(pnp[15].lower_filters, ["NdisTapi"]);
 
     // Volume mapping (PerfView baseline: \SystemRoot\ -> C:\Windows\, \??\ -> "").
     let vm: Vec<decode::VolumeMapping> = all(&f, provider_op(decode::SYSCONFIG, 35));

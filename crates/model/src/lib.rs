@@ -16,6 +16,7 @@ pub mod progress;
 pub mod samples;
 pub mod stacks;
 pub mod strings;
+pub mod system_config;
 pub mod threads;
 pub mod time;
 
@@ -81,6 +82,7 @@ pub struct Trace {
     pub disk_io: io::DiskIoTable,
     pub hard_faults: io::HardFaultTable,
     pub generic: generic::GenericEventTable,
+    pub system_config: system_config::SystemConfig,
 }
 
 impl Default for time::Clock {

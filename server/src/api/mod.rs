@@ -43,6 +43,7 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/summary", get(traces::summary))
         .route("/traces/{id}/progress", get(traces::progress))
         .route("/traces/{id}/symbols", get(traces::symbols))
+        .route("/traces/{id}/system-config", get(traces::system_config))
         .route("/traces/{id}/columns", get(query::columns))
         .route("/traces/{id}/table", post(query::table))
         .route("/traces/{id}/flame", post(query::flame))

@@ -187,6 +187,22 @@ pub async fn summary(
     Ok(Json(summary_json(&t)))
 }
 
+/// WPA's System Configuration: the SysConfig rundown's tables (`null` when
+/// the trace has none).
+pub async fn system_config(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let t = loaded(&app, &id).await?;
+    let tr = t.trace();
+    Ok(Json(crate::sysconfig_json::full(
+        &tr.system_config,
+        &tr.strings,
+    )))
+}
+
 pub fn progress_json(p: &BuildProgress) -> Value {
     json!({
         "phase": p.phase_name(),

@@ -106,7 +106,13 @@ pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
         "providers": providers,
         "provider_event_ids": provider_ids,
         "errors": errors,
+        "system_config": system_config_json(file),
     })
+}
+
+fn system_config_json(file: &EtlFile) -> Value {
+    let (c, strings) = model::build::read_system_config(file);
+    crate::sysconfig_json::summary(&c, &strings)
 }
 
 fn print_text(shown: &str, v: &Value) {
@@ -145,6 +151,7 @@ fn print_text(shown: &str, v: &Value) {
             );
         }
     }
+    super::info_text::print_system_config(&v["system_config"]);
     println!("  header types:");
     if let Some(m) = v["header_types"].as_object() {
         for (k, n) in m {

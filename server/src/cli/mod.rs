@@ -3,6 +3,7 @@
 mod dump;
 mod export;
 mod info;
+mod info_text;
 mod listen;
 mod progress;
 pub mod serve;

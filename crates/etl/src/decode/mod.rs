@@ -26,6 +26,8 @@ pub mod reader;
 pub mod schema;
 pub mod stackwalk;
 pub mod sysconfig;
+pub mod sysconfig_hw;
+pub mod sysconfig_sw;
 pub mod thread;
 pub mod tracelogging;
 
@@ -59,6 +61,8 @@ pub use stackwalk::{
     StackKeyDefinitionKind, StackKeyReference, StackWalk,
 };
 pub use sysconfig::{CpuConfig, LogicalDisk, SystemPaths, VolumeMapping};
+pub use sysconfig_hw::{NetworkAdapter, PhysicalDisk, PowerStates, VideoAdapter};
+pub use sysconfig_sw::{PnpDevice, Service};
 pub use thread::{Thread, ThreadKind, ThreadSetName};
 pub use tracelogging::{TlEvent, TlField, TlNamedValue, TlSchema, TlValue};
 
@@ -114,6 +118,12 @@ pub enum Decoded<'a> {
     TraceLogging(TlEvent),
     CpuConfig(CpuConfig),
     LogicalDisk(LogicalDisk),
+    PhysicalDisk(PhysicalDisk),
+    NetworkAdapter(NetworkAdapter),
+    VideoAdapter(VideoAdapter),
+    Service(Service),
+    PowerStates(PowerStates),
+    PnpDevice(PnpDevice),
     VolumeMapping(VolumeMapping),
     SystemPaths(SystemPaths),
 }
@@ -174,7 +184,13 @@ fn decode_kernel<'a>(ev: &Event<'a>) -> Option<Result<(Decoded<'a>, usize), Deco
         0x010E => run(ev, Decoded::DiskFlush),
         0x0220 => run(ev, Decoded::HardFault),
         0x0B0A => run(ev, Decoded::CpuConfig),
+        0x0B0B => run(ev, Decoded::PhysicalDisk),
         0x0B0C => run(ev, Decoded::LogicalDisk),
+        0x0B0D => run(ev, Decoded::NetworkAdapter),
+        0x0B0E => run(ev, Decoded::VideoAdapter),
+        0x0B0F => run(ev, Decoded::Service),
+        0x0B10 => run(ev, Decoded::PowerStates),
+        0x0B16 => run(ev, Decoded::PnpDevice),
         _ => None,
     }
 }

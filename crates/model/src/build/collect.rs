@@ -80,6 +80,14 @@ fn collect_event(
         Err(err) => return Some(Err(err)),
     };
     let ts = e.timestamp;
+    // SysConfig events stay Generic Events too, as in WPA.
+    let d = match super::sysconfig::rec_of(d) {
+        Ok(r) => {
+            b.sysconfig.push((ts, r));
+            return Some(Ok(false));
+        }
+        Err(d) => d,
+    };
     // Kernel-Process lifetimes wait in their own lists (see
     // ManifestLifetimes) and stay Generic Events too, as in WPA.
     if e.provider == Some(decode::KERNEL_PROCESS) {

@@ -13,6 +13,7 @@ pub mod paths;
 mod precise;
 pub mod records;
 mod stacks;
+mod sysconfig;
 
 use joiner::Joiner;
 
@@ -26,6 +27,7 @@ use records::Batch;
 use std::sync::atomic::Ordering;
 
 pub use images::is_kernel_address;
+pub use sysconfig::read_system_config;
 
 pub fn build(file: &EtlFile) -> Trace {
     build_with_progress(file, &BuildProgress::default())
@@ -80,6 +82,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         clock,
         ..Trace::default()
     };
+    t.system_config = sysconfig::build(&batch.sysconfig, &mut t.strings);
     let (mut processes, mut pidx) =
         lifetimes::build_processes(&batch.processes, &clock, &mut t.strings);
     // Threads and images of processes the trace never describes (no rundown,

@@ -215,6 +215,8 @@ pub struct Batch {
     pub disk_inits: Vec<DiskInitRec>,
     pub hard_faults: Vec<HardFaultRec>,
     pub path_maps: Vec<PathMapRec>,
+    /// SysConfig rundown events with their timestamps.
+    pub sysconfig: Vec<(i64, super::sysconfig::SysConfigRec)>,
     pub generic: Vec<GenericRec>,
     /// Payload bytes of `generic` records: one chunk per buffer, moved (not
     /// copied) when batches merge.
@@ -290,6 +292,7 @@ impl Batch {
         self.disk_inits.extend(other.disk_inits);
         self.hard_faults.extend(other.hard_faults);
         self.path_maps.extend(other.path_maps);
+        self.sysconfig.extend(other.sysconfig);
 
         self.key_defs
             .extend(other.key_defs.into_iter().map(|mut r| {
@@ -325,6 +328,7 @@ impl Batch {
     /// Stable sort of every record list by timestamp: ties keep file order.
     pub fn sort_by_time(&mut self) {
         self.processes.sort_by_key(|r| r.ts);
+        self.sysconfig.sort_by_key(|r| r.0);
         self.threads.sort_by_key(|r| r.ts);
         self.thread_names.sort_by_key(|r| r.ts);
         self.clr_methods.sort_by_key(|r| r.ts);
