@@ -144,6 +144,13 @@ class Lifetimes:
     def feed(self, ident, kind, ts, info):
         lst = self.by_id[ident]
         cur = lst[-1] if lst and lst[-1]["end_kind"] is None else None
+        if kind == "defunct" and cur is None and lst and lst[-1]["end_kind"] == "end":
+            # Process/Defunct (hook 0x0327, TraceEvent's ProcessTraceData
+            # opcode 39) is logged at rundown for a process that has exited
+            # but whose object is still referenced: the process that ended,
+            # not another one (issue 13, scope 3). Its end stays the End's.
+            lst[-1]["kinds"].append(kind)
+            return lst[-1]
         if kind == "start":
             if cur is not None and cur["start_kind"] is not None:
                 cur["end_kind"] = "implied"  # reused id with no end event

@@ -72,18 +72,19 @@ pub fn build_processes(
                 new_row(&mut t, &mut idx, &mut current, r.pid, time)
             }
             (Lifetime::DcStart, Some(c)) => c,
+            // Defunct: a process that exited but whose object is still
+            // referenced, logged at rundown after its End. The same process,
+            // not another instance of its pid.
+            (Lifetime::Defunct, Some(c)) => c,
             (Lifetime::DcStart, None) => new_row(&mut t, &mut idx, &mut current, r.pid, OPEN),
-            (Lifetime::End | Lifetime::DcEnd | Lifetime::Defunct, Some(c))
-                if t.end[c as usize] == OPEN =>
-            {
-                c
-            }
+            (Lifetime::End | Lifetime::DcEnd, Some(c)) if t.end[c as usize] == OPEN => c,
             (Lifetime::End | Lifetime::DcEnd | Lifetime::Defunct, _) => {
                 new_row(&mut t, &mut idx, &mut current, r.pid, OPEN)
             }
         };
         let i = row as usize;
-        if matches!(r.kind, Lifetime::End | Lifetime::Defunct) {
+        let ended = t.end[i] != OPEN;
+        if r.kind == Lifetime::End || (r.kind == Lifetime::Defunct && !ended) {
             t.end[i] = time;
             t.exit_status[i] = r.exit_status;
         }
