@@ -227,3 +227,23 @@ fn info_lists_the_members_of_a_multi_file_trace() {
     );
     assert_eq!(v["members"].as_array().map(Vec::len), Some(2));
 }
+
+/// `etlscope info FILE | head -1`: a reader that stops early is not an error
+/// (no panic, exit status 0).
+#[test]
+fn info_into_a_closed_pipe_ends_quietly() {
+    let Some(dir) = real_traces_dir() else { return };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        .arg("info")
+        .arg(dir.join("perfview-net452-x64.etl"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close our end before the child writes: every write then meets EPIPE.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

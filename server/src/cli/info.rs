@@ -18,12 +18,18 @@ pub fn run(paths: &[PathBuf], as_json: bool) -> anyhow::Result<()> {
     let census = Census::of(&file);
     let mut v = summary_json(&file, &census);
     v["decoding"] = decoding_json(&etl::decode::schema::coverage::coverage(&file));
+    let mut out = String::new();
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        out = serde_json::to_string_pretty(&v)?;
+        out.push('\n');
     } else {
-        print_text(&shown, &v);
+        print_text(&mut out, &shown, &v);
     }
-    Ok(())
+    // A closed pipe (`| head`) is the reader's choice, not an error.
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
 }
 
 /// Each file of the trace with its buffers, bytes and events.
@@ -115,8 +121,8 @@ fn system_config_json(file: &EtlFile) -> Value {
     crate::sysconfig_json::summary(&c, &strings)
 }
 
-fn print_text(shown: &str, v: &Value) {
-    println!("{shown}");
+fn print_text(out: &mut String, shown: &str, v: &Value) {
+    say!(out, "{shown}");
     for key in [
         "start_time",
         "duration_s",
@@ -130,10 +136,11 @@ fn print_text(shown: &str, v: &Value) {
         "lost_events",
         "lost_buffers",
     ] {
-        println!("  {key:<20} {}", v[key]);
+        say!(out, "  {key:<20} {}", v[key]);
     }
     let d = &v["decoding"];
-    println!(
+    say!(
+        out,
         "  {:<20} {} of {} ({:.2}%)",
         "hex_only_events",
         d["hex_only_events"],
@@ -141,9 +148,10 @@ fn print_text(shown: &str, v: &Value) {
         d["hex_only_share"].as_f64().unwrap_or(0.0) * 100.0
     );
     if let Some(members) = v["members"].as_array().filter(|m| m.len() > 1) {
-        println!("  members:");
+        say!(out, "  members:");
         for m in members {
-            println!(
+            say!(
+                out,
                 "    {} ({} buffers, {} events)",
                 m["name"].as_str().unwrap_or(""),
                 m["buffers"],
@@ -151,37 +159,37 @@ fn print_text(shown: &str, v: &Value) {
             );
         }
     }
-    super::info_text::print_system_config(&v["system_config"]);
-    println!("  header types:");
+    super::info_text::print_system_config(out, &v["system_config"]);
+    say!(out, "  header types:");
     if let Some(m) = v["header_types"].as_object() {
         for (k, n) in m {
-            println!("    {k:<18} {n}");
+            say!(out, "    {k:<18} {n}");
         }
     }
-    println!("  kernel hooks:");
+    say!(out, "  kernel hooks:");
     if let Some(m) = v["kernel_hooks"].as_object() {
         for (k, n) in m {
-            println!("    {k:<18} {n}");
+            say!(out, "    {k:<18} {n}");
         }
     }
-    println!("  providers:");
+    say!(out, "  providers:");
     if let Some(m) = v["providers"].as_object() {
         for (k, n) in m {
-            println!("    {k} {n}");
+            say!(out, "    {k} {n}");
         }
     }
     if let Some(m) = d["hex_only_by_provider"]
         .as_object()
         .filter(|m| !m.is_empty())
     {
-        println!("  hex-only events by provider:");
+        say!(out, "  hex-only events by provider:");
         for (k, n) in m {
-            println!("    {k} {n}");
+            say!(out, "    {k} {n}");
         }
     }
     if let Some(errs) = v["errors"].as_array() {
         for e in errs {
-            println!("  error at offset {}: {}", e["offset"], e["message"]);
+            say!(out, "  error at offset {}: {}", e["offset"], e["message"]);
         }
     }
 }

@@ -15,24 +15,31 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v[key].as_array().map_or(&[], Vec::as_slice)
 }
 
-pub fn print_system_config(v: &Value) {
+pub fn print_system_config(out: &mut String, v: &Value) {
     if v.is_null() {
         return;
     }
-    println!("  system configuration:");
+    say!(out, "  system configuration:");
     if !v["computer_name"].is_null() {
         let domain = text(&v["domain_name"]);
         let name = text(&v["computer_name"]);
         if domain.is_empty() {
-            println!("    {:<20} {name}", "computer");
+            say!(out, "    {:<20} {name}", "computer");
         } else {
-            println!("    {:<20} {name} ({domain})", "computer");
+            say!(out, "    {:<20} {name} ({domain})", "computer");
         }
-        println!("    {:<20} {} x {} MHz", "cpus", v["processors"], v["mhz"]);
-        println!("    {:<20} {} MB", "memory", v["memory_mb"]);
+        say!(
+            out,
+            "    {:<20} {} x {} MHz",
+            "cpus",
+            v["processors"],
+            v["mhz"]
+        );
+        say!(out, "    {:<20} {} MB", "memory", v["memory_mb"]);
     }
     for d in list(v, "disks") {
-        println!(
+        say!(
+            out,
             "    {:<20} {}, {}, {} partitions",
             format!("disk {}", d["disk_number"]),
             text(&d["manufacturer"]),
@@ -41,7 +48,8 @@ pub fn print_system_config(v: &Value) {
         );
     }
     for d in list(v, "volumes") {
-        println!(
+        say!(
+            out,
             "    {:<20} {}, {}, {} free (disk {})",
             format!("volume {}", text(&d["drive_letter"])),
             text(&d["file_system"]),
@@ -51,7 +59,8 @@ pub fn print_system_config(v: &Value) {
         );
     }
     for n in list(v, "nics") {
-        println!(
+        say!(
+            out,
             "    {:<20} {} [{}] {}",
             "nic",
             text(&n["description"]),
@@ -60,7 +69,8 @@ pub fn print_system_config(v: &Value) {
         );
     }
     for d in list(v, "video") {
-        println!(
+        say!(
+            out,
             "    {:<20} {} ({}), {}x{} {} bpp {} Hz",
             "video",
             text(&d["adapter"]),
@@ -71,9 +81,12 @@ pub fn print_system_config(v: &Value) {
             d["refresh_hz"]
         );
     }
-    println!(
+    say!(
+        out,
         "    {:<20} {} ({} running)",
-        "services", v["services"], v["running_services"]
+        "services",
+        v["services"],
+        v["running_services"]
     );
-    println!("    {:<20} {}", "pnp devices", v["pnp_devices"]);
+    say!(out, "    {:<20} {}", "pnp devices", v["pnp_devices"]);
 }

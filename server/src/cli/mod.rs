@@ -1,5 +1,14 @@
 //! Command-line interface: one module per subcommand.
 
+/// `say!(out, "...", args)`: one line of a command's text output into a
+/// `String`, written out at once (so a closed pipe is one error, handled once).
+macro_rules! say {
+    ($out:expr, $($arg:tt)*) => {{
+        $out.push_str(&format!($($arg)*));
+        $out.push('\n');
+    }};
+}
+
 mod dump;
 mod export;
 mod info;
