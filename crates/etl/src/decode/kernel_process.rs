@@ -53,25 +53,6 @@ pub fn decode<'a>(ev: &Event<'a>) -> Option<Result<(Decoded<'a>, usize)>> {
     Some(d.map(|d| (d, r.pos())))
 }
 
-fn empty_process(kind: ProcessKind, pid: u32) -> Process {
-    Process {
-        kind,
-        unique_process_key: 0,
-        pid,
-        parent_pid: 0,
-        session_id: 0,
-        exit_status: 0,
-        directory_table_base: 0,
-        flags: 0,
-        user_sid: None,
-        image_file_name: String::new(),
-        command_line: String::new(),
-        package_full_name: String::new(),
-        application_id: String::new(),
-        exit_time: None,
-    }
-}
-
 /// The file name of an NT or DOS path: the kernel's own process events name
 /// a process by its short image name (`notepad.exe`), this provider by path.
 fn file_name_of(path: &str) -> String {
@@ -79,7 +60,7 @@ fn file_name_of(path: &str) -> String {
 }
 
 fn process_start(ev: &Event<'_>, r: &mut Reader<'_>, kind: ProcessKind) -> Result<Process> {
-    let mut p = empty_process(kind, r.u32()?);
+    let mut p = Process::new(kind, r.u32()?);
     let _create_time = r.i64()?;
     p.parent_pid = r.u32()?;
     p.session_id = r.u32()?;
@@ -104,7 +85,7 @@ fn process_start(ev: &Event<'_>, r: &mut Reader<'_>, kind: ProcessKind) -> Resul
 }
 
 fn process_stop(ev: &Event<'_>, r: &mut Reader<'_>) -> Result<Process> {
-    let mut p = empty_process(ProcessKind::End, r.u32()?);
+    let mut p = Process::new(ProcessKind::End, r.u32()?);
     let _create_time = r.i64()?;
     p.exit_time = Some(r.i64()?);
     p.exit_status = r.i32()?;

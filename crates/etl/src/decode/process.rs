@@ -60,19 +60,14 @@ pub struct Process {
     pub exit_time: Option<i64>,
 }
 
-impl<'a> Decode<'a> for Process {
-    const NAME: &'static str = "Process";
-
-    fn read(ev: &Event<'a>, r: &mut Reader<'a>) -> Result<Process> {
-        let kind = ev
-            .hook_id
-            .and_then(ProcessKind::from_hook)
-            .ok_or_else(|| r.malformed("not a process hook id"))?;
-        let v = ev.version;
-        let mut p = Process {
+impl Process {
+    /// A process of `kind` and `pid` with every other field empty, for the
+    /// decoders (kernel events, Microsoft-Windows-Kernel-Process) to fill.
+    pub fn new(kind: ProcessKind, pid: u32) -> Process {
+        Process {
             kind,
             unique_process_key: 0,
-            pid: 0,
+            pid,
             parent_pid: 0,
             session_id: 0,
             exit_status: 0,
@@ -84,7 +79,20 @@ impl<'a> Decode<'a> for Process {
             package_full_name: String::new(),
             application_id: String::new(),
             exit_time: None,
-        };
+        }
+    }
+}
+
+impl<'a> Decode<'a> for Process {
+    const NAME: &'static str = "Process";
+
+    fn read(ev: &Event<'a>, r: &mut Reader<'a>) -> Result<Process> {
+        let kind = ev
+            .hook_id
+            .and_then(ProcessKind::from_hook)
+            .ok_or_else(|| r.malformed("not a process hook id"))?;
+        let v = ev.version;
+        let mut p = Process::new(kind, 0);
         if v == 0 {
             p.pid = r.ptr()? as u32;
             p.parent_pid = r.ptr()? as u32;
