@@ -6,9 +6,8 @@
 
 mod common;
 
-use common::{fixture_trace, temp_dir, Server};
+use common::{status_kib, temp_dir, zip_with_padded_member, Server};
 use serde_json::Value;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,29 +17,7 @@ const MEMBER_MB: usize = 128;
 /// A trace followed by `MEMBER_MB` MiB of a repeated 16 KiB block: deflate
 /// squeezes it (under the reader's 200:1 bomb guard).
 fn big_member_zip() -> Vec<u8> {
-    let (trace, _) = fixture_trace::write();
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let block: Vec<u8> = (0..16384)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut z = zip::ZipWriter::new(&mut out);
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(1))
-        .large_file(true);
-    z.start_file("big.etl", opts).unwrap();
-    z.write_all(&trace).unwrap();
-    for _ in 0..MEMBER_MB * 64 {
-        z.write_all(&block).unwrap();
-    }
-    z.finish().unwrap();
-    out.into_inner()
+    zip_with_padded_member("big.etl", MEMBER_MB, 1)
 }
 
 fn rss_anon_kib(pid: u32) -> u64 {
@@ -95,18 +72,6 @@ fn a_huge_zip_member_is_inflated_to_disk_not_memory() {
         "scratch file left"
     );
     std::fs::remove_dir_all(&data).ok();
-}
-
-fn status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(field))
-                .and_then(|v| v.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 /// Upload `bodies` at once; wait until the catalog says each is ready

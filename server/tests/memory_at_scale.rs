@@ -10,24 +10,11 @@
 
 mod common;
 
-use common::{binary, fixture_trace, request, temp_dir, Server};
+use common::{binary, request, status_kib, temp_dir, zip_with_padded_member, Server};
 use serde_json::Value;
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 const BUDGET_MB: u64 = 512;
-
-fn status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(field))
-                .and_then(|v| v.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
 
 #[test]
 #[ignore = "minutes with a debug binary: run with ETLSCOPE_BIN set to a release build"]
@@ -133,29 +120,7 @@ fn six_large_traces_reloaded_at_once_stay_under_the_budget() {
 /// The fixture trace, then `mib` MiB of a repeated 16 KiB block the reader
 /// skips, deflated.
 fn zip_with_member_of(mib: usize) -> Vec<u8> {
-    let (trace, _) = fixture_trace::write();
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let block: Vec<u8> = (0..16384)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut z = zip::ZipWriter::new(&mut out);
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(9))
-        .large_file(true);
-    z.start_file("huge.etl", opts).unwrap();
-    z.write_all(&trace).unwrap();
-    for _ in 0..mib * 64 {
-        z.write_all(&block).unwrap();
-    }
-    z.finish().unwrap();
-    out.into_inner()
+    zip_with_padded_member("huge.etl", mib, 9)
 }
 
 #[test]

@@ -216,3 +216,47 @@ pub fn export_json(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// A `/proc/PID/status` figure in KiB (`field` such as "VmRSS:" or
+/// "VmHWM:"), 0 when it cannot be read.
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// A zip whose one member `name` is the fixture trace followed by `mib` MiB
+/// of a repeated pseudo-random 16 KiB block (which deflate squeezes, and the
+/// reader skips as trailing bytes), deflated at `level`.
+pub fn zip_with_padded_member(name: &str, mib: usize, level: i64) -> Vec<u8> {
+    use std::io::Write;
+    let (trace, _) = fixture_trace::write();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let block: Vec<u8> = (0..16384)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut z = zip::ZipWriter::new(&mut out);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(level))
+        .large_file(true);
+    z.start_file(name, opts).unwrap();
+    z.write_all(&trace).unwrap();
+    for _ in 0..mib * 64 {
+        z.write_all(&block).unwrap();
+    }
+    z.finish().unwrap();
+    out.into_inner()
+}
