@@ -7,19 +7,27 @@ mod common;
 
 use common::{fixture_trace, request, temp_dir, Server};
 use serde_json::Value;
+use std::path::PathBuf;
 
-#[test]
-fn deleting_a_trace_served_by_reference_keeps_the_users_file() {
-    let data = temp_dir("byref-data");
-    let mine = temp_dir("byref-mine");
+/// A file of the user's (the fixture trace, outside the data dir) served by
+/// reference and ingested: (data dir, the user's folder, the file, its
+/// bytes, the server, the trace's id).
+fn serve_users_file(tag: &str) -> (PathBuf, PathBuf, PathBuf, Vec<u8>, Server, String) {
+    let data = temp_dir(&format!("{tag}-data"));
+    let mine = temp_dir(&format!("{tag}-mine"));
     let (bytes, _) = fixture_trace::write();
     let file = mine.join("my-trace.etl");
     std::fs::write(&file, &bytes).unwrap();
-
     let server = Server::start(&data, &[file.to_str().unwrap()]);
     let (_, list) = server.json("GET", "/api/traces", "");
     let id = list["traces"][0]["id"].as_str().unwrap().to_string();
     server.wait_ready(&id, 60);
+    (data, mine, file, bytes, server, id)
+}
+
+#[test]
+fn deleting_a_trace_served_by_reference_keeps_the_users_file() {
+    let (data, mine, file, bytes, server, id) = serve_users_file("byref");
 
     let (s, b) = request(
         &server.addr,
@@ -84,15 +92,7 @@ fn deleting_an_upload_removes_only_its_stored_file() {
 /// serving: it never maps a file that shrank since it was added.
 #[test]
 fn a_served_file_truncated_since_it_was_added_is_refused_not_read() {
-    let data = temp_dir("byref-trunc-data");
-    let mine = temp_dir("byref-trunc-mine");
-    let (bytes, _) = fixture_trace::write();
-    let file = mine.join("my-trace.etl");
-    std::fs::write(&file, &bytes).unwrap();
-    let server = Server::start(&data, &[file.to_str().unwrap()]);
-    let (_, list) = server.json("GET", "/api/traces", "");
-    let id = list["traces"][0]["id"].as_str().unwrap().to_string();
-    server.wait_ready(&id, 60);
+    let (data, mine, file, bytes, server, id) = serve_users_file("byref-trunc");
     drop(server);
 
     // Cut the file to half, between two reads of it.
