@@ -4,7 +4,7 @@ import * as api from './api.js';
 import { h, clear, fmtInt, fmtSize, fmtSecs, copyText, toast } from './dom.js';
 import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './url-state.js';
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
-import { findDef, canonicalSpec, clock } from './value-columns.js';
+import { findDef, canonicalSpec, clock, fmtUtcOffset } from './value-columns.js';
 import { Timeline } from './timeline.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
@@ -80,8 +80,7 @@ export class TracePage {
     this.sum = sum;
     this.entry = entry;
     Object.assign(clock, { mode: this.s.clock, startUnixUs: sum.start_unix_us || 0, biasMinutes: sum.timezone_bias_minutes || 0 });
-    const utcOffset = -(sum.timezone_bias_minutes || 0);
-    const zone = `UTC${utcOffset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(utcOffset) / 60)).padStart(2, '0')}:${String(Math.abs(utcOffset) % 60).padStart(2, '0')}`;
+    const zone = `UTC${fmtUtcOffset(-(sum.timezone_bias_minutes || 0))}`;
     const clockSelect = /** @type {HTMLSelectElement} */ (h('select', {
       class: 'clock-select', 'data-testid': 'clock', title: 'How times are shown',
       onchange: (ev) => {

@@ -65,10 +65,13 @@ export function fmtWallClock(t) {
   const d = new Date(Math.floor(us / 1000));
   const frac = String(((us % 1e6) + 1e6) % 1e6).padStart(6, '0');
   const base = d.toISOString().slice(0, 19).replace('T', ' ');
-  if (!local) return `${base}.${frac}Z`;
-  const sign = offsetMin < 0 ? '-' : '+';
-  const a = Math.abs(offsetMin);
-  return `${base}.${frac}${sign}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
+  return local ? `${base}.${frac}${fmtUtcOffset(offsetMin)}` : `${base}.${frac}Z`;
+}
+
+/** An offset from UTC in minutes as "+hh:mm" / "-hh:mm". @param {number} minutes */
+export function fmtUtcOffset(minutes) {
+  const a = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
 }
 
 /**
