@@ -12,6 +12,8 @@ pub struct Census {
     /// Buffers that could not be read at all (bad header, failed decompression).
     pub skipped_buffers: u32,
     pub events: u64,
+    /// Events per file of a multi-file trace (`BufferInfo::member` order).
+    pub events_per_member: Vec<u64>,
     /// Events lost per the log-file header, plus buffers flagged as having lost events.
     pub lost_events: u64,
     pub lost_buffers: u64,
@@ -31,6 +33,7 @@ pub struct Census {
 
 #[derive(Default)]
 struct Partial {
+    member: Option<u16>,
     events: u64,
     compressed: u32,
     skipped: u32,
@@ -57,6 +60,7 @@ impl Census {
                     return p;
                 }
             };
+            p.member = Some(buf.info.member);
             if buf.info.header.is_compressed() {
                 p.compressed = 1;
             }
@@ -101,8 +105,15 @@ impl Census {
             errors: file.diagnostics().to_vec(),
             ..Census::default()
         };
+        c.events_per_member = vec![0; file.members().len()];
         for p in parts {
             c.events += p.events;
+            if let Some(n) = p
+                .member
+                .and_then(|m| c.events_per_member.get_mut(usize::from(m)))
+            {
+                *n += p.events;
+            }
             c.compressed_buffers += p.compressed;
             c.skipped_buffers += p.skipped;
             c.lost_buffers += p.lost_flag;

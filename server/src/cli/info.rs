@@ -33,23 +33,12 @@ pub fn run(paths: &[PathBuf], as_json: bool) -> anyhow::Result<()> {
 }
 
 /// Each file of the trace with its buffers, bytes and events.
-fn members_json(file: &EtlFile) -> Vec<Value> {
-    let per_buffer = file.par_map_buffers(|r| match r {
-        Ok(b) => (
-            b.info.member,
-            b.events().filter(|e| e.is_ok()).count() as u64,
-        ),
-        Err(_) => (u16::MAX, 0),
-    });
+fn members_json(file: &EtlFile, c: &Census) -> Vec<Value> {
     file.members()
         .into_iter()
         .enumerate()
         .map(|(i, m)| {
-            let events: u64 = per_buffer
-                .iter()
-                .filter(|(member, _)| usize::from(*member) == i)
-                .map(|(_, n)| n)
-                .sum();
+            let events = c.events_per_member.get(i).copied().unwrap_or(0);
             json!({"name": m.name, "buffers": m.buffers, "bytes": m.bytes, "events": events})
         })
         .collect()
@@ -106,7 +95,7 @@ pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
         "cpu_speed_mhz": lf.map(|l| l.cpu_speed_mhz),
         "logger_name": lf.map(|l| l.logger_name.clone()),
         "container_member": file.container_member(),
-        "members": members_json(file),
+        "members": members_json(file, c),
         "header_types": c.header_types,
         "kernel_hooks": hooks,
         "providers": providers,
