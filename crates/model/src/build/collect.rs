@@ -64,8 +64,8 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
 /// when the session starts, which can be hours before anything happens: a
 /// boot-time kernel logger writes its header at boot.
 fn is_session_bookkeeping(e: &Event<'_>) -> bool {
-    const EVENT_TRACE: etl::Guid = etl::Guid::from_u128(0x68fdd900_4a3e_11d1_84f4_0000f80464e3);
-    e.group() == Some(0) || (e.hook_id.is_none() && e.provider == Some(EVENT_TRACE))
+    let classic_group = || e.provider.and_then(decode::kernel_classes::kernel_group);
+    e.group() == Some(0) || (e.hook_id.is_none() && classic_group() == Some(0))
 }
 
 /// Records the event into its specialised table: `Some(Ok(true))` when one
