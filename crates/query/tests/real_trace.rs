@@ -263,3 +263,41 @@ fn generic_events_show_their_fields() {
         assert!(mercury.contains(want), "{want} in {mercury}");
     }
 }
+
+/// WPA groups the Module column by the name it shows: this trace maps a
+/// 64-bit clr.dll (Test.x64.exe) and a 32-bit one (PerfView.exe), which are
+/// one "clr.dll" row, and "callers of module clr.dll" covers both (a plain
+/// loop over the model's samples: stacks with a frame in a module of that
+/// name).
+#[test]
+fn modules_of_one_name_are_one_module() {
+    use query::{ButterflyRequest, ButterflyTarget, NeighborBy};
+    let Some(e) = engine() else { return };
+    let t = e.trace();
+    let clr: Vec<u32> = (0..t.modules.len() as u32)
+        .filter(|&m| t.strings.get(t.modules.name[m as usize]) == "clr.dll")
+        .collect();
+    assert_eq!(clr.len(), 2, "two clr.dll modules in the trace");
+    let resp = e.table(&req(&[Column::Module], &[])).unwrap();
+    let rows: Vec<_> = resp.rows.iter().filter(|r| r.label == "clr.dll").collect();
+    assert_eq!(rows.len(), 1, "one clr.dll row");
+    let with_clr = (0..t.samples.len())
+        .filter(|&i| {
+            t.stacks
+                .frames_leaf_first(t.samples.stack[i])
+                .any(|f| clr.contains(&t.frames.module[f as usize]))
+        })
+        .count() as u64;
+    let b = e
+        .butterfly(&ButterflyRequest {
+            target: ButterflyTarget::Module(rows[0].key),
+            by: NeighborBy::Module,
+            filters: Filters::default(),
+        })
+        .unwrap();
+    assert_eq!(b.inclusive.count, with_clr);
+    assert!(
+        with_clr > 5_030,
+        "both processes' clr.dll samples: {with_clr}"
+    );
+}
