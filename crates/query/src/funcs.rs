@@ -51,8 +51,8 @@ impl FuncKeys {
                 continue;
             }
             let label = func_label(i, f);
-            if !dense.contains_key(&label) {
-                dense.insert(label, module.len() as u32);
+            if let std::collections::hash_map::Entry::Vacant(v) = dense.entry(label) {
+                v.insert(module.len() as u32);
                 module.push(label.0);
                 model_func.push(f);
             }
