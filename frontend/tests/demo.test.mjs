@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
+import { buildRelease, startServer, repoRoot, binary, screenshotDir } from './server.mjs';
 import { moduleOf, exportPrefixCount, exportCallersByModule } from './export.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
 const BIN = binary();
-const SHOTS = path.join(repoRoot, 'docs/screenshots');
+const SHOTS = screenshotDir();
 const RANGE = [7, 23];
 const TARGET = 'windows.storage.dll!CFSFolder::_GetOverlayInfo';
 const SHELL_EXT = 'tishell64_26_0_39450.dll';

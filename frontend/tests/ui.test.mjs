@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { realTraces, buildRelease, startServer, repoRoot } from './server.mjs';
+import { realTraces, buildRelease, startServer, screenshotDir } from './server.mjs';
 import { exportRows, exportPrefixCount, exportCallersByModule, moduleOf, groupedFrame } from './export.mjs';
 
 const traces = realTraces();
-const SHOTS = path.join(repoRoot, 'docs/screenshots');
+const SHOTS = screenshotDir();
 /** @type {any} */ let srv;
 /** @type {import('playwright-core').Browser} */ let browser;
 let id = '';
