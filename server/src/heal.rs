@@ -64,12 +64,13 @@ pub fn stored_file_id(name: &str) -> Option<&str> {
 pub fn reconcile(
     catalog: &Catalog,
     traces_dir: &Path,
-    path_of: impl Fn(&TraceEntry) -> std::path::PathBuf,
+    paths_of: impl Fn(&TraceEntry) -> Vec<std::path::PathBuf>,
 ) -> anyhow::Result<Vec<TraceEntry>> {
     let rows = catalog.list()?;
     let mut marked = 0;
     for e in &rows {
-        let present = path_of(e).is_file();
+        // A trace of several files is whole only with every one of them.
+        let present = paths_of(e).iter().all(|p| p.is_file());
         if !present && e.status != MISSING {
             catalog.set_status(&e.id, MISSING, MISSING_MESSAGE)?;
             marked += 1;
@@ -103,6 +104,7 @@ pub fn reconcile(
             notes: String::new(),
             status: "pending".into(),
             error: String::new(),
+            members: Vec::new(),
         })?;
         registered += 1;
     }

@@ -56,6 +56,7 @@ pub async fn upload(
             file_name,
             status: "pending".into(),
             error: String::new(),
+            members: Vec::new(),
             ..e
         },
         None => TraceEntry {
@@ -68,6 +69,7 @@ pub async fn upload(
             notes: p.notes.unwrap_or_default().chars().take(4096).collect(),
             status: "pending".into(),
             error: String::new(),
+            members: Vec::new(),
         },
     };
     let store = app.store.clone();
