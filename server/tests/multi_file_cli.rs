@@ -9,7 +9,7 @@ mod common;
 #[path = "../../crates/etl/tests/expected/mod.rs"]
 mod expected;
 
-use common::{extract_members, real_traces_dir};
+use common::{export_json, extract_members, real_traces_dir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -99,6 +99,28 @@ fn separate_files_read_as_the_container_does() {
             "{table}"
         );
     }
+    // The kernel session alone has the 15,103 image loads (traces README)
+    // without any PDB identity; merged, the KernelTraceControl session's
+    // identities join them.
+    let pdbs = |args: &[&str]| {
+        let rows = export_json(args);
+        let rows = rows.as_array().unwrap().clone();
+        let with = rows
+            .iter()
+            .filter(|r| r["PDB GUID"].as_str().is_some_and(|g| !g.is_empty()))
+            .count();
+        (rows.len(), with)
+    };
+    let kernel = files[1].to_str().unwrap();
+    let (n, with) = pdbs(&["--no-companions", kernel, "--table", "images"]);
+    assert_eq!((n, with), (15_103, 0));
+    let all: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+    let mut args = all.clone();
+    args.extend(["--table", "images"]);
+    let (n, with) = pdbs(&args);
+    assert_eq!(n, 15_103);
+    assert!(with > 10_000, "{with} of {n} images have a PDB identity");
+
     // Argument order does not change the trace.
     let mut reversed = files.clone();
     reversed.reverse();

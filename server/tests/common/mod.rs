@@ -273,7 +273,13 @@ pub fn extract_members(zip_path: &Path, dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for i in 0..z.len() {
         let mut m = z.by_index(i).unwrap();
-        let name = m.name().rsplit('/').next().unwrap_or("").to_string();
+        let name = m
+            .name()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string();
         if !name.to_ascii_lowercase().ends_with(".etl") {
             continue;
         }
