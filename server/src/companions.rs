@@ -122,7 +122,7 @@ mod tests {
         assert_eq!(files.len(), 4);
         assert_eq!(files[0], k);
         assert_eq!(files[1], x);
-        assert_eq!(trace_files(&[x.clone()], false), vec![x]);
+        assert_eq!(trace_files(std::slice::from_ref(&x), false), vec![x]);
         // A companion has no companions of its own.
         assert!(companions_of(&k).is_empty());
     }

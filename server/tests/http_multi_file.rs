@@ -81,6 +81,9 @@ fn open_serves_several_files_as_one_trace() {
     let server = Server::start(&data, &[]);
     let e = only_trace(&server);
     assert_eq!(e["status"], "missing", "{e}");
+    let error = e["error"].as_str().unwrap_or("");
+    assert!(error.contains("diaghub.kernel.1.etl"), "{error}");
+    assert!(!error.contains("diaghub.etl"), "{error}");
     drop(server);
     std::fs::remove_dir_all(&data).ok();
     std::fs::remove_dir_all(&mine).ok();
