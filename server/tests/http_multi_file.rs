@@ -49,6 +49,26 @@ fn open_serves_several_files_as_one_trace() {
         .map(|f| std::fs::metadata(f).unwrap().len())
         .sum();
     assert_eq!(e["size"], total, "{e}");
+    let listed: Vec<(String, u64)> = e["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_string(),
+                f["size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let given: Vec<(String, u64)> = files
+        .iter()
+        .map(|f| {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::metadata(f).unwrap().len())
+        })
+        .collect();
+    assert_eq!(listed, given);
+    assert!(!e.to_string().contains(mine.to_str().unwrap()), "{e}");
     let v = server.wait_ready(&id, 120);
     assert_eq!(v["summary"]["events"], member_events(), "{v}");
     // The kernel session's 250 processes (README of the traces).

@@ -259,6 +259,19 @@ pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
         v["progress"] = progress_json(&p);
     }
     v["url"] = Value::String(format!("/t/{}", e.id));
+    if !e.members.is_empty() {
+        // File names only: where the user keeps them is theirs.
+        v["files"] = e
+            .members
+            .iter()
+            .map(|m| {
+                let name = std::path::Path::new(&m.path)
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                json!({"name": name, "size": m.size})
+            })
+            .collect();
+    }
     v
 }
 
