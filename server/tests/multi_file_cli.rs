@@ -245,3 +245,25 @@ fn symbols_and_dump_take_several_files() {
         )
     );
 }
+
+/// A path that names no file is an error that names it, not a member
+/// silently left out.
+#[test]
+fn a_path_that_is_no_file_is_an_error() {
+    let Some((_, tmp, files)) = members() else {
+        return;
+    };
+    let missing = tmp.path().join("typo.etl");
+    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        .arg("info")
+        .arg(&files[0])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot open") && stderr.contains("typo.etl"),
+        "{stderr}"
+    );
+}

@@ -16,6 +16,11 @@ pub struct Opened {
 }
 
 pub fn open(given: &[PathBuf], companions: bool) -> anyhow::Result<Opened> {
+    // A path that names no file is a mistake in the command, not a damaged
+    // member to read around.
+    for p in given {
+        std::fs::metadata(p).with_context(|| format!("cannot open {}", p.display()))?;
+    }
     let files = crate::companions::trace_files(given, companions);
     crate::companions::announce(given, &files);
     let shown = files
