@@ -9,7 +9,7 @@ mod common;
 #[path = "../../crates/etl/tests/expected/mod.rs"]
 mod expected;
 
-use common::{extract_members, real_traces_dir, temp_dir, zip_of, Server};
+use common::{extract_members, real_traces_dir, request, temp_dir, zip_of, Server};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -83,6 +83,10 @@ fn open_serves_several_files_as_one_trace() {
     let server = Server::start(&data, &["--trace", set.to_str().unwrap()]);
     assert_eq!(only_trace(&server)["id"], id.as_str());
     drop(server);
+    // PerfView's naming: `open diaghub.etl` alone brings the other three.
+    let server = Server::start_command("open", &data, &[files[0].to_str().unwrap()]);
+    assert_eq!(only_trace(&server)["id"], id.as_str());
+    drop(server);
 
     // One member rewritten (a different size): the trace is refused with
     // that member named, not read half-changed.
@@ -104,6 +108,24 @@ fn open_serves_several_files_as_one_trace() {
     let error = e["error"].as_str().unwrap_or("");
     assert!(error.contains("diaghub.kernel.1.etl"), "{error}");
     assert!(!error.contains("diaghub.etl"), "{error}");
+    // Deleting it leaves the user's files as they are.
+    let before: Vec<Vec<u8>> = [&files[0], &files[2], &files[3]]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    let (s, b) = request(
+        &server.addr,
+        "DELETE",
+        &format!("/api/traces/{id}"),
+        b"",
+        &[],
+    );
+    assert_eq!(s, 204, "{b}");
+    let after: Vec<Vec<u8>> = [&files[0], &files[2], &files[3]]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    assert!(before == after, "a file of the user's changed");
     drop(server);
     std::fs::remove_dir_all(&data).ok();
     std::fs::remove_dir_all(&mine).ok();
