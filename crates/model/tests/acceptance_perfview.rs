@@ -270,18 +270,10 @@ fn fnv1a64(text: &str) -> u64 {
 #[test]
 fn frames_of_every_sample() {
     let Some(t) = trace() else { return };
-    let left_out: std::collections::HashSet<(i64, u32)> = SAMPLES_SENSITIVE_TO_INLINE_WALK_ORDER
-        .iter()
-        .map(|&(ts, tid)| (t.clock.to_ns(ts), tid))
-        .collect();
     let mut per_module: BTreeMap<String, u64> = BTreeMap::new();
     let mut digest = 0u64;
     let mut labels = Vec::new();
     for i in 0..t.samples.len() {
-        let tid = t.threads.tid[t.samples.thread(i) as usize];
-        if left_out.contains(&(t.samples.time[i], tid)) {
-            continue;
-        }
         labels.clear();
         for f in t.stacks.frames_leaf_first(t.samples.stack[i]) {
             let f = f as usize;

@@ -9,6 +9,7 @@ macro_rules! say {
     }};
 }
 
+mod demo;
 mod dump;
 mod export;
 mod files;

@@ -5,7 +5,7 @@ use crate::api::{self, state::ApiConfig, state::AppState};
 use crate::store::Store;
 use anyhow::{bail, Context};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -53,39 +53,36 @@ pub struct ServeArgs {
     /// Windows) and read merged by time (repeatable).
     #[arg(long = "trace", value_name = "FILES")]
     pub trace_sets: Vec<std::ffi::OsString>,
+    /// Also serve the bundled demo trace (embedded in the binary with its PDBs).
+    #[arg(long)]
+    pub demo: bool,
 }
 
 /// The view of the demo investigation (README walkthrough): 7-23 s, Process
 /// then Stack, drilled to CFSFolder::_GetOverlayInfo.
 const DEMO_VIEW: &str = "v=2&view=table&t=cpu-sampled&g=Process,Stack&r=7-23&o=explorer.exe%20%286148%29%2Fntdll.dll%21RtlUserThreadStart%2Fkernel32.dll%21BaseThreadInitThunk%2FSHCore.dll%21WorkThreadManager%3A%3ACThread%3A%3AThreadProc%2FSHCore.dll%21ExecuteWorkItemThreadProc%2Fshell32.dll%21CDefView%3A%3A_GetItemOverlay%2Fwindows.storage.dll%21CShellItem%3A%3AGetAttributes%2Fwindows.storage.dll%21CFSFolder%3A%3A_GetOverlayInfo&sel=explorer.exe%20%286148%29%2Fntdll.dll%21RtlUserThreadStart%2Fkernel32.dll%21BaseThreadInitThunk%2FSHCore.dll%21WorkThreadManager%3A%3ACThread%3A%3AThreadProc%2FSHCore.dll%21ExecuteWorkItemThreadProc%2Fshell32.dll%21CDefView%3A%3A_GetItemOverlay%2Fwindows.storage.dll%21CShellItem%3A%3AGetAttributes%2Fwindows.storage.dll%21CFSFolder%3A%3A_GetOverlayInfo";
 
+/// Where the library lives without `--data-dir`: `%LOCALAPPDATA%\etlscope`
+/// on Windows (a shell there may also set HOME, which Windows programs do
+/// not use for data), `$XDG_DATA_HOME/etlscope` or `~/.local/share/etlscope`
+/// elsewhere.
 pub fn default_data_dir() -> PathBuf {
-    if let Some(x) = std::env::var_os("XDG_DATA_HOME") {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if cfg!(windows) {
+        if let Some(a) = var("LOCALAPPDATA") {
+            return PathBuf::from(a).join("etlscope");
+        }
+    }
+    if let Some(x) = var("XDG_DATA_HOME") {
         return PathBuf::from(x).join("etlscope");
     }
-    if let Some(h) = std::env::var_os("HOME") {
+    if let Some(h) = var("HOME") {
         return PathBuf::from(h).join(".local/share/etlscope");
     }
-    if let Some(a) = std::env::var_os("LOCALAPPDATA") {
+    if let Some(a) = var("LOCALAPPDATA") {
         return PathBuf::from(a).join("etlscope");
     }
     PathBuf::from(".etlscope-data")
-}
-
-/// The bundled demo traces (`traces/*.etl` of the source tree), if present.
-pub fn demo_traces() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces");
-    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "etl"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 /// MiB to bytes, refusing values that do not fit.
@@ -163,8 +160,13 @@ pub fn run(
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
     let store = Store::open(&data_dir, memory_budget, args.symbol_path.clone())
         .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
-    if groups.is_empty() && demo {
-        groups = demo_traces().into_iter().map(|t| vec![t]).collect();
+    // `etlscope` alone, or `serve --demo`, serves the bundled demo too.
+    if demo || args.demo {
+        groups.extend(
+            super::demo::demo_traces(&data_dir)?
+                .into_iter()
+                .map(|t| vec![t]),
+        );
     }
     let mut ids = Vec::new();
     let mut shown = Vec::new();
