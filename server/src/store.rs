@@ -28,6 +28,9 @@ pub struct LoadedTrace {
     /// Which symbolization run named this trace (0: not named yet); a run
     /// replaces the trace in place only if it started after this one.
     symbol_run: u64,
+    /// The files read (a container's members, or each file of a trace of
+    /// several), in reading order.
+    pub members: Vec<etl::trace::MemberInfo>,
 }
 
 impl LoadedTrace {
@@ -53,6 +56,7 @@ impl LoadedTrace {
             load_seconds,
             last_used: AtomicU64::new(last_used),
             symbol_run: 0,
+            members: Vec::new(),
         }
     }
 
@@ -66,6 +70,9 @@ impl LoadedTrace {
         self.row_tables[i].get_or_init(|| self.engine.row_table(kind))
     }
 }
+
+/// A model and the files it was read from.
+type Built = (model::Trace, Vec<etl::trace::MemberInfo>);
 
 pub enum SymbolState {
     Pending,
@@ -310,14 +317,16 @@ impl Store {
             return;
         }
         match result {
-            Ok(trace) => {
+            Ok((trace, members)) => {
                 tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
-                let loaded = Arc::new(LoadedTrace::new(
+                let mut loaded = LoadedTrace::new(
                     entry.id.clone(),
                     trace,
                     started.elapsed().as_secs_f64(),
                     self.clock.fetch_add(1, Ordering::Relaxed),
-                ));
+                );
+                loaded.members = members;
+                let loaded = Arc::new(loaded);
                 slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
                 self.record_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
@@ -346,7 +355,7 @@ impl Store {
         &self,
         paths: &[&Path],
         progress: &BuildProgress,
-    ) -> (Result<model::Trace, String>, Vec<Reservation<'_>>) {
+    ) -> (Result<Built, String>, Vec<Reservation<'_>>) {
         let budget = self.memory_budget;
         let mut trace_len = 0u64;
         let mut readable = 0;
@@ -390,7 +399,11 @@ impl Store {
         if need > on_disk {
             tickets.push(self.reservations.force(need - on_disk));
         }
-        (Ok(model::build_with_progress(&file, progress)), tickets)
+        let members = file.members();
+        (
+            Ok((model::build_with_progress(&file, progress), members)),
+            tickets,
+        )
     }
 
     /// Name frames from PDBs in the background; queries see the unnamed
@@ -432,6 +445,7 @@ impl Store {
             self.clock.fetch_add(1, Ordering::Relaxed),
         );
         named.symbol_run = run;
+        named.members = loaded.members.clone();
         let named = Arc::new(named);
         if let Ok(mut s) = named.symbols.lock() {
             *s = SymbolState::Done(statuses);

@@ -73,6 +73,29 @@ fn open_serves_several_files_as_one_trace() {
     assert_eq!(v["summary"]["events"], member_events(), "{v}");
     // The kernel session's 250 processes (README of the traces).
     assert_eq!(v["summary"]["processes"], 250, "{v}");
+    // The members, with the reference census's buffers of each.
+    let members: Vec<(String, u64, u64)> = v["summary"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_string(),
+                m["buffers"].as_u64().unwrap(),
+                m["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, u64)> = expected::CONTAINER_MEMBERS
+        .iter()
+        .filter(|m| m.0 == DIAGSESSION)
+        .zip(&given)
+        .map(|(m, (name, size))| {
+            assert!(m.1.ends_with(&format!("/{name}")));
+            (name.clone(), u64::from(m.2), *size)
+        })
+        .collect();
+    assert_eq!(members, want);
     drop(server);
 
     // The same files in another order, through `serve --trace`: the same
@@ -195,6 +218,17 @@ fn an_uploaded_zip_of_several_etl_is_one_trace() {
         .to_string();
     let v = server.wait_ready(&id, 120);
     assert_eq!(v["summary"]["events"], member_events(), "{v}");
+    let names: Vec<&str> = v["summary"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    let want: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, want);
     drop(server);
     std::fs::remove_dir_all(&data).ok();
     std::fs::remove_dir_all(&mine).ok();
