@@ -82,6 +82,18 @@ else
 fi
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-"$WINE" wineserver -k >/dev/null 2>&1 || true
+
+# Without --data-dir the library goes where Windows programs keep their data.
+"$WINE" "$EXE" serve --addr "127.0.0.1:$((port + 1))" >"$out/serve2.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do grep -q "data in" "$out/serve2.log" && break; sleep 0.2; done
+if grep -q 'data in C:\\users\\.*\\AppData\\Local\\etlscope' "$out/serve2.log"; then
+    ok "default data dir is %LOCALAPPDATA%\\etlscope"
+else
+    bad "default data dir: $(head -c 300 "$out/serve2.log")"
+fi
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+wineserver -k >/dev/null 2>&1 || true
 rm -rf "$out"
 finish
