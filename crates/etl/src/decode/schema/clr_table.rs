@@ -102,6 +102,26 @@ P 7 1 GarbageCollectionPrivate GCMarkStackRoots HeapNum:u32 ClrInstanceID:u16
 P 8 1 GarbageCollectionPrivate GCMarkFinalizeQueueRoots HeapNum:u32 ClrInstanceID:u16
 P 9 1 GarbageCollectionPrivate GCMarkHandles HeapNum:u32 ClrInstanceID:u16
 P 10 1 GarbageCollectionPrivate GCMarkCards HeapNum:u32 ClrInstanceID:u16
+# GCPerHeapHistory version 2 has no template in the manifest (the runtime
+# logs its gc_history_per_heap struct raw); the layout of .NET 4.5.2's is
+# PerfView's (ClrTraceEventParser GCPerHeapHistoryTraceData, version 2
+# minor 2): five gen_data of ten pointers, six Int32, Int64, one byte.
+P 4 2 GarbageCollectionPrivate GCPerHeapHistory Values:{SizeBefore:ptr,FreeListBefore:ptr,FreeObjBefore:ptr,SizeAfter:ptr,FreeListAfter:ptr,FreeObjAfter:ptr,In:ptr,PinnedSurv:ptr,NonePinnedSurv:ptr,NewAllocation:ptr}[5] CondemnReasons0:u32 CondemnReasons1:u32 MemoryPressure:u32 ExpandMechanisms:x32 CompactMechanisms:x32 HeapIndex:u32 ExtraGen0Commit:u64 ClrInstanceID:u8
+# Microsoft-Windows-DotNETRuntimePrivate: binding (opcode names kept whole,
+# as PerfView does; 175 is PerfView's LoaderDeliverEventPhaseStart)
+P 161 0 Binding BindingNgenPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 162 0 Binding BindingNgenPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 165 0 Binding LoaderPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 166 0 Binding LoaderPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 171 0 Binding LoaderAssemblyInitPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 172 0 Binding LoaderAssemblyInitPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 173 0 Binding LoaderMappingPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 174 0 Binding LoaderMappingPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 175 0 Binding LoaderDeliverEventPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 176 0 Binding LoaderDeliverEventsPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 188 0 CLRNgenBinder NgenBind ClrInstanceID:u16 BindingID:u64 ReasonCode:u32 AssemblyName:str
+P 196 0 Binding FusionMessage ClrInstanceID:u16 Prepend:bool Message:str
+P 197 0 Binding FusionErrorCode ClrInstanceID:u16 Category:u32 ErrorCode:u32
 ";
 
 /// `valuemap|bitmap Name value=Text...`: the manifest's map texts (none
