@@ -50,6 +50,10 @@ pub fn event_name(task: &str, opcode: &str) -> String {
             }
         }
     }
+    // PerfView's name for the manifest's GCMarkOlderGenerationRoots (id 28).
+    if op == "MarkOlderGenerationRoots" {
+        op = "MarkCards";
+    }
     let mut op = op.to_string();
     for (from, to) in [("Begin", "Start"), ("End", "Stop")] {
         if let Some(i) = op.find(from) {
