@@ -47,6 +47,12 @@ R 203 2 GarbageCollection GCJoin Heap:u32 JoinTime:u32 JoinType:u32 ClrInstanceI
 R 204 3 GarbageCollection GCPerHeapHistory ClrInstanceID:u16 FreeListAllocated:ptr FreeListRejected:ptr EndOfSegAllocated:ptr CondemnedAllocated:ptr PinnedAllocated:ptr PinnedAllocatedAdvance:ptr RunningFreeListEfficiency:u32 CondemnReasons0:u32 CondemnReasons1:u32 CompactMechanisms:u32 ExpandMechanisms:u32 HeapIndex:u32 ExtraGen0Commit:ptr Count:u32 Values:{SizeBefore:ptr,FreeListBefore:ptr,FreeObjBefore:ptr,SizeAfter:ptr,FreeListAfter:ptr,FreeObjAfter:ptr,In:ptr,PinnedSurv:ptr,NonePinnedSurv:ptr,NewAllocation:ptr}[Count]
 R 205 2 GarbageCollection GCGlobalHeapHistory FinalYoungestDesired:x64 NumHeaps:i32 CondemnedGeneration:u32 Gen0ReductionCount:u32 Reason:u32 GlobalMechanisms:u32 ClrInstanceID:u16 PauseMode:u32 MemoryPressure:u32
 R 205 3 GarbageCollection GCGlobalHeapHistory FinalYoungestDesired:x64 NumHeaps:i32 CondemnedGeneration:u32 Gen0ReductionCount:u32 Reason:u32 GlobalMechanisms:u32 ClrInstanceID:u16 PauseMode:u32 MemoryPressure:u32 CondemnReasons0:u32 CondemnReasons1:u32
+# 205 v4, 208 and 209 (.NET 5+): layouts as PerfView's ClrTraceEventParser
+# reads them (GCGlobalHeapHistoryTraceData, GCLOHCompactTraceData: 64-bit
+# elements with 4 bytes before TotalRefs, GCFitBucketInfoTraceData).
+R 205 4 GarbageCollection GCGlobalHeapHistory FinalYoungestDesired:x64 NumHeaps:i32 CondemnedGeneration:u32 Gen0ReductionCount:u32 Reason:u32 GlobalMechanisms:u32 ClrInstanceID:u16 PauseMode:u32 MemoryPressure:u32 CondemnReasons0:u32 CondemnReasons1:u32 Count:u32 Times:u32[Count]
+R 208 0 GarbageCollection GCLOHCompact ClrInstanceID:u16 Count:u16 Values:{TimePlan:u32,TimeCompact:u32,TimeRelocate:u32,Reserved:u32,TotalRefs:ptr,ZeroRefs:ptr}[Count]
+R 209 0 GarbageCollection GCFitBucketInfo ClrInstanceID:u16 BucketKind:u16 TotalSize:u64 Count:u16 Values:{Index:u32,Count:u32,Size:ptr}[Count]
 # Type, thread pool, exceptions, stacks
 R 15 0 Type BulkType Count:u32 ClrInstanceID:u16 Values:{TypeID:x64,ModuleID:x64,TypeNameID:u32,Flags:u32=TypeFlagsMap,CorElementType:u8,Name:str,TypeParameterCount:u32,TypeParameters:x64[TypeParameterCount]}[Count]
 R 50 0 ThreadPoolWorkerThread win:Start ActiveWorkerThreadCount:u32 RetiredWorkerThreadCount:u32 ClrInstanceID:u16

@@ -43,6 +43,13 @@ K 0x0020 2 EventTrace EndExtension GroupMask1:x32 GroupMask2:x32 GroupMask3:x32 
 # Process counters (PerfView's ProcessCtrTraceData)
 K 0x0320 2 Process PerfCtr ProcessID:u32 PageFaultCount:u32 HandleCount:u32 Reserved:u32 PeakVirtualSize:ptr PeakWorkingSetSize:ptr PeakPagefileUsage:ptr QuotaPeakPagedPoolUsage:ptr QuotaPeakNonPagedPoolUsage:ptr VirtualSize:ptr WorkingSetSize:ptr PagefileUsage:ptr QuotaPagedPoolUsage:ptr QuotaNonPagedPoolUsage:ptr PrivatePageCount:ptr
 K 0x0321 2 Process PerfCtrRundown ProcessID:u32 PageFaultCount:u32 HandleCount:u32 Reserved:u32 PeakVirtualSize:ptr PeakWorkingSetSize:ptr PeakPagefileUsage:ptr QuotaPeakPagedPoolUsage:ptr QuotaPeakNonPagedPoolUsage:ptr VirtualSize:ptr WorkingSetSize:ptr PagefileUsage:ptr QuotaPagedPoolUsage:ptr QuotaNonPagedPoolUsage:ptr PrivatePageCount:ptr
+# Microsoft-Windows-Kernel-Process (manifest provider 22fb2cd6), events 7-10
+# of Windows 7's manifest: a thread's base CPU, CPU, page and I/O priority
+# changed (ProcessID, ThreadID, OldPriority, NewPriority: 10 bytes).
+KP 7 0 CpuBasePriorityChange win:Info ProcessID:u32 ThreadID:u32 OldPriority:u8 NewPriority:u8
+KP 8 0 CpuPriorityChange win:Info ProcessID:u32 ThreadID:u32 OldPriority:u8 NewPriority:u8
+KP 9 0 PagePriorityChange win:Info ProcessID:u32 ThreadID:u32 OldPriority:u8 NewPriority:u8
+KP 10 0 IoPriorityChange win:Info ProcessID:u32 ThreadID:u32 OldPriority:u8 NewPriority:u8
 # KernelTraceControl image events no typed decoder takes (PerfView's
 # SymbolTraceEventParser): opcode 32 (DBGID_LOG_TYPE_NONE, an image with no
 # debug record) and 40 (DbgDeterm, a deterministic build), both the image

@@ -2,14 +2,16 @@
 //! [`super::kernel_table`]): `P id version Task Opcode field...`, P naming
 //! the provider (R Runtime, D Rundown, P Private, K a kernel event whose id
 //! is its hook id in hex, T KernelTraceControl and S SysConfig: classic
-//! events whose id is their opcode), each field `Name:type`, `Name:type=Map`,
+//! events whose id is their opcode, KP Microsoft-Windows-Kernel-Process),
+//! each field `Name:type`, `Name:type=Map`,
 //! `Name:type[CountField]` or `Name:{member,member}[CountField]`.
 
 use super::registry::SchemaKey;
 use super::tdh::task_opcode_name;
 use super::{in_type as t, out_type as o, EventSchema, Extent, Field};
 use crate::decode::providers::{
-    CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, KERNEL_TRACE_CONTROL, SYSCONFIG, SYSTEM_TRACE,
+    CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, KERNEL_PROCESS, KERNEL_TRACE_CONTROL, SYSCONFIG,
+    SYSTEM_TRACE,
 };
 use crate::Guid;
 
@@ -21,6 +23,7 @@ fn provider_of(tag: &str) -> Option<(Guid, &'static str)> {
         "K" => Some((SYSTEM_TRACE, "Windows Kernel")),
         "T" => Some((KERNEL_TRACE_CONTROL, "KernelTraceControl")),
         "S" => Some((SYSCONFIG, "Windows Kernel/SysConfig")),
+        "KP" => Some((KERNEL_PROCESS, "Microsoft-Windows-Kernel-Process")),
         _ => None,
     }
 }
@@ -126,7 +129,7 @@ pub fn parse_line(line: &str) -> Option<(SchemaKey, EventSchema)> {
             provider,
             provider_name: provider_name.to_string(),
             event_name: match tag {
-                "K" | "T" | "S" => task_opcode_name(task, opcode, id),
+                "K" | "T" | "S" | "KP" => task_opcode_name(task, opcode, id),
                 _ => super::clr::event_name(task, opcode),
             },
             task_name: task.to_string(),
