@@ -58,3 +58,29 @@ fn xca_regressions() {
 fn container_regressions() {
     replay("container", fuzz_harness::container);
 }
+
+#[test]
+fn schema_payload_regressions() {
+    replay("schema_payload", fuzz_harness::schema_payload);
+}
+
+/// Every schema of our tables on random and truncated payloads: the fuzz
+/// target's code over a fixed set of seeds, so CI covers each table line.
+#[test]
+fn schema_payload_on_random_bytes() {
+    let n = etl::decode::schema::SchemaRegistry::new().len();
+    let mut rng = testdata::Rng::new(13);
+    for row in 0..n {
+        for _ in 0..8 {
+            let len = rng.below(600);
+            let mut data = vec![(row >> 8) as u8 & 0x7f, row as u8];
+            data.extend(rng.bytes(len));
+            fuzz_harness::schema_payload(&data);
+            // The same with the other pointer size.
+            if let Some(b) = data.first_mut() {
+                *b ^= 0x80;
+            }
+            fuzz_harness::schema_payload(&data);
+        }
+    }
+}
