@@ -152,7 +152,15 @@ fn same(ours: &str, theirs: &str) -> bool {
 /// PerfView's own enums (NgenBind ReasonCode=START_BIND), and AssemblyDCStop's
 /// AssemblyFlags=None: the value is 0 and the map the trace carries for it
 /// (MetaData EventMapInfo) names no 0 bit, so we show 0.
-const FIRST_EVENTS: &[(&str, &str, u32, &[(&str, &str)])] = &[
+/// (provider, event name, baseline line, (field, PerfView's text)...).
+type FirstEvent = (
+    &'static str,
+    &'static str,
+    u32,
+    &'static [(&'static str, &'static str)],
+);
+
+const FIRST_EVENTS: &[FirstEvent] = &[
     (
         RUNTIME,
         "GC/Start",

@@ -86,4 +86,14 @@ pub const NAMES: &[(u16, &str)] = &[
     (0x0B16, "SystemConfig/PnP"),
     (0x0B17, "SystemConfig/IDEChannel"),
     (0x0B19, "SystemConfig/Platform"),
+    // Windows 10 rundown kinds, named by the SDK's evntrace.h
+    // (EVENT_TRACE_TYPE_CONFIG_*); no public parser gives their layouts.
+    (0x0B12, "SystemConfig/OpticalMedia"),
+    (0x0B1D, "SystemConfig/CodeIntegrity"),
+    (0x0B1E, "SystemConfig/MachineId"),
+    (0x0B21, "SystemConfig/DeviceFamily"),
+    (0x0B22, "SystemConfig/FlightIds"),
+    (0x0B23, "SystemConfig/Processor"),
+    (0x0B24, "SystemConfig/Virtualization"),
+    (0x0B25, "SystemConfig/Boot"),
 ];
