@@ -241,8 +241,8 @@ fn x64_no_field_shows_debug_text() {
 #[test]
 fn gcevents_and_diagsession_clr_events_are_decoded() {
     // gcevents carries no MetaData: every CLR event comes from our table,
-    // but GCGlobalHeapHistory v4 (id 205, 2), GCLOHCompact (208) and
-    // GCFitBucketInfo (209) have no line yet.
+    // GCGlobalHeapHistory v4 (id 205), GCLOHCompact (208) and
+    // GCFitBucketInfo (209) too.
     if let Some(t) = build("perfview-gcevents.etl") {
         let g = &t.generic;
         let mut hex = BTreeMap::new();
@@ -251,7 +251,22 @@ fn gcevents_and_diagsession_clr_events_are_decoded() {
                 *hex.entry(g.id[i]).or_insert(0) += 1;
             }
         }
-        assert_eq!(hex, BTreeMap::from([(205, 2), (208, 1), (209, 1)]));
+        assert_eq!(hex, BTreeMap::<u16, u32>::new());
+        // FitBucketInfo, 158 bytes by hand: 0800 | 0100 | 40be040000000000 |
+        // 0900 | then 9 x (Index u32, Count u32, Size u64), the first
+        // 00000000 d7000000 2067000000000000.
+        let i = rows(&t, RUNTIME, 209).next().unwrap();
+        assert_eq!(name(&t, i), "GC/FitBucketInfo");
+        let f = fields(&t, i);
+        assert_eq!(f["ClrInstanceID"], "8");
+        assert_eq!(f["BucketKind"], "1");
+        assert_eq!(f["TotalSize"], "310848");
+        assert_eq!(f["Count"], "9");
+        assert!(
+            f["Values"].starts_with("[{Index: 0, Count: 215, Size: "),
+            "{}",
+            f["Values"]
+        );
         let i = rows(&t, RUNTIME, 10).next().unwrap();
         assert_eq!(name(&t, i), "GC/AllocationTick");
     }
