@@ -284,10 +284,11 @@ fn kernel_table_fits_every_covered_event() {
     // 30 kernel-side events of the new lines as our hex-only census listed
     // them before (4 Header, 4 Extension, 4 EndExtension, 13 IRQ v3, 2
     // IDEChannel, Platform, SysConfig BuildInfo and UnknownVolume) and the
-    // DPI event (0x0B1C, `etlscope dump --hook 0x0b1c`: 1).
+    // DPI event (0x0B1C, `etlscope dump --hook 0x0b1c`: 1), and the 3
+    // Process Terminate events (0x030B), one per Process Stop (0x0302: 3).
     assert_eq!(
         kernel_table_fits("vs-dotnetcore31.diagsession"),
-        13_054 + 347 + 30 + 1
+        13_054 + 347 + 30 + 1 + 3
     );
     kernel_table_fits("shutdown-perfdiag-kernel.etl");
     // Windows 7's Kernel-Process priority changes, ids 7-10 (810 + 5,088 +

@@ -40,6 +40,11 @@ K 0x0B17 2 SystemConfig IDEChannel TargetID:u32 DeviceType:u32 DeviceTimingMode:
 K 0x0000 2 EventTrace Header BufferSize:u32 Version:x32 ProviderVersion:u32 NumberOfProcessors:u32 EndTime:time TimerResolution:u32 MaxFileSize:u32 LogFileMode:x32 BuffersWritten:u32 StartBuffers:u32 PointerSize:u32 EventsLost:u32 CPUSpeed:u32 LoggerName:ptr LogFileNamePointer:ptr TimeZone:bin[176] BootTime:time PerfFreq:u64 StartTime:time ReservedFlags:u32 BuffersLost:u32 SessionName:str LogFileName:str
 K 0x0005 2 EventTrace Extension GroupMask1:x32 GroupMask2:x32 GroupMask3:x32 GroupMask4:x32 GroupMask5:x32 GroupMask6:x32 GroupMask7:x32 GroupMask8:x32 KernelEventVersion:u32
 K 0x0020 2 EventTrace EndExtension GroupMask1:x32 GroupMask2:x32 GroupMask3:x32 GroupMask4:x32 GroupMask5:x32 GroupMask6:x32 GroupMask7:x32 GroupMask8:x32 KernelEventVersion:u32
+# Process Terminate (ntwmi.h WMI_LOG_TYPE_PROCESS_TERMINATE, group 0x03 |
+# EVENT_TRACE_TYPE_TERMINATE): Windows 10 logs only the process id, just
+# before that process's Stop (vs-dotnetcore31: pid 2140 at 11.0039 s, its
+# Process/Stop at 11.0046 s).
+K 0x030B 2 Process Terminate ProcessID:u32
 # Process counters (PerfView's ProcessCtrTraceData)
 K 0x0320 2 Process PerfCtr ProcessID:u32 PageFaultCount:u32 HandleCount:u32 Reserved:u32 PeakVirtualSize:ptr PeakWorkingSetSize:ptr PeakPagefileUsage:ptr QuotaPeakPagedPoolUsage:ptr QuotaPeakNonPagedPoolUsage:ptr VirtualSize:ptr WorkingSetSize:ptr PagefileUsage:ptr QuotaPagedPoolUsage:ptr QuotaNonPagedPoolUsage:ptr PrivatePageCount:ptr
 K 0x0321 2 Process PerfCtrRundown ProcessID:u32 PageFaultCount:u32 HandleCount:u32 Reserved:u32 PeakVirtualSize:ptr PeakWorkingSetSize:ptr PeakPagefileUsage:ptr QuotaPeakPagedPoolUsage:ptr QuotaPeakNonPagedPoolUsage:ptr VirtualSize:ptr WorkingSetSize:ptr PagefileUsage:ptr QuotaPagedPoolUsage:ptr QuotaNonPagedPoolUsage:ptr PrivatePageCount:ptr
