@@ -84,3 +84,22 @@ fn schema_payload_on_random_bytes() {
         }
     }
 }
+
+#[test]
+fn lznt1_regressions() {
+    replay("lznt1", fuzz_harness::lznt1);
+}
+
+/// The LZNT1 decompressor on random bytes behind valid-looking chunk headers.
+#[test]
+fn lznt1_on_random_bytes() {
+    let mut rng = testdata::Rng::new(7);
+    for _ in 0..2000 {
+        let size = 1 + rng.below(300);
+        let flags = if rng.below(2) == 0 { 0xB000u16 } else { 0x3000 };
+        let mut data = (flags | (size as u16 - 1)).to_le_bytes().to_vec();
+        let extra = rng.below(8);
+        data.extend(rng.bytes(size + extra));
+        fuzz_harness::lznt1(&data);
+    }
+}

@@ -85,3 +85,22 @@ fn no_field_of_any_real_trace_is_debug_text() {
     }
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// WinSAT's XML shows as the document itself (quotes not escaped): values
+/// from dissect.util's LZNT1 as in `crates/etl/tests/winsat_real.rs`.
+#[test]
+fn winsat_xml_shows_as_plain_text() {
+    let Some(dir) = real_traces_dir() else { return };
+    let path = dir.join("perfview-selfdescribing-single.etl");
+    let file = etl::EtlFile::open_many(&[path.as_path()]).unwrap();
+    let t = model::build(&file);
+    let docs: Vec<String> = (0..t.generic.len())
+        .filter(|&i| t.generic_provider_text(i) == "WinSat")
+        .flat_map(|i| t.generic_fields(i))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    assert_eq!(docs.len(), 3, "{docs:?}");
+    assert!(docs[0].starts_with("xml=<WinSPR><SystemScore>8</SystemScore>"));
+    assert!(docs[1].starts_with("xml=<Metrics><CPUMetrics><CompressionMetric units=\"MB/s\">"));
+    assert!(docs[2].ends_with("</SystemConfig>"));
+}

@@ -277,3 +277,13 @@ pub fn schema_payload(data: &[u8]) {
         black_box(fields.len());
     }
 }
+
+/// `lznt1`: any bytes through the LZNT1 decompressor (WinSAT's XML): it
+/// never panics and never returns more than its limit.
+pub fn lznt1(data: &[u8]) {
+    const LIMIT: usize = 1 << 16;
+    if let Some(out) = etl::decode::lznt1::decompress(data, LIMIT) {
+        assert!(out.len() <= LIMIT, "output past the limit");
+        black_box(out.len());
+    }
+}
