@@ -23,7 +23,7 @@ impl<'a> Decode<'a> for WinSatXml {
     fn read(_ev: &Event<'a>, r: &mut Reader<'a>) -> Result<WinSatXml> {
         let _state = r.u32()?;
         let size = r.u32()? as usize;
-        if size >= MAX_XML || size % 2 != 0 {
+        if size >= MAX_XML || !size.is_multiple_of(2) {
             return Err(r.malformed("uncompressed size out of range"));
         }
         let bytes = match lznt1::decompress(r.rest(), size) {
