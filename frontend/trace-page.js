@@ -12,6 +12,8 @@ import { renderSystemConfig } from './system-config.js';
 import { showMenu } from './context-menu.js';
 import { PRESETS } from './presets.js';
 import { moduleOf } from './palette.js';
+import { exportSpec, downloadExport } from './table-export.js';
+import { emptyColumns } from './empty-columns.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -37,6 +39,8 @@ export class TracePage {
     this.problems = problems;
     /** @type {any} */
     this.cols = null;
+    // A layout the user did not write (defaults, a tab, a preset) hides its all-zero columns.
+    this.checkEmpty = !new URLSearchParams(location.search).has('c');
   }
 
   async mount() {
@@ -186,6 +190,7 @@ export class TracePage {
         onclick: () => {
           if (s.table === t) { this.update({ view: 'table' }); return; }
           const d = defaultState(t);
+          this.checkEmpty = true;
           this.update({ view: 'table', table: t, groups: d.groups, cols: d.cols, sort: d.sort, desc: d.desc, open: [], sel: null, filters: s.filters.filter((f) => this.columnsOf(t).includes(f.column)) });
         },
       }));
@@ -198,6 +203,7 @@ export class TracePage {
     const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...PRESETS.map((p, i) => h('option', { value: String(i), text: p.name }))]));
     preset.addEventListener('change', () => {
       const p = PRESETS[Number(preset.value)];
+      if (p) this.checkEmpty = true;
       if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)) });
     });
     tabs.append(h('span', { class: 'spacer' }), preset);
@@ -257,6 +263,16 @@ export class TracePage {
     const chooserBtn = h('button', { class: 'btn small', text: 'Columns…', 'data-testid': 'columns-btn' });
     chooserBtn.addEventListener('click', () => this.columnChooser(chooserBtn, keyCols, valCols));
     tabs.insertBefore(chooserBtn, tabs.lastChild);
+    for (const fmt of /** @type {('csv'|'tsv')[]} */ (['csv', 'tsv'])) {
+      tabs.insertBefore(h('button', {
+        class: 'btn small', text: `Export ${fmt.toUpperCase()}`, 'data-testid': `export-${fmt}`, title: `Download this view as ${fmt.toUpperCase()}: the rows etlscope export prints`,
+        onclick: () => {
+          const { spec, dropped } = exportSpec(this.s, defs, fmt);
+          if (dropped.length) this.notice(`Not in the export: ${dropped.join(', ')}`);
+          downloadExport(this.id, spec, s.table).catch((e) => this.notice(`Export failed: ${e.message}`));
+        },
+      }), tabs.lastChild);
+    }
     this.table = new TreeTable(body, {
       traceId: this.id, table: s.table, groups: s.groups, cols: s.cols, sort: s.sort, desc: s.desc, open: s.open, sel: s.sel,
       allColumns: [...keyCols, ...valCols], defs,
@@ -267,7 +283,20 @@ export class TracePage {
       onContext: (n, ev) => this.rowMenu(n, ev),
       onNotice: (m) => this.notice(m),
     });
-    this.table.load();
+    const t = this.table;
+    t.load().then(() => { if (this.checkEmpty && this.table === t) this.hideEmpty(t); });
+  }
+
+  /** Hide the value columns that are zero or empty on the whole trace (once per layout). @param {TreeTable} t */
+  async hideEmpty(t) {
+    this.checkEmpty = false;
+    let empty;
+    try { empty = await emptyColumns(t); } catch { return; }
+    if (!empty.length || this.table !== t) return;
+    this.s.cols = this.s.cols.filter((c) => !empty.includes(c));
+    this.write(this.s, 'replace');
+    this.notice(`Hidden: ${empty.join(', ')} (zero or empty on every row of this trace; Columns… shows them)`);
+    this.renderAnalysis();
   }
 
   /** @param {HTMLElement} anchor @param {string[]} keyCols @param {string[]} valCols */
