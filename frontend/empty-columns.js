@@ -21,5 +21,9 @@ export async function emptyColumns(t) {
   if (values.length) q.values = values;
   const r = await api.table(t.o.traceId, q);
   if (r.omitted || !r.rows.length) return [];
-  return t.valueColumns().filter((c) => c.col !== 'Count' && r.rows.every((/** @type {any} */ row) => blank(c.value(row)))).map((c) => c.col);
+  // Only sums of counts, sizes and durations (never negative): a zero sum means every row is zero.
+  // Other aggregates of a group (a single value, a minimum) say nothing about each row.
+  const zeroMeansAll = (/** @type {string} */ c) => !t.isData(c) || ['sum', 'max'].includes(t.valueInfo.get(c)?.aggregation || '');
+  const summed = t.valueColumns().filter((c) => c.sums && c.col !== 'Count' && zeroMeansAll(c.col));
+  return summed.filter((c) => r.rows.every((/** @type {any} */ row) => blank(c.value(row)))).map((c) => c.col);
 }

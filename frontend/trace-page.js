@@ -14,6 +14,7 @@ import { PRESETS } from './presets.js';
 import { moduleOf } from './palette.js';
 import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
+import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -207,6 +208,14 @@ export class TracePage {
       if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)) });
     });
     tabs.append(h('span', { class: 'spacer' }), preset);
+    // Another view of the same table to regroup on its own; the layout of several views.
+    tabs.append(h('button', {
+      class: 'btn small', text: '+ View', 'data-testid': 'add-view', title: 'Add a view below (its own table and grouping, the same time selection)', disabled: s.panes.length + 1 >= MAX_VIEWS,
+      onclick: () => this.update({ panes: [...s.panes, { table: s.table, groups: [...s.groups], cols: [...s.cols], sort: s.sort, desc: s.desc, open: [], sel: null }] }),
+    }));
+    if (s.panes.length) {
+      tabs.append(h('button', { class: 'btn small', text: s.layout === 'side' ? 'Stack views' : 'Side by side', 'data-testid': 'layout-toggle', onclick: () => this.update({ layout: s.layout === 'side' ? 'stack' : 'side' }) }));
+    }
     a.append(tabs);
 
     // filter and range chips
@@ -220,12 +229,65 @@ export class TracePage {
     });
     if (chips.childElementCount) a.append(chips);
 
-    const body = h('div', { class: 'view-body' });
-    a.append(body);
+    const views = viewsEl(s.layout);
+    const main = new View(0);
+    /** The views on the page; `graphSlot` of each takes its graph. */
+    this.views = [main];
+    views.append(main.el);
+    a.append(views);
+    const body = main.body;
+    s.panes.forEach((_, i) => this.renderPane(views, i));
     if (s.view === 'flame') this.renderFlame(body);
     else if (s.view === 'butterfly') this.renderBf(body);
     else if (s.view === 'sysconfig') renderSystemConfig(body, this.id, s.scPage || 'General', (p) => { this.s.scPage = p; this.write(this.s, 'push'); });
     else this.renderTable(body, tabs);
+  }
+
+  /** An extra view: its own table and layout, sharing the range and filters. @param {HTMLElement} views @param {number} i */
+  renderPane(views, i) {
+    const p = this.s.panes[i];
+    const select = /** @type {HTMLSelectElement} */ (h('select', { class: 'pane-table', 'data-testid': 'pane-table', title: 'Table of this view' },
+      Object.entries(TABLE_NAMES).map(([t, name]) => h('option', { value: t, text: name }))));
+    select.value = p.table;
+    select.addEventListener('change', () => {
+      const d = defaultState(select.value);
+      this.setPane(i, { table: d.table, groups: d.groups, cols: d.cols, sort: d.sort, desc: d.desc, open: [], sel: null });
+    });
+    const close = h('button', { class: 'x', text: '×', title: 'Close this view', 'data-testid': 'pane-close', onclick: () => this.update({ panes: this.s.panes.filter((_, j) => j !== i) }) });
+    const v = new View(i + 1, [select, h('span', { class: 'spacer' }), close]);
+    this.views.push(v);
+    views.append(v.el);
+    this.paneTable(v, i);
+  }
+
+  /** @param {View} v @param {number} i */
+  paneTable(v, i) {
+    const p = this.s.panes[i];
+    const t = (this.cols && this.cols.tables[p.table]) || { key_columns: [], value_columns: [], columns: [] };
+    /** @type {import('./value-columns.js').ColumnDef[]} */
+    const defs = t.columns || [];
+    const known = (/** @type {string} */ c) => t.value_columns.includes(c) || t.key_columns.includes(c) || (p.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
+    clear(v.body);
+    new TreeTable(v.body, {
+      traceId: this.id, table: p.table, groups: p.groups.filter((c) => t.key_columns.includes(c)), cols: p.cols.filter(known), sort: p.sort, desc: p.desc, open: p.open, sel: p.sel,
+      allColumns: [...t.key_columns, ...t.value_columns], defs,
+      query: () => ({ range: apiRange(this.s.range), filters: apiFilters(this.s.filters.filter((f) => t.key_columns.includes(f.column))) }),
+      onLayout: (groups, cols, sort) => this.setPane(i, { groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }, v),
+      onSort: (col, desc) => this.setPane(i, { sort: col, desc }, v),
+      onTreeState: (open, sel, push) => { this.s.panes[i] = { ...this.s.panes[i], open, sel }; this.write(this.s, push ? 'push' : 'replace'); },
+      onContext: () => {},
+      onNotice: (m) => this.notice(m),
+    }).load();
+  }
+
+  /**
+   * Change one extra view; only its table re-renders unless its table changed.
+   * @param {number} i @param {Partial<import('./views-layout.js').PaneState>} patch @param {View} [v]
+   */
+  setPane(i, patch, v) {
+    this.s = { ...this.s, panes: this.s.panes.map((p, j) => (j === i ? { ...p, ...patch } : p)) };
+    this.write(this.s, 'push');
+    if (v && patch.table === undefined) this.paneTable(v, i); else this.renderAnalysis();
   }
 
   /** @param {string} table */
