@@ -439,6 +439,8 @@ export class TracePage {
       items.push({ label: `View callers of module ${mod} by module`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: modRef, bfBy: 'module' }) });
     }
     items.push(null);
+    const selected = this.table ? this.table.sel.size : 0;
+    if (selected > 1) items.push({ label: `Copy ${selected} selected rows (tab-separated, with a header)`, action: () => this.table.copySelection() });
     items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols, this.table ? this.table.valueInfo : new Map())).then(() => toast('Row copied')) });
     if (isStack) items.push({ label: 'Copy stack', action: () => copyText(stackText(n)).then(() => toast('Stack copied')) });
     items.push({ label: 'Copy link to this row', action: () => copyText(location.href).then(() => toast('Link copied')) });
