@@ -66,6 +66,13 @@ test('three rows selected by click and Shift+click: their sums shown, Ctrl+C cop
   assert.equal(lines[1][0], EXPLORER);
   assert.ok(close(Number(lines[1][3]), (100 * 42.3) / (16 * 4)));
 
+  // The row menu copies the same selection.
+  await p.evaluate(() => navigator.clipboard.writeText(''));
+  await p.click(topRow(1), { button: 'right' });
+  await p.click('[data-testid=context-menu] .ctx-item:has-text("Copy 3 selected rows")');
+  await p.waitForFunction(() => navigator.clipboard.readText().then((x) => x !== ''));
+  assert.equal(await p.evaluate(() => navigator.clipboard.readText()), text);
+
   // Ctrl+click takes the second row out; Shift+ArrowDown from the anchor adds the next one.
   await p.click(topRow(1), { modifiers: ['Control'] });
   await p.waitForSelector('[data-testid=selection-sum][data-rows="2"]');
