@@ -141,3 +141,14 @@ function send(file, onProgress) {
     xhr.send(file);
   });
 }
+
+/** The view as CSV or TSV (`etlscope export`'s bytes), as a Blob. @param {string} id @param {any} q @returns {Promise<Blob>} */
+export async function exportTable(id, q) {
+  const r = await fetch(`${tr(id)}/export`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify(q) });
+  if (!r.ok) {
+    let body = null;
+    try { body = await r.json(); } catch { /* not JSON */ }
+    throw new ApiError(r.status, body);
+  }
+  return r.blob();
+}

@@ -11,7 +11,7 @@ macro_rules! say {
 
 mod demo;
 mod dump;
-mod export;
+pub(crate) mod export;
 mod files;
 mod info;
 mod info_text;
@@ -112,7 +112,7 @@ pub enum Command {
         /// Keep rows whose COLUMN equals VALUE (repeatable).
         #[arg(long)]
         filter: Vec<String>,
-        #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
+        #[arg(long, default_value = "csv", value_parser = ["csv", "tsv", "json"])]
         format: String,
         /// Name frames from PDBs on this symbol path (_NT_SYMBOL_PATH syntax);
         /// a `symbols/` folder beside the trace is searched first.
@@ -173,7 +173,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     .iter()
                     .map(|f| export::parse_filter(f))
                     .collect::<anyhow::Result<_>>()?,
-                json: format == "json",
+                format: export::Format::parse(&format)?,
                 symbol_path: symbol_path.as_deref(),
             };
             export::run(&file, companions, args)
