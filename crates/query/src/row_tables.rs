@@ -118,9 +118,9 @@ pub struct RowTable {
     /// The UI's summed values (`Row::sums`): name and display divisor.
     pub values: Vec<(&'static str, f64)>,
     sum_columns: Vec<usize>,
-    weight_column: Option<usize>,
+    pub(crate) weight_column: Option<usize>,
     keys: Vec<OnceLock<KeyColumn>>,
-    timed: bool,
+    pub(crate) timed: bool,
 }
 
 /// Per group while scanning.
@@ -192,7 +192,7 @@ impl RowTable {
         }
     }
 
-    fn def(&self) -> TableDef<'_> {
+    pub(crate) fn def(&self) -> TableDef<'_> {
         definition(&self.trace, self.kind)
     }
 
@@ -234,7 +234,7 @@ impl RowTable {
     }
 
     /// The key column `c`, built on first use.
-    fn key_column(&self, c: usize) -> Option<&KeyColumn> {
+    pub(crate) fn key_column(&self, c: usize) -> Option<&KeyColumn> {
         let cell = self.keys.get(c)?;
         Some(cell.get_or_init(|| {
             let def = self.def();
@@ -258,7 +258,7 @@ impl RowTable {
     }
 
     /// The row's key at every level of `columns`, with each level's column.
-    fn levels(
+    pub(crate) fn levels(
         row: usize,
         columns: &[(usize, &KeyColumn)],
         out: &mut Vec<(u32, usize)>,

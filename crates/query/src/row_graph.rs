@@ -1,0 +1,171 @@
+//! Graphs above row tables: event tables bin their rows by event time
+//! (count, weight or a numeric column per bin, one series per row of the
+//! level); lifetime tables (Processes, Threads, Images) give one span per
+//! row of the level, in the table's order.
+
+use crate::flat_table::in_range;
+use crate::graph::{clip, top_series, Edges, Graph, GraphBins};
+use crate::row_table_keys::KeyColumn;
+use crate::row_tables::{RowFilter, RowTable, RowTableRequest};
+use crate::table_columns::{Cells, MISSING};
+use crate::QueryError;
+use model::processes::OPEN;
+use rustc_hash::FxHashMap;
+
+/// What an event table's graph sums per bin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    Count,
+    /// The table's weight column (count when it has none).
+    Weight,
+    /// A numeric column (index into `RowTable::defs`).
+    Column(usize),
+}
+
+/// One row's lifetime; `None` where it is open (before the trace's start,
+/// still alive at its end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub key: u32,
+    pub label: String,
+    pub start_ns: Option<i64>,
+    pub end_ns: Option<i64>,
+}
+
+impl RowTable {
+    /// Calls `f(row, key)` for every row the filters and range keep that is
+    /// under `req.path`, with its key at the level below the path.
+    fn each_at_level(
+        &self,
+        req: &RowTableRequest,
+        range: Option<crate::TimeRange>,
+        mut f: impl FnMut(usize, u32),
+    ) -> Result<(), QueryError> {
+        let ncols = self.columns.len();
+        if req.columns.iter().any(|&c| c >= ncols) || req.filters.iter().any(|f| f.column >= ncols)
+        {
+            return Err(QueryError::BadRequest("no such column".into()));
+        }
+        let def = self.def();
+        let key_cols: Vec<(usize, &KeyColumn)> = req
+            .columns
+            .iter()
+            .filter_map(|&c| Some((c, self.key_column(c)?)))
+            .collect();
+        let filter_cols: Vec<(&RowFilter, &KeyColumn)> = req
+            .filters
+            .iter()
+            .filter_map(|f| Some((f, self.key_column(f.column)?)))
+            .collect();
+        let depth = req.path.len();
+        let (mut levels, mut scratch) = (Vec::new(), Vec::new());
+        for row in 0..def.rows {
+            let keep = range.is_none_or(|r| in_range(&def, row, &r))
+                && filter_cols
+                    .iter()
+                    .all(|(fl, kc)| kc.passes(row, &fl.values, fl.exclude, &mut scratch));
+            if !keep {
+                continue;
+            }
+            RowTable::levels(row, &key_cols, &mut levels, &mut scratch);
+            let under =
+                levels.len() > depth && levels.iter().zip(&req.path).all(|(&(k, _), &p)| k == p);
+            if let (true, Some(&(key, _))) = (under, levels.get(depth)) {
+                f(row, key);
+            }
+        }
+        Ok(())
+    }
+
+    /// An event table's rows under `req.path` as series over `g`'s bins,
+    /// each row counted in the bin of its time.
+    pub fn graph(
+        &self,
+        req: &RowTableRequest,
+        g: &GraphBins,
+        measure: Measure,
+    ) -> Result<Graph, QueryError> {
+        if !self.timed {
+            return Err(QueryError::BadRequest(format!(
+                "{} rows have lifetimes: ask for their spans",
+                self.kind.name()
+            )));
+        }
+        let edges = Edges::new(g.range, g.bins)?;
+        let bins = edges.bins();
+        let def = self.def();
+        let column = match measure {
+            Measure::Count => None,
+            Measure::Weight => self.weight_column,
+            Measure::Column(c) => match def.columns.get(c).map(|c| &c.cells) {
+                Some(Cells::Number(_)) => Some(c),
+                _ => return Err(QueryError::BadRequest("not a numeric column".into())),
+            },
+        };
+        let value = |row: usize| match column.and_then(|c| def.columns.get(c)).map(|c| &c.cells) {
+            Some(Cells::Number(f)) => match f(row) {
+                MISSING => 0,
+                v => v,
+            },
+            _ => 1,
+        };
+        let mut per_key: FxHashMap<u32, Vec<i64>> = FxHashMap::default();
+        let range = Some(clip(req.range, g.range));
+        self.each_at_level(req, range, |row, key| {
+            let b = edges.bin_of((def.start)(row));
+            let v = per_key.entry(key).or_insert_with(|| vec![0; bins]);
+            if let Some(x) = v.get_mut(b) {
+                *x = x.saturating_add(value(row));
+            }
+        })?;
+        let label_col = self.next_column(&req.columns, &req.path);
+        let col = label_col.and_then(|n| self.columns.iter().position(|&c| c == n));
+        let (series, other) = top_series(per_key, g.top, bins, |k| {
+            col.map_or_else(String::new, |c| self.label(c, k))
+        });
+        Ok(Graph {
+            start_ns: g.range.start_ns,
+            bin_ns: (g.range.end_ns - g.range.start_ns) as f64 / bins as f64,
+            series,
+            other,
+        })
+    }
+
+    /// One span per row of the table level under `req.path`, in the order
+    /// (and up to the limit) the table query gives them: from the first
+    /// start to the last end of the rows grouped into it.
+    pub fn spans(&self, req: &RowTableRequest) -> Result<(Vec<Span>, usize), QueryError> {
+        let level = self.query(req)?;
+        let index: FxHashMap<u32, usize> = level
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.key, i))
+            .collect();
+        // (earliest start, latest end); an open start is OPEN (the least
+        // value), an open end is counted as i64::MAX (the greatest).
+        let mut span = vec![(i64::MAX, i64::MIN); level.rows.len()];
+        let def = self.def();
+        self.each_at_level(req, req.range, |row, key| {
+            let Some(s) = index.get(&key).and_then(|&i| span.get_mut(i)) else {
+                return;
+            };
+            let (start, end) = ((def.start)(row), (def.end)(row));
+            s.0 = s.0.min(start);
+            s.1 = s.1.max(if end == OPEN { i64::MAX } else { end });
+        })?;
+        let open = |v: i64| (v != OPEN && v != i64::MAX).then_some(v);
+        let spans = level
+            .rows
+            .iter()
+            .zip(span)
+            .map(|(r, (s, e))| Span {
+                key: r.key,
+                label: r.label.clone(),
+                start_ns: open(s),
+                end_ns: open(e),
+            })
+            .collect();
+        Ok((spans, level.omitted))
+    }
+}
