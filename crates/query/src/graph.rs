@@ -31,6 +31,8 @@ pub struct GraphSeries {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graph {
+    /// The column the series' rows are grouped by (`None` below the last).
+    pub column: Option<&'static str>,
     pub start_ns: i64,
     pub bin_ns: f64,
     pub series: Vec<GraphSeries>,
@@ -165,6 +167,7 @@ impl Engine {
         let col = column.unwrap_or(Column::Stack);
         let (series, other) = top_series(per_key, g.top, bins, |k| self.label(col, k));
         Ok(Graph {
+            column: column.map(Column::name),
             start_ns: g.range.start_ns,
             bin_ns: (g.range.end_ns - g.range.start_ns) as f64 / bins as f64,
             series,

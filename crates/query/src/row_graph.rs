@@ -124,6 +124,7 @@ impl RowTable {
             col.map_or_else(String::new, |c| self.label(c, k))
         });
         Ok(Graph {
+            column: label_col,
             start_ns: g.range.start_ns,
             bin_ns: (g.range.end_ns - g.range.start_ns) as f64 / bins as f64,
             series,
