@@ -6,6 +6,7 @@ import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './u
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
 import { findDef, canonicalSpec, clock, fmtUtcOffset } from './value-columns.js';
 import { Timeline } from './timeline.js';
+import { TableGraph, LIFETIME_TABLES } from './table-graph.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
 import { renderSystemConfig } from './system-config.js';
@@ -37,6 +38,10 @@ export class TracePage {
     this.problems = problems;
     /** @type {any} */
     this.cols = null;
+    /** @type {TableGraph|null} */
+    this.graph = null;
+    /** @type {string[]} */
+    this.graphPath = [];
   }
 
   async mount() {
@@ -178,6 +183,7 @@ export class TracePage {
   renderAnalysis() {
     const a = this.analysis;
     clear(a);
+    if (this.graph) { this.graph.destroy(); this.graph = null; }
     const s = this.s;
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
@@ -257,17 +263,57 @@ export class TracePage {
     const chooserBtn = h('button', { class: 'btn small', text: 'Columns…', 'data-testid': 'columns-btn' });
     chooserBtn.addEventListener('click', () => this.columnChooser(chooserBtn, keyCols, valCols));
     tabs.insertBefore(chooserBtn, tabs.lastChild);
+    const graphHost = h('div', { class: 'graph-host' });
+    body.append(graphHost);
     this.table = new TreeTable(body, {
       traceId: this.id, table: s.table, groups: s.groups, cols: s.cols, sort: s.sort, desc: s.desc, open: s.open, sel: s.sel,
       allColumns: [...keyCols, ...valCols], defs,
       query: () => this.query(),
       onLayout: (groups, cols, sort) => this.update({ groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }),
       onSort: (col, desc) => this.update({ sort: col, desc }),
-      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); },
+      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); this.syncGraph(); },
       onContext: (n, ev) => this.rowMenu(n, ev),
       onNotice: (m) => this.notice(m),
     });
     this.table.load();
+    this.renderGraph(graphHost, defs);
+  }
+
+  /** The graph above the table: the same level, filters and range (table-graph.js). @param {HTMLElement} host @param {import('./value-columns.js').ColumnDef[]} defs */
+  renderGraph(host, defs) {
+    const s = this.s;
+    const table = this.table;
+    const t = this.cols.tables[s.table] || {};
+    // Event tables plot their count (first: I/O without completions has no weight), their weight or a numeric column; cpu-sampled its weight.
+    const measures = s.table === 'cpu-sampled' || LIFETIME_TABLES.includes(s.table) ? [] : [
+      { value: 'count', label: 'Graph: Count' },
+      ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
+      ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
+    ];
+    this.graph = new TableGraph(host, {
+      traceId: this.id, table: s.table, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
+      request: (path) => table.request(path), measures,
+      onSelect: (refs) => {
+        // Clicking a bar or series selects its row, as clicking the row does.
+        const n = table.findLoaded(refs);
+        if (!n) return;
+        table.select(n);
+        table.scrollToSelected();
+        table.emitTree(false);
+      },
+    });
+    this.graphPath = graphPath(s.open);
+    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+  }
+
+  /** After a tree change: the graph follows the last expanded row and highlights the selection. */
+  syncGraph() {
+    if (!this.graph) return;
+    const p = graphPath(this.s.open);
+    if (JSON.stringify(p) !== JSON.stringify(this.graphPath)) {
+      this.graphPath = p;
+      this.graph.load(p).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+    } else this.graph.highlight(this.s.sel);
   }
 
   /** @param {HTMLElement} anchor @param {string[]} keyCols @param {string[]} valCols */
@@ -384,6 +430,11 @@ export class TracePage {
       onNotice: (m) => this.notice(m),
     });
   }
+}
+
+/** The graph's level: the children of the last row expanded (the top level when none is). @param {string[][]} open */
+function graphPath(open) {
+  return open && open.length ? open[open.length - 1] : [];
 }
 
 /** The summary's symbol state in a few words. @param {any} sum */

@@ -1,11 +1,11 @@
 // Expected numbers for the browser tests from `etlscope export` (the CLI's own code path through
 // the query engine), never from the HTTP API the page renders.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { repoRoot } from './server.mjs';
+import { binary } from './server.mjs';
 
-const BIN = path.join(repoRoot, 'target/release/etlscope');
+// The binary the server runs ($ETLSCOPE_BIN or the release build in $CARGO_TARGET_DIR).
+const BIN = binary();
 
 /** `etlscope export TRACE ARGS... --format json` rows. @param {string} trace @param {string[]} args @returns {any[]} */
 export function exportRows(trace, args) {

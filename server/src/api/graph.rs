@@ -36,6 +36,9 @@ pub struct GraphSpec {
     /// Lifetime tables: the table's order of the spans.
     #[serde(default)]
     pub sort: SortSpec,
+    /// As `/table`'s, so that `sort` may name a value column.
+    #[serde(default)]
+    pub values: Vec<String>,
     /// Lifetime tables: at most this many spans.
     #[serde(default = "super::query::default_limit")]
     pub limit: usize,
@@ -101,7 +104,7 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
         path: spec.path,
         sort: spec.sort,
         limit: spec.limit,
-        values: Vec::new(),
+        values: spec.values,
     };
     let range =
         json!({"start_s": binned.start_ns as f64 / 1e9, "end_s": binned.end_ns as f64 / 1e9});
