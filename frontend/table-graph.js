@@ -33,6 +33,8 @@ export function colourOf(ref) {
 
 /** The measure chosen per table, kept for the session. @type {Map<string, string>} */
 const measureOf = new Map();
+/** Loads so far on this page: `data-load` tells a finished graph from the one before it (perf test). */
+let loads = 0;
 
 export class TableGraph {
   /** @param {HTMLElement} host @param {GraphOpts} o */
@@ -80,6 +82,7 @@ export class TableGraph {
     const gen = ++this.gen;
     this.path = path;
     this.el.dataset.state = 'loading';
+    this.el.dataset.load = String(++loads);
     this.info.textContent = 'loading…';
     const q = this.o.request(path);
     if (this.gantt) {
