@@ -10,7 +10,11 @@ use crate::row_tables::{RowFilter, RowTable, RowTableRequest};
 use crate::table_columns::{Cells, MISSING};
 use crate::QueryError;
 use model::processes::OPEN;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+
+/// Rows per parallel job.
+const CHUNK: usize = 1 << 16;
 
 /// What an event table's graph sums per bin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,48 +37,73 @@ pub struct Span {
 }
 
 impl RowTable {
-    /// Calls `f(row, key)` for every row the filters and range keep that is
-    /// under `req.path`, with its key at the level below the path.
-    fn each_at_level(
+    /// Folds `add(acc, row, key)` over every row the filters and range keep
+    /// that is under `req.path`, with its key at the level below the path:
+    /// in parallel over chunks of rows, merged with `merge`.
+    fn fold_at_level<A: Send>(
         &self,
         req: &RowTableRequest,
         range: Option<crate::TimeRange>,
-        mut f: impl FnMut(usize, u32),
-    ) -> Result<(), QueryError> {
+        make: impl Fn() -> A + Sync + Send,
+        add: impl Fn(&mut A, usize, u32) + Sync + Send,
+        merge: impl Fn(A, A) -> A + Sync + Send,
+    ) -> Result<A, QueryError> {
         let ncols = self.columns.len();
         if req.columns.iter().any(|&c| c >= ncols) || req.filters.iter().any(|f| f.column >= ncols)
         {
             return Err(QueryError::BadRequest("no such column".into()));
         }
         let def = self.def();
-        let key_cols: Vec<(usize, &KeyColumn)> = req
-            .columns
-            .iter()
-            .filter_map(|&c| Some((c, self.key_column(c)?)))
-            .collect();
+        let depth = req.path.len();
+        // Only the columns that reach the level below the path (a stack
+        // column spans any number of levels: then every column).
+        let mut key_cols: Vec<(usize, &KeyColumn)> = Vec::new();
+        let (mut levels_known, mut stack) = (0, false);
+        for &c in &req.columns {
+            let Some(kc) = self.key_column(c) else {
+                continue;
+            };
+            key_cols.push((c, kc));
+            stack |= self.is_stack(c);
+            levels_known += 1;
+            if !stack && levels_known > depth {
+                break;
+            }
+        }
         let filter_cols: Vec<(&RowFilter, &KeyColumn)> = req
             .filters
             .iter()
             .filter_map(|f| Some((f, self.key_column(f.column)?)))
             .collect();
-        let depth = req.path.len();
-        let (mut levels, mut scratch) = (Vec::new(), Vec::new());
-        for row in 0..def.rows {
-            let keep = range.is_none_or(|r| in_range(&def, row, &r))
-                && filter_cols
-                    .iter()
-                    .all(|(fl, kc)| kc.passes(row, &fl.values, fl.exclude, &mut scratch));
-            if !keep {
-                continue;
-            }
-            RowTable::levels(row, &key_cols, &mut levels, &mut scratch);
-            let under =
-                levels.len() > depth && levels.iter().zip(&req.path).all(|(&(k, _), &p)| k == p);
-            if let (true, Some(&(key, _))) = (under, levels.get(depth)) {
-                f(row, key);
-            }
-        }
-        Ok(())
+        let chunks = def.rows.div_ceil(CHUNK);
+        let per_job = chunks
+            .div_ceil(rayon::current_num_threads().max(1) * 2)
+            .max(1);
+        let acc = (0..chunks)
+            .into_par_iter()
+            .with_min_len(per_job)
+            .fold(&make, |mut acc, chunk| {
+                let (mut levels, mut scratch) = (Vec::new(), Vec::new());
+                let rows = chunk * CHUNK..((chunk + 1) * CHUNK).min(def.rows);
+                for row in rows {
+                    let keep = range.is_none_or(|r| in_range(&def, row, &r))
+                        && filter_cols
+                            .iter()
+                            .all(|(fl, kc)| kc.passes(row, &fl.values, fl.exclude, &mut scratch));
+                    if !keep {
+                        continue;
+                    }
+                    RowTable::levels(row, &key_cols, &mut levels, &mut scratch);
+                    let under = levels.len() > depth
+                        && levels.iter().zip(&req.path).all(|(&(k, _), &p)| k == p);
+                    if let (true, Some(&(key, _))) = (under, levels.get(depth)) {
+                        add(&mut acc, row, key);
+                    }
+                }
+                acc
+            })
+            .reduce(&make, &merge);
+        Ok(acc)
     }
 
     /// An event table's rows under `req.path` as series over `g`'s bins,
@@ -109,15 +138,44 @@ impl RowTable {
             },
             _ => 1,
         };
-        let mut per_key: FxHashMap<u32, Vec<i64>> = FxHashMap::default();
         let range = Some(clip(req.range, g.range));
-        self.each_at_level(req, range, |row, key| {
-            let b = edges.bin_of((def.start)(row));
-            let v = per_key.entry(key).or_insert_with(|| vec![0; bins]);
-            if let Some(x) = v.get_mut(b) {
-                *x = x.saturating_add(value(row));
-            }
-        })?;
+        // Per key its bins; rows mostly come in time order, so the last
+        // row's bin is checked before searching.
+        type Acc = (FxHashMap<u32, Vec<i64>>, (i64, i64, usize));
+        let (per_key, _): Acc = self.fold_at_level(
+            req,
+            range,
+            || (FxHashMap::default(), (i64::MAX, i64::MIN, 0)),
+            |(per_key, cache): &mut Acc, row, key| {
+                let t = (def.start)(row);
+                let b = if t >= cache.0 && t < cache.1 {
+                    cache.2
+                } else {
+                    let b = edges.bin_of(t);
+                    *cache = (edges.edge(b), edges.edge(b + 1), b);
+                    b
+                };
+                let v = per_key.entry(key).or_insert_with(|| vec![0; bins]);
+                if let Some(x) = v.get_mut(b) {
+                    *x = x.saturating_add(value(row));
+                }
+            },
+            |(mut a, c), (b, _)| {
+                for (k, v) in b {
+                    match a.get_mut(&k) {
+                        Some(w) => {
+                            for (x, y) in w.iter_mut().zip(v) {
+                                *x = x.saturating_add(y);
+                            }
+                        }
+                        None => {
+                            a.insert(k, v);
+                        }
+                    }
+                }
+                (a, c)
+            },
+        )?;
         let label_col = self.next_column(&req.columns, &req.path);
         let col = label_col.and_then(|n| self.columns.iter().position(|&c| c == n));
         let (series, other) = top_series(per_key, g.top, bins, |k| {
@@ -145,21 +203,31 @@ impl RowTable {
             .collect();
         // (earliest start, latest end); an open start is OPEN (the least
         // value), an open end is counted as i64::MAX (the greatest).
-        let mut span = vec![(i64::MAX, i64::MIN); level.rows.len()];
         let def = self.def();
-        self.each_at_level(req, req.range, |row, key| {
-            let Some(s) = index.get(&key).and_then(|&i| span.get_mut(i)) else {
-                return;
-            };
-            let (start, end) = ((def.start)(row), (def.end)(row));
-            s.0 = s.0.min(start);
-            s.1 = s.1.max(if end == OPEN { i64::MAX } else { end });
-        })?;
+        let spans = self.fold_at_level(
+            req,
+            req.range,
+            || vec![(i64::MAX, i64::MIN); level.rows.len()],
+            |span, row, key| {
+                let Some(s) = index.get(&key).and_then(|&i| span.get_mut(i)) else {
+                    return;
+                };
+                let (start, end) = ((def.start)(row), (def.end)(row));
+                s.0 = s.0.min(start);
+                s.1 = s.1.max(if end == OPEN { i64::MAX } else { end });
+            },
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x = (x.0.min(y.0), x.1.max(y.1));
+                }
+                a
+            },
+        )?;
         let open = |v: i64| (v != OPEN && v != i64::MAX).then_some(v);
         let spans = level
             .rows
             .iter()
-            .zip(span)
+            .zip(spans)
             .map(|(r, (s, e))| Span {
                 key: r.key,
                 label: r.label.clone(),

@@ -351,3 +351,70 @@ fn lifetime_spans_one_per_row_in_table_order() {
     got.sort();
     assert_eq!(got, [(Some(100), Some(300)), (Some(200), None)]);
 }
+
+#[test]
+fn event_table_series_over_many_chunks_equal_a_naive_count() {
+    // 200,003 switches (several parallel chunks): row i at time i, a.exe
+    // when i % 3 == 0, else b.exe; run i % 7.
+    let mut t = Trace::default();
+    let a = t.strings.intern("a.exe");
+    let b = t.strings.intern("b.exe");
+    let pa = t.processes.push(10, a, 0);
+    let pb = t.processes.push(20, b, 0);
+    let ta = t.threads.push(11, pa, 0);
+    let tb = t.threads.push(21, pb, 0);
+    let n = 200_003usize;
+    let c = &mut t.cswitches;
+    for i in 0..n {
+        let new = if i % 3 == 0 { ta } else { tb };
+        c.time.push(i as i64);
+        c.cpu.push(0);
+        c.new_thread.push(new);
+        c.old_thread.push(if new == ta { tb } else { ta });
+        c.old_wait_reason.push(0);
+        c.old_state.push(5);
+        c.new_priority.push(8);
+        c.old_priority.push(8);
+        c.new_wait_time_raw.push(0);
+        c.wait_ns.push(UNKNOWN);
+        c.ready_ns.push(UNKNOWN);
+        c.ready_event.push(NONE);
+        c.run_ns.push((i % 7) as i64);
+        c.stack.push(NONE);
+    }
+    let e = Engine::new(Arc::new(t));
+    let rt = e.row_table(RowTableKind::CpuPrecise);
+    let req = RowTableRequest {
+        columns: vec![rt.column("New Process").unwrap()],
+        ..RowTableRequest::default()
+    };
+    let (bins, end) = (7usize, 150_000i64);
+    let g = rt
+        .graph(
+            &req,
+            &GraphBins {
+                range: TimeRange {
+                    start_ns: 1000,
+                    end_ns: end,
+                },
+                bins,
+                top: 10,
+            },
+            Measure::Weight,
+        )
+        .unwrap();
+    let mut want = [vec![0i64; bins], vec![0i64; bins]];
+    for i in 1000..end as usize {
+        let b = (i - 1000) * bins / (end as usize - 1000);
+        want[usize::from(i % 3 != 0)][b] += (i % 7) as i64;
+    }
+    for s in &g.series {
+        let w = if s.label.starts_with("a.exe") {
+            &want[0]
+        } else {
+            &want[1]
+        };
+        assert_eq!(&s.values, w, "{}", s.label);
+    }
+    assert_eq!(g.series.len(), 2);
+}
