@@ -153,3 +153,37 @@ test('CPU Usage (Sampled): series are the top rows, bins add up to export; legen
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('File I/O: the graph counts rows per bin (export counts); a series keeps its colour when the range changes', async () => {
+  const { p, c, errors } = await openPage(browser);
+  const id = await idOf('explorer-overlay.etl');
+  await p.goto(`${srv.url}/t/${id}?t=file-io&g=${encodeURIComponent('Type,File Path')}`);
+  await waitTable(p);
+  await waitGraph(p);
+  assert.equal(await p.$eval('[data-testid=graph-measure]', (e) => /** @type {HTMLSelectElement} */ (e).value), 'count');
+  const m = await model(p);
+  const want = exportRows(demo, ['--table', 'file-io', '--group', 'Type']);
+  assert.equal(m.series.length, want.length);
+  for (const w of want) {
+    const s = m.series.find((/** @type {any} */ x) => x.label === w.Type);
+    assert.equal(s.values.reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0), w.Count, w.Type);
+  }
+  // Another measure: the graph asks again and says what it plots.
+  await p.selectOption('[data-testid=graph-measure]', 'Size');
+  await p.waitForFunction(() => /^Size /.test(document.querySelector('[data-testid=table-graph] .tg-title')?.textContent || ''));
+  // CPU Usage (Sampled): colours stay with their rows when the range (and so the order) changes.
+  await p.goto(`${srv.url}/t/${id}`);
+  await waitTable(p);
+  await waitGraph(p);
+  const before = new Map((await model(p)).series.map((/** @type {any} */ s) => [s.ref, s.colour]));
+  await p.fill('[data-testid=range-input]', '7-23');
+  await p.press('[data-testid=range-input]', 'Enter');
+  await p.waitForURL(/[?&]r=/);
+  await waitTable(p);
+  await waitGraph(p);
+  const after = (await model(p)).series;
+  assert.notDeepEqual(after.map((/** @type {any} */ s) => s.ref), [...before.keys()], 'the order changes with the range');
+  for (const s of after) if (before.has(s.ref)) assert.equal(s.colour, before.get(s.ref), s.label);
+  assert.deepEqual(errors, []);
+  await c.close();
+});

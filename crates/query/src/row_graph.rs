@@ -139,43 +139,34 @@ impl RowTable {
             _ => 1,
         };
         let range = Some(clip(req.range, g.range));
-        // Per key its bins; rows mostly come in time order, so the last
-        // row's bin is checked before searching.
-        type Acc = (FxHashMap<u32, Vec<i64>>, (i64, i64, usize));
-        let (per_key, _): Acc = self.fold_at_level(
+        // Per key its bins: small keys (label ids) by index, others hashed;
+        // rows mostly come in time order, so the last row's bin is checked
+        // before searching.
+        let Bins(dense, sparse, _) = self.fold_at_level(
             req,
             range,
-            || (FxHashMap::default(), (i64::MAX, i64::MIN, 0)),
-            |(per_key, cache): &mut Acc, row, key| {
+            Bins::new,
+            |acc: &mut Bins, row, key| {
                 let t = (def.start)(row);
-                let b = if t >= cache.0 && t < cache.1 {
-                    cache.2
+                let b = if t >= acc.2 .0 && t < acc.2 .1 {
+                    acc.2 .2
                 } else {
                     let b = edges.bin_of(t);
-                    *cache = (edges.edge(b), edges.edge(b + 1), b);
+                    acc.2 = (edges.edge(b), edges.edge(b + 1), b);
                     b
                 };
-                let v = per_key.entry(key).or_insert_with(|| vec![0; bins]);
-                if let Some(x) = v.get_mut(b) {
+                if let Some(x) = acc.bins_of(key, bins).get_mut(b) {
                     *x = x.saturating_add(value(row));
                 }
             },
-            |(mut a, c), (b, _)| {
-                for (k, v) in b {
-                    match a.get_mut(&k) {
-                        Some(w) => {
-                            for (x, y) in w.iter_mut().zip(v) {
-                                *x = x.saturating_add(y);
-                            }
-                        }
-                        None => {
-                            a.insert(k, v);
-                        }
-                    }
-                }
-                (a, c)
-            },
+            Bins::merge,
         )?;
+        let per_key = dense
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k as u32, v))
+            .chain(sparse);
         let label_col = self.next_column(&req.columns, &req.path);
         let col = label_col.and_then(|n| self.columns.iter().position(|&c| c == n));
         let (series, other) = top_series(per_key, g.top, bins, |k| {
@@ -236,5 +227,58 @@ impl RowTable {
             })
             .collect();
         Ok((spans, level.omitted))
+    }
+}
+
+/// Keys below this are counted in a vector indexed by key.
+const DENSE_KEYS: u32 = 1 << 16;
+
+/// Per key its bins (dense for small keys, else hashed), and the last
+/// row's bin with its edges.
+struct Bins(Vec<Vec<i64>>, FxHashMap<u32, Vec<i64>>, (i64, i64, usize));
+
+impl Bins {
+    fn new() -> Bins {
+        Bins(Vec::new(), FxHashMap::default(), (i64::MAX, i64::MIN, 0))
+    }
+
+    fn bins_of(&mut self, key: u32, bins: usize) -> &mut Vec<i64> {
+        if key < DENSE_KEYS {
+            let k = key as usize;
+            if self.0.len() <= k {
+                self.0.resize_with(k + 1, Vec::new);
+            }
+            let v = &mut self.0[k];
+            if v.is_empty() {
+                *v = vec![0; bins];
+            }
+            v
+        } else {
+            self.1.entry(key).or_insert_with(|| vec![0; bins])
+        }
+    }
+
+    fn merge(mut a: Bins, b: Bins) -> Bins {
+        let add = |w: &mut Vec<i64>, v: Vec<i64>| {
+            if w.is_empty() {
+                *w = v;
+            } else {
+                for (x, y) in w.iter_mut().zip(v) {
+                    *x = x.saturating_add(y);
+                }
+            }
+        };
+        if a.0.len() < b.0.len() {
+            a.0.resize_with(b.0.len(), Vec::new);
+        }
+        for (w, v) in a.0.iter_mut().zip(b.0) {
+            if !v.is_empty() {
+                add(w, v);
+            }
+        }
+        for (k, v) in b.1 {
+            add(a.1.entry(k).or_default(), v);
+        }
+        a
     }
 }
