@@ -27,8 +27,10 @@ export function colourOf(ref) {
  *   request: (path: string[]) => any,
  *   measures: {value: string, label: string}[],
  *   onSelect: (refs: string[]) => void,
+ *   labelOf: (path: string[]) => string,
  * }} GraphOpts
- * `request` gives the table's /table body for a level; `measures` the event tables' choices.
+ * `request` gives the table's /table body for a level; `measures` the event tables' choices;
+ * `labelOf` names the expanded row (links name it by identity).
  */
 
 /** The measure chosen per table, kept for the session. @type {Map<string, string>} */
@@ -111,7 +113,7 @@ export class TableGraph {
     // Without a time selection the bars are drawn from the first event, as the timeline.
     if (this.gantt && !q.range) d.range = { start_s: this.o.start, end_s: this.o.duration };
     this.data = d;
-    const what = path.length ? `under ${path[path.length - 1]}` : '';
+    const what = path.length ? `under ${this.o.labelOf(path)}` : '';
     const by = d.column ? `by ${d.column}` : '';
     this.title.textContent = this.gantt ? `Lifetimes ${by} ${what}` : `${d.measure === 'count' ? 'Count' : d.measure === 'weight' ? 'Weight' : d.measure} ${by} ${what}`;
     const n = this.gantt ? d.spans.length : d.series.length;

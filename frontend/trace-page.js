@@ -293,6 +293,7 @@ export class TracePage {
     this.graph = new TableGraph(host, {
       traceId: this.id, table: s.table, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
       request: (path) => table.request(path), measures,
+      labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
       onSelect: (refs) => {
         // Clicking a bar or series selects its row, as clicking the row does.
         const n = table.findLoaded(refs);
