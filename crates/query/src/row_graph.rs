@@ -139,39 +139,108 @@ impl RowTable {
             _ => 1,
         };
         let range = Some(clip(req.range, g.range));
-        // Per key its bins: small keys (label ids) by index, others hashed;
-        // rows mostly come in time order, so the last row's bin is checked
+        // Rows mostly come in time order: the last row's bin is checked
         // before searching.
-        let Bins(dense, sparse, _) = self.fold_at_level(
+        let bin = |last: &mut (i64, i64, usize), row: usize| {
+            let t = (def.start)(row);
+            if t >= last.0 && t < last.1 {
+                return last.2;
+            }
+            let b = edges.bin_of(t);
+            *last = (edges.edge(b), edges.edge(b + 1), b);
+            b
+        };
+        // One pass with bins per key while the keys are few (memory: keys x bins).
+        let one = self.fold_at_level(
             req,
             range,
             Bins::new,
             |acc: &mut Bins, row, key| {
-                let t = (def.start)(row);
-                let b = if t >= acc.2 .0 && t < acc.2 .1 {
-                    acc.2 .2
-                } else {
-                    let b = edges.bin_of(t);
-                    acc.2 = (edges.edge(b), edges.edge(b + 1), b);
-                    b
-                };
-                if let Some(x) = acc.bins_of(key, bins).get_mut(b) {
+                let b = bin(&mut acc.last, row);
+                if let Some(x) = acc.bins_of(key, bins).and_then(|v| v.get_mut(b)) {
                     *x = x.saturating_add(value(row));
                 }
             },
             Bins::merge,
         )?;
-        let per_key = dense
-            .into_iter()
-            .enumerate()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k as u32, v))
-            .chain(sparse);
         let label_col = self.next_column(&req.columns, &req.path);
         let col = label_col.and_then(|n| self.columns.iter().position(|&c| c == n));
-        let (series, other) = top_series(per_key, g.top, bins, |k| {
-            col.map_or_else(String::new, |c| self.label(c, k))
-        });
+        let label = |k: u32| col.map_or_else(String::new, |c| self.label(c, k));
+        let (series, other) = if !one.overflow {
+            let per_key = one
+                .dense
+                .into_iter()
+                .enumerate()
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| (k as u32, v))
+                .chain(one.sparse);
+            top_series(per_key, g.top, bins, label)
+        } else {
+            // Many keys: their totals first, then bins for the top ones
+            // and one "other" slot.
+            let totals = self.fold_at_level(
+                req,
+                range,
+                FxHashMap::<u32, i64>::default,
+                |t, row, key| {
+                    let x = t.entry(key).or_default();
+                    *x = x.saturating_add(value(row));
+                },
+                |mut a, b| {
+                    for (k, v) in b {
+                        let x = a.entry(k).or_default();
+                        *x = x.saturating_add(v);
+                    }
+                    a
+                },
+            )?;
+            let mut order: Vec<(u32, i64)> = totals.into_iter().filter(|x| x.1 != 0).collect();
+            order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let rest = order.len().saturating_sub(g.top);
+            order.truncate(g.top);
+            let slot: FxHashMap<u32, usize> =
+                order.iter().enumerate().map(|(i, x)| (x.0, i)).collect();
+            let n = order.len() + 1;
+            let (cells, _) = self.fold_at_level(
+                req,
+                range,
+                || (vec![0i64; n * bins], (i64::MAX, i64::MIN, 0)),
+                |(cells, last), row, key| {
+                    let s = slot.get(&key).copied().unwrap_or(n - 1);
+                    let b = bin(last, row);
+                    if let Some(x) = cells.get_mut(s * bins + b) {
+                        *x = x.saturating_add(value(row));
+                    }
+                },
+                |(mut a, l), (b, _)| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x = x.saturating_add(y);
+                    }
+                    (a, l)
+                },
+            )?;
+            let values = |s: usize| cells.get(s * bins..(s + 1) * bins).unwrap_or(&[]).to_vec();
+            let series = order
+                .iter()
+                .enumerate()
+                .map(|(i, &(key, total))| crate::GraphSeries {
+                    key,
+                    label: label(key),
+                    total,
+                    values: values(i),
+                })
+                .collect();
+            let other = (rest > 0).then(|| {
+                let v = values(n - 1);
+                crate::GraphSeries {
+                    key: model::NONE,
+                    label: format!("Other ({rest} rows)"),
+                    total: v.iter().fold(0i64, |a, &x| a.saturating_add(x)),
+                    values: v,
+                }
+            });
+            (series, other)
+        };
         Ok(Graph {
             column: label_col,
             start_ns: g.range.start_ns,
@@ -233,28 +302,57 @@ impl RowTable {
 /// Keys below this are counted in a vector indexed by key.
 const DENSE_KEYS: u32 = 1 << 16;
 
-/// Per key its bins (dense for small keys, else hashed), and the last
-/// row's bin with its edges.
-struct Bins(Vec<Vec<i64>>, FxHashMap<u32, Vec<i64>>, (i64, i64, usize));
+/// More keys than this are not binned in one pass (keys x bins cells).
+const MAX_BINNED_KEYS: usize = 4096;
+
+/// Per key its bins (dense for small keys, else hashed), the last row's
+/// bin with its edges, and whether there were too many keys to bin.
+struct Bins {
+    dense: Vec<Vec<i64>>,
+    sparse: FxHashMap<u32, Vec<i64>>,
+    last: (i64, i64, usize),
+    keys: usize,
+    overflow: bool,
+}
 
 impl Bins {
     fn new() -> Bins {
-        Bins(Vec::new(), FxHashMap::default(), (i64::MAX, i64::MIN, 0))
+        Bins {
+            dense: Vec::new(),
+            sparse: FxHashMap::default(),
+            last: (i64::MAX, i64::MIN, 0),
+            keys: 0,
+            overflow: false,
+        }
     }
 
-    fn bins_of(&mut self, key: u32, bins: usize) -> &mut Vec<i64> {
+    /// The bins of `key`; `None` (and `overflow`) past `MAX_BINNED_KEYS`.
+    fn bins_of(&mut self, key: u32, bins: usize) -> Option<&mut Vec<i64>> {
+        let fresh = self.keys < MAX_BINNED_KEYS;
         if key < DENSE_KEYS {
             let k = key as usize;
-            if self.0.len() <= k {
-                self.0.resize_with(k + 1, Vec::new);
+            if self.dense.len() <= k {
+                self.dense.resize_with(k + 1, Vec::new);
             }
-            let v = &mut self.0[k];
+            let v = self.dense.get_mut(k)?;
             if v.is_empty() {
+                if !fresh {
+                    self.overflow = true;
+                    return None;
+                }
+                self.keys += 1;
                 *v = vec![0; bins];
             }
-            v
+            Some(v)
         } else {
-            self.1.entry(key).or_insert_with(|| vec![0; bins])
+            if !self.sparse.contains_key(&key) {
+                if !fresh {
+                    self.overflow = true;
+                    return None;
+                }
+                self.keys += 1;
+            }
+            Some(self.sparse.entry(key).or_insert_with(|| vec![0; bins]))
         }
     }
 
@@ -268,17 +366,19 @@ impl Bins {
                 }
             }
         };
-        if a.0.len() < b.0.len() {
-            a.0.resize_with(b.0.len(), Vec::new);
+        if a.dense.len() < b.dense.len() {
+            a.dense.resize_with(b.dense.len(), Vec::new);
         }
-        for (w, v) in a.0.iter_mut().zip(b.0) {
+        for (w, v) in a.dense.iter_mut().zip(b.dense) {
             if !v.is_empty() {
                 add(w, v);
             }
         }
-        for (k, v) in b.1 {
-            add(a.1.entry(k).or_default(), v);
+        for (k, v) in b.sparse {
+            add(a.sparse.entry(k).or_default(), v);
         }
+        a.keys = a.dense.iter().filter(|v| !v.is_empty()).count() + a.sparse.len();
+        a.overflow |= b.overflow || a.keys > MAX_BINNED_KEYS;
         a
     }
 }

@@ -418,3 +418,76 @@ fn event_table_series_over_many_chunks_equal_a_naive_count() {
     }
     assert_eq!(g.series.len(), 2);
 }
+
+#[test]
+fn event_table_with_more_keys_than_one_pass_bins_keeps_the_top_and_other() {
+    // 5,000 processes (more than the one-pass limit of 4,096 keys), six
+    // switches each: row i at time i for process i % 5000, run p + 1, so
+    // process p weighs 6 (p + 1): the top three are 4999, 4998, 4997.
+    let mut t = Trace::default();
+    let name = t.strings.intern("p.exe");
+    let threads: Vec<u32> = (0..5000u32)
+        .map(|p| {
+            let pr = t.processes.push(p + 1, name, 0);
+            t.threads.push(100_000 + p, pr, 0)
+        })
+        .collect();
+    let n = 30_000usize;
+    let c = &mut t.cswitches;
+    for i in 0..n {
+        let p = i % 5000;
+        c.time.push(i as i64);
+        c.cpu.push(0);
+        c.new_thread.push(threads[p]);
+        c.old_thread.push(threads[(p + 1) % 5000]);
+        c.old_wait_reason.push(0);
+        c.old_state.push(5);
+        c.new_priority.push(8);
+        c.old_priority.push(8);
+        c.new_wait_time_raw.push(0);
+        c.wait_ns.push(UNKNOWN);
+        c.ready_ns.push(UNKNOWN);
+        c.ready_event.push(NONE);
+        c.run_ns.push(p as i64 + 1);
+        c.stack.push(NONE);
+    }
+    let e = Engine::new(Arc::new(t));
+    let rt = e.row_table(RowTableKind::CpuPrecise);
+    let req = RowTableRequest {
+        columns: vec![rt.column("New Process").unwrap()],
+        ..RowTableRequest::default()
+    };
+    let bins = 5;
+    let g = rt
+        .graph(
+            &req,
+            &GraphBins {
+                range: TimeRange {
+                    start_ns: 0,
+                    end_ns: n as i64,
+                },
+                bins,
+                top: 3,
+            },
+            Measure::Weight,
+        )
+        .unwrap();
+    let naive = |want: &dyn Fn(usize) -> bool| {
+        let mut v = vec![0i64; bins];
+        for i in 0..n {
+            if want(i % 5000) {
+                v[i * bins / n] += (i % 5000) as i64 + 1;
+            }
+        }
+        v
+    };
+    let labels: Vec<&str> = g.series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["p.exe (5000)", "p.exe (4999)", "p.exe (4998)"]);
+    for (s, p) in g.series.iter().zip([4999, 4998, 4997]) {
+        assert_eq!(s.values, naive(&|q| q == p), "{}", s.label);
+        assert_eq!(s.total, 6 * (p as i64 + 1));
+    }
+    let other = g.other.unwrap();
+    assert_eq!(other.label, "Other (4997 rows)");
+    assert_eq!(other.values, naive(&|q| q < 4997));
+}
