@@ -1,6 +1,7 @@
 //! Times the File I/O table and the graph above it on a File I/O table of
 //! N rows built in memory (no trace file): the top level by Type, File
-//! Path, and its graph (500 bins, count and duration), median of 5 runs.
+//! Path, and its graph (500 bins, count and duration; by File Path, 10,000
+//! keys), median of 5 runs.
 //!
 //! `cargo run --release -p query --example row_graph_profile -- 10000000`
 
@@ -97,6 +98,23 @@ fn main() {
     time("table Type,File Path (top level)", &|| {
         rt.query(&req).unwrap();
     });
+    // 10,000 paths at the top level: more keys than one pass bins.
+    let by_path = RowTableRequest {
+        columns: vec![rt.column("File Path").unwrap()],
+        limit: 500,
+        ..RowTableRequest::default()
+    };
+    let bins = GraphBins {
+        range: whole,
+        bins: 500,
+        top: 10,
+    };
+    time(
+        "graph File Path count (10,000 keys), 500 bins, whole trace",
+        &|| {
+            rt.graph(&by_path, &bins, Measure::Count).unwrap();
+        },
+    );
     for (label, range) in [("whole trace", whole), ("a quarter", quarter)] {
         let r = RowTableRequest {
             range: Some(range),

@@ -157,8 +157,17 @@ impl RowTable {
             Bins::new,
             |acc: &mut Bins, row, key| {
                 let b = bin(&mut acc.last, row);
-                if let Some(x) = acc.bins_of(key, bins).and_then(|v| v.get_mut(b)) {
-                    *x = x.saturating_add(value(row));
+                let v = value(row);
+                match acc.bins_of(key, bins) {
+                    Some(w) => {
+                        if let Some(x) = w.get_mut(b) {
+                            *x = x.saturating_add(v);
+                        }
+                    }
+                    None => {
+                        let x = acc.unbinned.entry(key).or_default();
+                        *x = x.saturating_add(v);
+                    }
                 }
             },
             Bins::merge,
@@ -176,24 +185,18 @@ impl RowTable {
                 .chain(one.sparse);
             top_series(per_key, g.top, bins, label)
         } else {
-            // Many keys: their totals first, then bins for the top ones
-            // and one "other" slot.
-            let totals = self.fold_at_level(
-                req,
-                range,
-                FxHashMap::<u32, i64>::default,
-                |t, row, key| {
-                    let x = t.entry(key).or_default();
-                    *x = x.saturating_add(value(row));
-                },
-                |mut a, b| {
-                    for (k, v) in b {
-                        let x = a.entry(k).or_default();
-                        *x = x.saturating_add(v);
-                    }
-                    a
-                },
-            )?;
+            // Many keys: the pass gave their totals (binned or not); bins
+            // for the top ones and one "other" slot in a second pass.
+            let sum = |v: &[i64]| v.iter().fold(0i64, |a, &x| a.saturating_add(x));
+            let mut totals = one.unbinned;
+            let binned = (one.dense.iter().enumerate())
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| (k as u32, sum(v)))
+                .chain(one.sparse.iter().map(|(&k, v)| (k, sum(v))));
+            for (k, t) in binned {
+                let x = totals.entry(k).or_default();
+                *x = x.saturating_add(t);
+            }
             let mut order: Vec<(u32, i64)> = totals.into_iter().filter(|x| x.1 != 0).collect();
             order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             let rest = order.len().saturating_sub(g.top);
@@ -306,13 +309,16 @@ const DENSE_KEYS: u32 = 1 << 16;
 const MAX_BINNED_KEYS: usize = 4096;
 
 /// Per key its bins (dense for small keys, else hashed), the last row's
-/// bin with its edges, and whether there were too many keys to bin.
+/// bin with its edges, and whether there were too many keys to bin (then
+/// the others' totals).
 struct Bins {
     dense: Vec<Vec<i64>>,
     sparse: FxHashMap<u32, Vec<i64>>,
     last: (i64, i64, usize),
     keys: usize,
     overflow: bool,
+    /// Past the limit: the totals of the keys without bins.
+    unbinned: FxHashMap<u32, i64>,
 }
 
 impl Bins {
@@ -323,6 +329,7 @@ impl Bins {
             last: (i64::MAX, i64::MIN, 0),
             keys: 0,
             overflow: false,
+            unbinned: FxHashMap::default(),
         }
     }
 
@@ -376,6 +383,10 @@ impl Bins {
         }
         for (k, v) in b.sparse {
             add(a.sparse.entry(k).or_default(), v);
+        }
+        for (k, v) in b.unbinned {
+            let x = a.unbinned.entry(k).or_default();
+            *x = x.saturating_add(v);
         }
         a.keys = a.dense.iter().filter(|v| !v.is_empty()).count() + a.sparse.len();
         a.overflow |= b.overflow || a.keys > MAX_BINNED_KEYS;
