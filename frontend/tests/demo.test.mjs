@@ -9,11 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
+import { buildRelease, startServer, repoRoot, binary, screenshotDir } from './server.mjs';
+import { moduleOf, exportPrefixCount, exportCallersByModule } from './export.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
 const BIN = binary();
-const SHOTS = path.join(repoRoot, 'docs/screenshots');
+const SHOTS = screenshotDir();
 const RANGE = [7, 23];
 const TARGET = 'windows.storage.dll!CFSFolder::_GetOverlayInfo';
 const SHELL_EXT = 'tishell64_26_0_39450.dll';
@@ -43,34 +44,6 @@ function exportRows(args) {
   const r = spawnSync(BIN, ['export', DEMO, '--range', `${RANGE[0]}-${RANGE[1]}`, '--format', 'json', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
-}
-
-const moduleOf = (/** @type {string} */ frame) => frame.slice(0, frame.indexOf('!') < 0 ? frame.length : frame.indexOf('!'));
-
-/** Samples of `proc` whose stack (root first) starts with `frames`. */
-function exportPrefixCount(/** @type {any[]} */ rows, /** @type {string} */ proc, /** @type {string[]} */ frames) {
-  let n = 0;
-  for (const r of rows) {
-    if (r.Process !== proc) continue;
-    const st = r.Stack.split(';');
-    if (frames.every((f, i) => st[i] === f)) n += r.Count;
-  }
-  return n;
-}
-
-/** Callers by module of `mod`: per sample, each module that calls into a run of `mod` frames, once. */
-function exportCallersByModule(/** @type {any[]} */ rows, /** @type {string} */ mod) {
-  const callers = new Map();
-  let inclusive = 0;
-  for (const r of rows) {
-    const mods = r.Stack.split(';').map(moduleOf);
-    if (!mods.includes(mod)) continue;
-    inclusive += r.Count;
-    const seen = new Set();
-    mods.forEach((m, i) => { if (m === mod && i > 0 && mods[i - 1] !== mod) seen.add(mods[i - 1]); });
-    for (const c of seen) callers.set(c, (callers.get(c) || 0) + r.Count);
-  }
-  return { inclusive, callers: [...callers.entries()].sort((a, b) => b[1] - a[1]) };
 }
 
 const newPage = () => openPage(browser, { clipboard: true });

@@ -14,8 +14,18 @@ export function exportRows(trace, args) {
   return JSON.parse(r.stdout);
 }
 
-/** The module of a frame label `module!function`. @param {string} frame */
-export const moduleOf = (frame) => frame.slice(0, frame.indexOf('!') < 0 ? frame.length : frame.indexOf('!'));
+/** A frame as the UI's Stack column groups it: `module.dll!0xRVA` (not named yet) is `module.dll!?`, a raw
+ * address outside every module is `?!?` (README: "Frames stay module.dll!0xRVA until named and group as
+ * module.dll!?"). @param {string} frame */
+export const groupedFrame = (frame) => {
+  const m = /^(.*)!0x[0-9a-f]+$/.exec(frame);
+  if (m) return `${m[1]}!?`;
+  return /^0x[0-9a-f]+$/.test(frame) ? '?!?' : frame;
+};
+
+/** The module of a frame label `module!function`; JIT-compiled methods (no `!`) are in no module, `?`.
+ * @param {string} frame */
+export const moduleOf = (frame) => (frame.indexOf('!') < 0 ? '?' : frame.slice(0, frame.indexOf('!')));
 
 /** Samples of `proc` whose stack (root first) starts with `frames`. @param {any[]} rows @param {string} proc @param {string[]} frames */
 export function exportPrefixCount(rows, proc, frames) {
@@ -28,7 +38,8 @@ export function exportPrefixCount(rows, proc, frames) {
   return n;
 }
 
-/** Callers by module of `mod`: per sample, each module that calls into a run of `mod` frames, once. @param {any[]} rows @param {string} mod */
+/** Callers by module of `mod`: per sample, each module that calls into a run of `mod` frames, once
+ * (`[root]` when the run starts the stack). @param {any[]} rows @param {string} mod */
 export function exportCallersByModule(rows, mod) {
   const callers = new Map();
   let inclusive = 0;
@@ -37,7 +48,7 @@ export function exportCallersByModule(rows, mod) {
     if (!mods.includes(mod)) continue;
     inclusive += r.Count;
     const seen = new Set();
-    mods.forEach((m, i) => { if (m === mod && i > 0 && mods[i - 1] !== mod) seen.add(mods[i - 1]); });
+    mods.forEach((m, i) => { if (m === mod && (i === 0 || mods[i - 1] !== mod)) seen.add(i === 0 ? '[root]' : mods[i - 1]); });
     for (const c of seen) callers.set(c, (callers.get(c) || 0) + r.Count);
   }
   return { inclusive, callers: [...callers.entries()].sort((a, b) => b[1] - a[1]) };

@@ -7,6 +7,12 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** Where browser tests write their screenshots: the README's `docs/screenshots` only when asked
+ * (`ETLSCOPE_SCREENSHOTS=1 npm test`), else a scratch folder, so a test run leaves the tree clean. */
+export const screenshotDir = () => (process.env.ETLSCOPE_SCREENSHOTS === '1'
+  ? path.join(repoRoot, 'docs/screenshots')
+  : path.join(os.tmpdir(), 'etlscope-screenshots'));
+
 /** Under CI (the CI variable set to anything but empty, 0 or false) nothing may be skipped. */
 export const underCi = !['', '0', 'false'].includes((process.env.CI ?? '').trim().toLowerCase());
 

@@ -1,16 +1,16 @@
 // Browser tests: the real binary serving the real PerfView trace, driven by chromium.
-// Expected numbers come from `etlscope export` (tests/export.mjs) where converted, else from the
-// HTTP API (the query engine), read independently of the DOM.
+// Expected numbers come from `etlscope export` (tests/export.mjs: the CLI's code path, printed
+// rows folded here by plain loops), never from the HTTP API the page renders.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { realTraces, buildRelease, startServer, query, repoRoot } from './server.mjs';
-import { exportRows } from './export.mjs';
+import { realTraces, buildRelease, startServer, screenshotDir } from './server.mjs';
+import { exportRows, exportPrefixCount, exportCallersByModule, moduleOf, groupedFrame } from './export.mjs';
 
 const traces = realTraces();
-const SHOTS = path.join(repoRoot, 'docs/screenshots');
+const SHOTS = screenshotDir();
 /** @type {any} */ let srv;
 /** @type {import('playwright-core').Browser} */ let browser;
 let id = '';
@@ -37,6 +37,21 @@ const rows = (p) => p.$$eval('[data-testid=table] tbody tr[data-path]', (trs) =>
 const tableTotal = (p) => p.$eval('[data-testid=table-status]', (e) => Number(e.getAttribute('data-total')));
 const skip = () => !traces;
 
+/** `etlscope export` of CPU Usage (Sampled) by Process and Stack (root-first frames joined by ';', each as the
+ * UI groups it), once per args. */
+const stackRows = (() => {
+  /** @type {Map<string, any[]>} */ const memo = new Map();
+  return (/** @type {string[]} */ extra = []) => {
+    const k = extra.join('\u0000');
+    if (!memo.has(k)) {
+      const rs = exportRows(trace(), ['--table', 'cpu-sampled', '--group', 'Process,Stack', ...extra]);
+      memo.set(k, rs.map((r) => ({ ...r, Stack: r.Stack.split(';').map(groupedFrame).join(';') })));
+    }
+    return memo.get(k);
+  };
+})();
+const sumCount = (/** @type {any[]} */ rs) => rs.reduce((n, r) => n + r.Count, 0);
+
 /** Drag a header by real mouse moves to the left edge of another header (or the gold bar). */
 async function dragHeader(p, col, before, beforeUp = () => {}) {
   const from = await p.locator(`[data-testid=table] th[data-col="${col}"]`).boundingBox();
@@ -57,13 +72,13 @@ test('library lists the trace and opens it', { skip: skip() }, async () => {
   await p.click(`tr[data-id="${id}"] a`);
   await p.waitForURL(/\/t\/[0-9a-f]{32}\?v=2/);
   await waitTable(p);
-  const sum = await (await fetch(`${srv.url}/api/traces/${id}/summary`)).json();
-  assert.equal(await tableTotal(p), sum.samples);
+  // Every sample of the trace, as `etlscope export` counts them (79,528; the model reference agrees).
+  assert.equal(await tableTotal(p), sumCount(stackRows()));
   assert.deepEqual(errors, []);
   await c.close();
 });
 
-test('group by Process then Stack, drill the busiest path: counts equal the API', { skip: skip() }, async () => {
+test('group by Process then Stack, drill the busiest path: counts equal etlscope export', { skip: skip() }, async () => {
   const { p, c, errors } = await newPage();
   await p.goto(`${srv.url}/t/${id}`);
   await waitTable(p);
@@ -78,13 +93,25 @@ test('group by Process then Stack, drill the busiest path: counts equal the API'
     labels.push(sel.split(' › ').at(-1));
   }
   const shown = Object.fromEntries((await rows(p)).map((r) => [r.path, r.count]));
-  // Each level from the API, by label path.
+  // Each level from the export's stacks: samples of the process whose stack starts with the path.
+  const all = stackRows();
+  const proc = labels[0];
   for (let d = 1; d <= labels.length; d++) {
-    const r = await query(srv.url, id, 'table', { columns: ['Process', 'Stack'], path: labels.slice(0, d - 1), limit: 500 });
-    const want = r.rows.find((x) => x.label === labels[d - 1]);
-    assert.ok(want, `API has ${labels[d - 1]}`);
-    assert.equal(shown[labels.slice(0, d).join(' › ')], want.count, `count of ${labels.slice(0, d).join(' › ')}`);
-    if (d > 1) assert.equal(want.count, Math.max(...r.rows.map((x) => x.count)), 'drilled the heaviest child');
+    const frames = labels.slice(1, d);
+    const want = d === 1 ? sumCount(all.filter((r) => r.Process === proc)) : exportPrefixCount(all, proc, frames);
+    assert.equal(shown[labels.slice(0, d).join(' › ')], want, `count of ${labels.slice(0, d).join(' › ')}`);
+    if (d > 1) {
+      // The heaviest child of the parent path: next frames of the stacks under it.
+      const kids = new Map();
+      for (const r of all) {
+        if (r.Process !== proc) continue;
+        const st = r.Stack.split(';');
+        if (!frames.slice(0, -1).every((f, i) => st[i] === f) || st.length < d - 1) continue;
+        const next = st[d - 2];
+        kids.set(next, (kids.get(next) || 0) + r.Count);
+      }
+      assert.equal(want, Math.max(...kids.values()), 'drilled the heaviest child');
+    }
   }
   await p.screenshot({ path: path.join(SHOTS, 'cpu-sampled-drilled.png') });
 
@@ -174,7 +201,7 @@ test('images table sorted by File Version shows the unversioned images with thei
   await c.close();
 });
 
-test('butterfly: callers of a module by module, counts equal the API', { skip: skip() }, async () => {
+test('butterfly: callers of a module by module, counts equal etlscope export', { skip: skip() }, async () => {
   const { p, c, errors } = await newPage();
   await c.grantPermissions(['clipboard-read', 'clipboard-write']);
   await p.goto(`${srv.url}/t/${id}?v=1&view=table&t=cpu-sampled&g=Module&c=Count,Weight (ms),% Weight&s=Weight (ms)`);
@@ -182,10 +209,13 @@ test('butterfly: callers of a module by module, counts equal the API', { skip: s
   await p.click('[data-testid=table] tr[data-path="clr.dll"]', { button: 'right' });
   await p.click('[data-testid=context-menu] >> text=View callers of module clr.dll by module');
   await p.waitForSelector('[data-testid=bf-center] .bf-num');
-  const want = await query(srv.url, id, 'butterfly', { kind: 'module', target: 'clr.dll', by: 'module' });
-  assert.equal(Number(await p.$eval('[data-testid=bf-center] .bf-num', (e) => e.getAttribute('data-count'))), want.inclusive.count);
+  // Expected: every sample whose stack has a clr.dll frame (both of the trace's clr.dll modules,
+  // 32- and 64-bit, as WPA's Module column groups by name), callers per calling module.
+  const want = exportCallersByModule(stackRows(), 'clr.dll');
+  assert.equal(Number(await p.$eval('[data-testid=bf-center] .bf-num', (e) => e.getAttribute('data-count'))), want.inclusive);
   const callers = await p.$$eval('[data-testid=bf-callers] tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, Number(tr.children[1].textContent.replace(/,/g, ''))]));
-  assert.deepEqual(callers, want.callers.map((x) => [x.label, x.count]));
+  const byCount = (/** @type {any[]} */ a) => [...a].sort((x, y) => y[1] - x[1] || String(x[0]).localeCompare(String(y[0])));
+  assert.deepEqual(byCount(callers), byCount(want.callers));
   await p.screenshot({ path: path.join(SHOTS, 'butterfly.png') });
   // Copy link, open it fresh: same butterfly, same numbers.
   await p.click('[data-testid=copy-link]');
@@ -208,10 +238,10 @@ test('flame graph: search sums the matches, click zooms, the zoom is in the link
   await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
   await p.fill('[data-testid=flame-search]', 'clr.dll');
   const pct = Number(await p.$eval('[data-testid=flame-match]', (e) => e.getAttribute('data-percent')));
-  // Expected: inclusive samples of clr.dll over the total, from the butterfly endpoint; the
+  // Expected: samples with a clr.dll frame over all samples, from the export's stacks; the
   // flame graph prunes boxes under min_fraction, so allow that much.
-  const bf = await query(srv.url, id, 'butterfly', { kind: 'module', target: 'clr.dll', by: 'module' });
-  assert.ok(Math.abs(pct - (100 * bf.inclusive.count) / bf.total.count) < 0.5, `flame match ${pct}%`);
+  const bf = exportCallersByModule(stackRows(), 'clr.dll');
+  assert.ok(Math.abs(pct - (100 * bf.inclusive) / sumCount(stackRows())) < 0.5, `flame match ${pct}%`);
   await p.fill('[data-testid=flame-search]', '');
   // Click the widest box on the second row from the bottom: zooms, breadcrumb grows.
   const box = await p.locator('[data-testid=flame]').boundingBox();
@@ -260,15 +290,21 @@ test('dragging on the timeline selects a range that applies to the table', { ski
   const m = /[?&]r=([\d.]+)-([\d.]+)/.exec(p.url());
   const range = { start_s: Number(m[1]), end_s: Number(m[2]) };
   assert.ok(range.end_s > range.start_s);
-  const api = await query(srv.url, id, 'table', { columns: ['Process', 'Stack'], range, limit: 500 });
-  assert.equal(await tableTotal(p), api.total.count);
+  // Expected: the export over the same range, summed per process (the table's top level).
+  const inRange = stackRows(['--range', `${range.start_s}-${range.end_s}`]);
+  const total = sumCount(inRange);
+  assert.equal(await tableTotal(p), total);
+  const perProcess = new Map();
+  for (const r of inRange) perProcess.set(r.Process, (perProcess.get(r.Process) || 0) + r.Count);
   const shown = await rows(p);
-  assert.deepEqual(shown.map((r) => [r.path, r.count]), api.rows.map((r) => [r.label, r.count]));
+  assert.deepEqual(
+    shown.map((r) => [r.path, r.count]).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+    [...perProcess.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
   // The range is in the link: a fresh context shows the same numbers.
   const fresh = await newPage();
   await fresh.p.goto(p.url());
   await waitTable(fresh.p);
-  assert.equal(await tableTotal(fresh.p), api.total.count);
+  assert.equal(await tableTotal(fresh.p), total);
   await fresh.c.close();
   // Flame graph by process over that range, filtered to the test process: a screenshot.
   await p.goto(`${p.url().replace(/view=table/, 'view=flame')}&pp=1&f=${encodeURIComponent('Process=Test.x64.exe (3676)')}`);
@@ -381,7 +417,7 @@ test('File I/O: creates grouped by File Path, the top path and its count equal e
   await c.close();
 });
 
-test('filter to a Stack frame keeps every sample whose stack contains it (the API contains filter)', { skip: skip() }, async () => {
+test('filter to a Stack frame keeps every sample whose stack contains it (equal to etlscope export)', { skip: skip() }, async () => {
   const { p, c, errors } = await newPage();
   await p.goto(`${srv.url}/t/${id}`);
   await waitTable(p);
@@ -395,10 +431,10 @@ test('filter to a Stack frame keeps every sample whose stack contains it (the AP
   await p.click(`[data-testid=context-menu] >> text=Filter to Stack contains ${frame}`);
   await p.waitForURL(/Stack\+contains|Stack%20contains/);
   await waitTable(p);
-  const want = await query(srv.url, id, 'table', { columns: ['Process'], filters: [{ column: 'Stack', values: [frame], contains: true }], limit: 100000 });
-  assert.equal(await tableTotal(p), want.total.count);
-  const fly = await query(srv.url, id, 'butterfly', { kind: 'function', target: frame });
-  assert.ok(want.total.count >= fly.inclusive.count, 'the label covers at least the function the butterfly resolves');
+  // Expected: export rows whose stack has that frame anywhere.
+  const want = sumCount(stackRows().filter((r) => r.Stack.split(';').includes(frame)));
+  assert.equal(await tableTotal(p), want);
+  assert.ok(want > 0 && moduleOf(frame).length > 0);
   // The flame graph colours by the API's module names and can hide samples without stacks.
   await p.click('[data-testid=tab-flame]');
   await p.click('[data-testid=flame-no-stack]');

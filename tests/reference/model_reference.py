@@ -6,6 +6,11 @@ reader) and decodes the kernel and KernelTraceControl payloads it needs from
 ../shared/docs/etl-format.md sections C, D and E. It was written without
 reading crates/model, so its figures can serve as expected values there.
 
+Every rule below names its source: a line of ../shared/docs/etl-format.md
+("fmt:NNN"), PerfView's TraceEvent (microsoft/perfview src/TraceEvent,
+"TE:file:line" at the commit read in 2026-12), or what the trace's own bytes
+show (then the comment says which events). None comes from crates/model.
+
 Usage:
     python3 tests/reference/model_reference.py samples FILE   # perfview-net452-x64.etl
     python3 tests/reference/model_reference.py rundown FILE   # shutdown-perfdiag-kernel.etl
@@ -144,14 +149,20 @@ class Lifetimes:
     def feed(self, ident, kind, ts, info):
         lst = self.by_id[ident]
         cur = lst[-1] if lst and lst[-1]["end_kind"] is None else None
-        if kind == "defunct" and cur is None and lst and lst[-1]["end_kind"] == "end":
-            # Process/Defunct (hook 0x0327, TraceEvent's ProcessTraceData
-            # opcode 39) is logged at rundown for a process that has exited
-            # but whose object is still referenced: the process that ended,
-            # not another one (issue 13, scope 3). Its end stays the End's.
+        if (kind == "defunct" and cur is None and lst and lst[-1]["end_kind"] == "end"
+                and info.get("key") == lst[-1].get("key")):
+            # Process/Defunct (hook 0x0327, opcode 39, fmt:194; TE
+            # Parsers/KernelTraceEventParser.cs:545 "Defunct") is logged at
+            # rundown for a process that has exited while its object is still
+            # referenced. Its UniqueProcessKey (the EPROCESS address, fmt:205)
+            # is the ended instance's, so it is that process (fmt:220: key by
+            # pid and start, or UniqueProcessKey), not another. Its end stays
+            # the End's.
             lst[-1]["kinds"].append(kind)
             return lst[-1]
         if kind == "start":
+            # pids and tids are reused (fmt:220): a Start while an instance
+            # of the id is open ends that one (its End was not logged).
             if cur is not None and cur["start_kind"] is not None:
                 cur["end_kind"] = "implied"  # reused id with no end event
                 cur["end"] = ts
@@ -162,13 +173,17 @@ class Lifetimes:
             lst.append(inst)
             return inst
         if cur is None:
-            # First sight of an instance already running (rundown) or ending.
+            # First sight of an instance already running (rundown: DCStart
+            # for processes alive at the start, DCEnd at the end, fmt:218) or
+            # ending.
             inst = {"id": ident, "start": OPEN, "end": OPEN,
                     "start_kind": kind if kind in ("dcstart", "dcend") else None,
                     "end_kind": None, "kinds": [], **info}
             lst.append(inst)
             cur = inst
         cur["kinds"].append(kind)
+        # Each event of the instance carries the same payload fields (C.1):
+        # a later one fills what an earlier one left empty.
         for k, v in info.items():
             if v not in (None, "", 0) or k not in cur:
                 cur[k] = v
@@ -180,7 +195,9 @@ class Lifetimes:
         return cur
 
     def find(self, ident, ts):
-        """(instance, exact) alive at ts, else the nearest one in time."""
+        """(instance, exact) alive at ts, else the nearest one in time (fmt:382-384:
+        a sample belongs to the lifetime containing it; the few just outside
+        every lifetime go to the nearest one)."""
         best = None
         for inst in self.by_id.get(ident, []):
             s, e = inst["start"], inst["end"]
@@ -200,9 +217,11 @@ def build_lifetimes(events):
             procs.feed(p["pid"], PROCESS_KINDS[e.hook], e.ts,
                        {"name": p["name"], "key": p["key"], "ppid": p["ppid"]})
         elif e.hook in THREAD_KINDS:
+            # Payload ProcessId/ThreadId, not the header's (fmt:232-233).
             pid, tid = struct.unpack_from("<II", e.payload, 0)
             kind = THREAD_KINDS[e.hook]
-            # tid 0: the idle thread of each CPU, one instance in pid 0.
+            # tid 0: the idle thread of each CPU (Idle = pid 0, fmt:385; its
+            # samples share tid 0 across CPUs, fmt:301): one instance in pid 0.
             if tid == 0 and threads.by_id.get(0) and kind == "start":
                 continue
             threads.feed(tid, kind, e.ts, {"pid": pid})
@@ -242,6 +261,7 @@ def stack_targets(events, P, inline_at_own_time=True):
             n = len(b) // P - 1
             frames = [ptr(b, P * (i + 1), P) for i in range(n)]
             last = frames[-1] if frames else 0
+            # Kernel or user key table by the definition's last frame (fmt:305).
             defs[(kernel_address(last, P), key)].append((e.ts, frames))
     for v in defs.values():
         v.sort(key=lambda d: d[0])
@@ -266,6 +286,7 @@ def stack_targets(events, P, inline_at_own_time=True):
             kern = e.hook == 0x1825
             key = ptr(b, 16, P)
             lst = defs.get((kern, key), [])
+            # The next definition of the key at or after the reference (fmt:303-304).
             i = bisect.bisect_left(def_times.get((kern, key), []), e.ts)
             if i == len(lst):
                 unresolved += 1
@@ -307,6 +328,8 @@ def image_instances(events, procs):
                     key=lambda e: (e.ts, e.seq)):
         im = image_payload(e)
         kind = IMAGE_KINDS[e.hook]
+        # Kernel images have pid 0 and serve every process (fmt:270-271);
+        # loads and unloads pair by (process, base), not path (fmt:269).
         kernel = im["pid"] == 0 or kernel_address(im["base"], e.psize)
         owner = None if kernel else process_of(procs, im["pid"], e.ts)
         okey = ("kernel",) if owner is None else (owner["id"], owner["start"])
@@ -327,6 +350,9 @@ def image_instances(events, procs):
             order.append(inst)
         inst["kinds"].append(kind)
         by_ts[e.ts].append(inst)
+    # KernelTraceControl events describe the image event of the same
+    # timestamp (fmt:369-372; TE TraceLog.cs:1557-1580 pairs by equal QPC):
+    # ImageID and DbgID_RSDS also by ImageBase, FileVersion by ImageSize.
     unmatched = Counter()
     by_time_only = []
     for e in events:
@@ -378,6 +404,8 @@ def image_instances(events, procs):
 
 
 def clr_ranges(events):
+    """JIT code ranges per process from MethodLoadVerbose and the rundown's
+    MethodDC*Verbose events (fmt:427-442, F.3; E.4 fmt:388-390)."""
     ranges = defaultdict(list)  # pid -> [(start, end, name)]
     for e in events:
         if e.family != "eventheader" or e.guid not in (CLR_RUNTIME, CLR_RUNDOWN):
@@ -418,7 +446,7 @@ def fnv1a64(text):
 def frame_census(samples, threads, procs, targets, images, P):
     """Every sample's frames (stack, else the IP) named `file!0xRVA` after the
     image of its process (else a kernel image) alive at the sample's time and
-    covering the address, or `0xADDRESS` when none does (E.3). Returns frames
+    covering the address, or `0xADDRESS` when none does (fmt:386-387, E.3). Returns frames
     per module (lower-case file name, "" for raw addresses) and a digest: the
     sum mod 2^64 of FNV-1a-64 of each sample's leaf-first labels joined by ';'.
     """
@@ -439,6 +467,7 @@ def frame_census(samples, threads, procs, targets, images, P):
 
     per_module = Counter()
     digest = 0
+    deep = 0  # samples with two frames or more
     for s in samples:
         tid = u32(s.payload, s.psize)
         inst, exact = threads.find(tid, s.ts)
@@ -452,12 +481,13 @@ def frame_census(samples, threads, procs, targets, images, P):
         else:
             frames = [ptr(s.payload, 0, s.psize)]
         labels = []
+        deep += len(frames) >= 2
         for a in frames:
             m, lab = name(a, owner, s.ts)
             per_module[m] += 1
             labels.append(lab)
         digest = (digest + fnv1a64(";".join(labels))) & ec.MASK64
-    return dict(sorted(per_module.items())), digest
+    return dict(sorted(per_module.items())), digest, deep
 
 
 def module_key(i):
@@ -496,7 +526,7 @@ def samples_report(path):
         proc_of_thread[tkey] = plabel
     targets, stack_stats = stack_targets(events, P)
     # A (ts, tid) pair shared by several samples (idle, tid 0) takes the stack
-    # only for the sample on the stack event's CPU.
+    # only for the sample on the stack event's CPU (fmt:301-302).
     pair_count = Counter((s.ts, u32(s.payload, s.psize)) for s in samples)
     with_stack = 0
     with_stack_ambiguous = 0
@@ -524,7 +554,7 @@ def samples_report(path):
                 continue
         with_stack += 1
     # PerfView's TraceLog keeps a sample unless tid is 0 and it is not
-    # executing a DPC or ISR (flags bits 0/1, C.4): comparable with the
+    # executing a DPC or ISR (flags bits 0/1, fmt:275-276): comparable with the
     # "PerfInfo/Sample" count of PerfView's own baseline for this trace.
     perfview_kept = sum(1 for s in samples if u32(s.payload, s.psize) != 0
                         or struct.unpack_from("<H", s.payload, s.psize + 6)[0] & 3)
@@ -532,7 +562,10 @@ def samples_report(path):
     # FileVersion describes a file on disk: share it between the loads of one
     # file (same name and size; same link timestamp unless one of the events
     # lacks it, as rundown events of ntdll.dll do), e.g. Test.x64.exe is
-    # described when cmd.exe maps it, not when Test.x64.exe loads it.
+    # described when cmd.exe maps it, not when Test.x64.exe loads it. TE
+    # TraceLog.cs:1557-1582 does the same: the version goes on the
+    # TraceModuleFile, one per file name (GetOrCreateModuleFile), which every
+    # load of that file shares.
     versions = defaultdict(list)
     for i in images:
         if i["file_version"]:
@@ -558,18 +591,24 @@ def samples_report(path):
          for i in images if not i["kernel"] and i["pid"] == top_pid),
         key=lambda x: int(x["base"], 16))
     # Samples whose stack changes when inline walks are ordered by their
-    # event's timestamp instead of their own (the model keeps only the
-    # former): left out of the frame census, listed instead.
+    # target's EventTimeStamp instead of the walk's own timestamp: listed, and
+    # counted in the census like every other sample. The bytes decide for the
+    # walk's own time (etl-format.md C.5 rule 4, line 306-310; TraceLog's
+    # EmitStackOnExitFromKernel): tid 3780 logs kernel-only walks for its
+    # samples at 1942908431 .. 1942973679, then at 1942978627 one user walk
+    # whose EventTimeStamp is 1942908431, the first event of that stay in the
+    # kernel, so all eight samples before 1942978627 share that user half;
+    # the sample at 1942993684 gets the user walk logged at 1942996107
+    # (EventTimeStamp 1942983680). Ordered by EventTimeStamp, the user walk of
+    # the second stay would land on samples of the first.
     proxy, _ = stack_targets(events, P, inline_at_own_time=False)
     order_sensitive = sorted(
         (s.ts, u32(s.payload, s.psize)) for s in samples
         if (lambda a, b: (a and (a["kernel"], a["user"])) != (b and (b["kernel"], b["user"])))(
             targets.get((s.ts, u32(s.payload, s.psize))),
             proxy.get((s.ts, u32(s.payload, s.psize)))))
-    left_out = set(order_sensitive)
-    census_samples = [s for s in samples if (s.ts, u32(s.payload, s.psize)) not in left_out]
-    frames_per_module, stack_digest = frame_census(census_samples, threads, procs, targets,
-                                                   images, P)
+    frames_per_module, stack_digest, deep = frame_census(samples, threads, procs, targets,
+                                                         images, P)
     # Leaf of the top process' samples in JIT code (CLR method ranges).
     ranges = clr_ranges(events).get(top_pid, [])
     top_samples = jit_leaf = 0
@@ -599,6 +638,7 @@ def samples_report(path):
         "frames_over_all_samples": frames_total,
         "samples_sensitive_to_inline_walk_order": order_sensitive,
         "frames_per_module": frames_per_module,
+        "samples_with_two_or_more_frames": deep,
         "stack_digest": "%#018x" % stack_digest,
         "samples_sharing_ts_tid_with_a_stack": with_stack_ambiguous,
         "stack_join": stack_stats,

@@ -68,6 +68,10 @@ fn perfview_figures_are_the_script_output() {
     assert_eq!(v["frames_per_module"], json!(per_module));
     assert_eq!(v["stack_digest"], format!("{:#018x}", pv::STACK_DIGEST));
     assert_eq!(
+        v["samples_with_two_or_more_frames"],
+        pv::SAMPLES_WITH_TWO_OR_MORE_FRAMES
+    );
+    assert_eq!(
         v["top_process_samples_ip_in_clr_method"],
         pv::TOP_SAMPLES_IN_CLR_METHODS
     );

@@ -1,6 +1,12 @@
 //! Function identity for grouping ("func keys"): a dense `u32` space with
 //! the symbolized functions first, then one "module!?" key per module for
 //! frames not symbolized yet, then one "?!?" key for raw addresses.
+//!
+//! Keys follow the labels, as WPA groups its Module and Stack columns by the
+//! text they show: modules of one name (a 32-bit and a 64-bit `clr.dll` in
+//! one trace) are one Module key, and functions of one module name and one
+//! function name are one func key. Each module row maps to the first row of
+//! its name (`canonical_modules`).
 
 use model::{Trace, NONE};
 use rustc_hash::FxHashMap;
@@ -18,20 +24,36 @@ pub struct FuncKeys {
     /// One frame row of each key (the first), `NONE` when no frame has it:
     /// with its module, the frame's RVA names the key in links.
     pub first_frame: Vec<u32>,
+    /// Each module row's first row of the same name: its Module key.
+    pub canonical: Vec<u32>,
 }
 
 impl FuncKeys {
     /// O(#frames); rebuild when symbolization fills `frames.func`.
     pub fn build(trace: &Trace) -> FuncKeys {
         let frames = &trace.frames;
-        let mut dense: FxHashMap<u32, u32> = FxHashMap::default();
+        let canon = canonical_modules(trace);
+        let canon_of = |m: u32| canon.get(m as usize).copied().unwrap_or(NONE);
+        // Key of a symbolized function: its module's name and its own name
+        // (a function row without a name keeps its row as its identity).
+        let func_label = |i: usize, f: u32| {
+            let name = trace.funcs.name.get(f as usize).map_or(NONE, |&s| s.0);
+            let by_row = if name == NONE { f } else { NONE };
+            let m = frames.module.get(i).copied().unwrap_or(NONE);
+            (canon_of(m), name, by_row)
+        };
+        let mut dense: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
         let mut module = Vec::new();
         let mut model_func = Vec::new();
         // Symbolized functions first, numbered by first appearance.
         for (i, &f) in frames.func.iter().enumerate() {
-            if f != NONE && !dense.contains_key(&f) {
-                dense.insert(f, module.len() as u32);
-                module.push(frames.module.get(i).copied().unwrap_or(NONE));
+            if f == NONE {
+                continue;
+            }
+            let label = func_label(i, f);
+            if let std::collections::hash_map::Entry::Vacant(v) = dense.entry(label) {
+                v.insert(module.len() as u32);
+                module.push(label.0);
                 model_func.push(f);
             }
         }
@@ -45,8 +67,8 @@ impl FuncKeys {
         let of_frame: Vec<u32> = (0..frames.len())
             .map(|i| {
                 let f = frames.func.get(i).copied().unwrap_or(NONE);
-                let m = frames.module.get(i).copied().unwrap_or(NONE);
-                match dense.get(&f) {
+                let m = canon_of(frames.module.get(i).copied().unwrap_or(NONE));
+                match (f != NONE).then(|| dense.get(&func_label(i, f))).flatten() {
                     Some(&k) => k,
                     None if m != NONE && m < modules => symbolized + m,
                     None => unknown,
@@ -67,7 +89,13 @@ impl FuncKeys {
             model_func,
             symbolized,
             first_frame,
+            canonical: canon,
         }
+    }
+
+    /// The Module key of module row `m` (the first row of its name).
+    pub fn canonical_module(&self, m: u32) -> u32 {
+        self.canonical.get(m as usize).copied().unwrap_or(m)
     }
 
     /// Number of keys (the key space is `0..len()`).
@@ -133,4 +161,21 @@ impl FuncKeys {
             _ => format!("{module}!?"),
         }
     }
+}
+
+/// Each module row's first row of the same name (ASCII case-insensitive, as
+/// Windows compares file names); `NONE` stays `NONE`.
+pub fn canonical_modules(trace: &Trace) -> Vec<u32> {
+    let mut first: FxHashMap<String, u32> = FxHashMap::default();
+    (0..trace.modules.len() as u32)
+        .map(|m| {
+            let name = trace
+                .modules
+                .name
+                .get(m as usize)
+                .map_or("", |&s| trace.strings.get(s))
+                .to_ascii_lowercase();
+            *first.entry(name).or_insert(m)
+        })
+        .collect()
 }

@@ -162,7 +162,12 @@ impl Engine {
                 .map(|i| Resolved::Process(i as u32))
                 .ok_or(()),
             StableId::Module(m) => {
-                let ms = self.modules_with(&m);
+                // Modules of one name are one Module key (funcs.rs).
+                let ms: Vec<u32> = self
+                    .modules_with(&m)
+                    .into_iter()
+                    .map(|i| self.funcs().canonical_module(i))
+                    .collect();
                 if ms.is_empty() {
                     Err(())
                 } else {

@@ -28,6 +28,20 @@ fn shape(seed: u64) -> Shape {
 
 // ---- the naive reference ----
 
+/// Weight of sample `i`: the last interval change at or before its time (the
+/// first interval before any change), found by a linear scan.
+fn weight(t: &Trace, i: usize) -> i64 {
+    let time = t.samples.time[i];
+    let changes = &t.samples.intervals;
+    let mut w = changes.first().map_or(1_000_000, |c| c.1);
+    for &(start, interval) in changes {
+        if start <= time {
+            w = interval;
+        }
+    }
+    w
+}
+
 fn module_name(t: &Trace, m: u32) -> String {
     t.strings.get(t.modules.name[m as usize]).to_string()
 }
@@ -175,7 +189,7 @@ fn naive_children(
         if l.len() < path.len() || l[..path.len()] != *path {
             continue;
         }
-        let w = t.samples.weight_ns(i);
+        let w = weight(t, i);
         parent.add(t.samples.time[i], w);
         if let Some(k) = l.get(path.len()) {
             kids.entry(k.clone())
@@ -428,7 +442,7 @@ fn naive_butterfly(
         if !fr.iter().any(|&f| is_x(f)) {
             continue;
         }
-        let (time, w) = (t.samples.time[i], t.samples.weight_ns(i));
+        let (time, w) = (t.samples.time[i], weight(t, i));
         inc.add(time, w);
         if is_x(*fr.last().unwrap()) {
             own.add(time, w);
@@ -569,7 +583,7 @@ fn flame_graph_boxes_match_the_naive_reference() {
             if !keeps(t, &nf, i) {
                 continue;
             }
-            let w = t.samples.weight_ns(i);
+            let w = weight(t, i);
             total += w;
             let l: Vec<String> = frames(t, i).iter().map(|&f| frame_label(t, f)).collect();
             for d in 1..=l.len() {
@@ -651,7 +665,7 @@ fn timeline_bins_match_the_naive_reference() {
             };
             let b = ((time - range.start_ns) as i128 * bins as i128
                 / (range.end_ns - range.start_ns) as i128) as usize;
-            expect.entry(key).or_insert_with(|| vec![0; bins])[b] += t.samples.weight_ns(i);
+            expect.entry(key).or_insert_with(|| vec![0; bins])[b] += weight(t, i);
         }
         // The top series equal the naive ones; everything sums up.
         for s in &tl.series {
@@ -948,7 +962,7 @@ fn butterfly_trees_match_the_naive_reference() {
                         if seq.len() <= labels.len() || seq[..labels.len()] != labels[..] {
                             continue;
                         }
-                        let w = t.samples.weight_ns(s);
+                        let w = weight(t, s);
                         parent.0 += 1;
                         parent.1 += w;
                         let k = kids.entry(seq[labels.len()].clone()).or_default();

@@ -7,13 +7,12 @@
 
 use crate::cell_json::cell_json;
 use anyhow::{bail, Context};
-use etl::EtlFile;
 use model::Trace;
 use query::flat_table::{self, FlatRequest, FlatSort, FlatTable, SortOn};
 use query::{CellValue, ColumnType, TableDef, TimeRange, ValueSpec};
 use serde_json::{Map, Value};
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 
 pub struct ExportArgs<'a> {
     pub table: &'a str,
@@ -57,10 +56,11 @@ pub fn parse_filter(s: &str) -> anyhow::Result<(String, String)> {
     Ok((c.trim().to_string(), v.to_string()))
 }
 
-pub fn run(path: &Path, args: ExportArgs<'_>) -> anyhow::Result<()> {
-    let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut trace = super::progress::build_model(&file);
-    super::symbols::name_frames(&mut trace, path, args.symbol_path);
+pub fn run(paths: &[PathBuf], companions: bool, args: ExportArgs<'_>) -> anyhow::Result<()> {
+    let opened = super::files::open(paths, companions)?;
+    let mut trace = super::progress::build_model(&opened.file);
+    drop(opened.file);
+    super::symbols::name_frames(&mut trace, &opened.files, args.symbol_path);
     warn_if_incomplete(&trace);
     let table = export(&trace, &args)?;
     let stdout = std::io::stdout();
