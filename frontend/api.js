@@ -54,6 +54,8 @@ export const flame = (id, q) => post(`${tr(id)}/flame`, q);
 export const butterfly = (id, q) => post(`${tr(id)}/butterfly`, q);
 /** @param {string} id @param {any} q */
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
+/** The graph above a table. @param {string} id @param {any} q */
+export const graph = (id, q) => post(`${tr(id)}/graph`, q);
 
 /**
  * Follow ingest progress over server-sent events until ready or failed. Read with fetch rather than EventSource,

@@ -129,13 +129,21 @@ export class TreeTable {
   /** @param {Node} n */
   static pathKey(n) { return n.refs.join('\u0001'); }
 
-  /** @param {any[]} path */
-  async fetch(path) {
+  /** The /table body of the level under `path` (the graph above the table asks the same). @param {any[]} path */
+  request(path) {
+    /** @type {any} */
     const q = { ...this.o.query(), table: this.o.table, columns: this.o.groups, path, limit: LIMIT };
     const values = this.dataValues();
     if (values.length) q.values = values;
     const sk = values.includes(this.o.sort) ? this.o.sort : SORT_KEY[this.o.sort];
     q.sort = { by: sk || 'label', descending: this.o.desc };
+    return q;
+  }
+
+  /** @param {any[]} path */
+  async fetch(path) {
+    const q = this.request(path);
+    const values = this.dataValues();
     const r = await api.table(this.o.traceId, q);
     (r.value_columns || []).forEach((/** @type {any} */ info, /** @type {number} */ i) => this.valueInfo.set(values[i], info));
     return r;

@@ -6,6 +6,7 @@ import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './u
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
 import { findDef, canonicalSpec, clock, fmtUtcOffset } from './value-columns.js';
 import { Timeline } from './timeline.js';
+import { TableGraph, LIFETIME_TABLES } from './table-graph.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
 import { renderSystemConfig } from './system-config.js';
@@ -42,6 +43,10 @@ export class TracePage {
     this.cols = null;
     // A layout the user did not write (defaults, a tab, a preset) hides its all-zero columns.
     this.checkEmpty = !new URLSearchParams(location.search).has('c');
+    /** @type {TableGraph|null} */
+    this.graph = null;
+    /** @type {string[]} */
+    this.graphPath = [];
   }
 
   async mount() {
@@ -183,6 +188,7 @@ export class TracePage {
   renderAnalysis() {
     const a = this.analysis;
     clear(a);
+    if (this.graph) { this.graph.destroy(); this.graph = null; }
     const s = this.s;
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
@@ -335,18 +341,22 @@ export class TracePage {
         },
       }), tabs.lastChild);
     }
+    const graphHost = h('div', { class: 'graph-host' });
+    // The graph goes above the view's table (views-layout.js: its graph slot).
+    (this.views && this.views[0] ? this.views[0].graphSlot : body).append(graphHost);
     this.table = new TreeTable(body, {
       traceId: this.id, table: s.table, groups: s.groups, cols: s.cols, sort: s.sort, desc: s.desc, open: s.open, sel: s.sel,
       allColumns: [...keyCols, ...valCols], defs,
       query: () => this.query(),
       onLayout: (groups, cols, sort) => this.update({ groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }),
       onSort: (col, desc) => this.update({ sort: col, desc }),
-      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); },
+      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); this.syncGraph(); },
       onContext: (n, ev) => this.rowMenu(n, ev),
       onNotice: (m) => this.notice(m),
     });
     const t = this.table;
     t.load().then(() => { if (this.checkEmpty && this.table === t) this.hideEmpty(t); });
+    this.renderGraph(graphHost, defs);
   }
 
   /** Hide the value columns that are zero or empty on the whole trace (once per layout). @param {TreeTable} t */
@@ -359,6 +369,44 @@ export class TracePage {
     this.write(this.s, 'replace');
     this.notice(`Hidden: ${empty.join(', ')} (zero or empty on every row of this trace; Columns… shows them)`);
     this.renderAnalysis();
+  }
+
+  /** The graph above the table: the same level, filters and range (table-graph.js). @param {HTMLElement} host @param {import('./value-columns.js').ColumnDef[]} defs */
+  renderGraph(host, defs) {
+    const s = this.s;
+    const table = this.table;
+    const t = this.cols.tables[s.table] || {};
+    // Event tables plot their count (first: I/O without completions has no weight), their weight or a numeric column; cpu-sampled its weight.
+    const measures = s.table === 'cpu-sampled' || LIFETIME_TABLES.includes(s.table) ? [] : [
+      { value: 'count', label: 'Graph: Count' },
+      ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
+      ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
+    ];
+    this.graph = new TableGraph(host, {
+      traceId: this.id, table: s.table, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
+      request: (path) => table.request(path), measures,
+      labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
+      onSelect: (refs) => {
+        // Clicking a bar or series selects its row, as clicking the row does.
+        const n = table.findLoaded(refs);
+        if (!n) return;
+        table.select(n);
+        table.scrollToSelected();
+        table.emitTree(false);
+      },
+    });
+    this.graphPath = graphPath(s.open);
+    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+  }
+
+  /** After a tree change: the graph follows the last expanded row and highlights the selection. */
+  syncGraph() {
+    if (!this.graph) return;
+    const p = graphPath(this.s.open);
+    if (JSON.stringify(p) !== JSON.stringify(this.graphPath)) {
+      this.graphPath = p;
+      this.graph.load(p).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+    } else this.graph.highlight(this.s.sel);
   }
 
   /** @param {HTMLElement} anchor @param {string[]} keyCols @param {string[]} valCols */
@@ -477,6 +525,11 @@ export class TracePage {
       onNotice: (m) => this.notice(m),
     });
   }
+}
+
+/** The graph's level: the children of the last row expanded (the top level when none is). @param {string[][]} open */
+function graphPath(open) {
+  return open && open.length ? open[open.length - 1] : [];
 }
 
 /** The summary's symbol state in a few words. @param {any} sum */

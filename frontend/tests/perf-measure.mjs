@@ -32,6 +32,12 @@ export function instrument() {
       if (!s || /Loading|Expanding/.test(s.textContent)) return false;
       return s.getAttribute('data-total') !== String(arg) && !!document.querySelector('[data-testid=table] tbody tr[data-path]');
     },
+    // The graph above the table finished a load newer than `arg` (its canvas is drawn before
+    // data-state turns ready, in the same task).
+    graph: (arg) => {
+      const g = document.querySelector('[data-testid=table-graph]');
+      return !!g && g.getAttribute('data-state') === 'ready' && Number(g.getAttribute('data-load')) > arg;
+    },
     // The breadcrumb has `arg` entries (the canvas is drawn in the same task, before it).
     crumbs: (arg) => document.querySelectorAll('[data-testid=flame-crumbs] .crumb').length === arg,
     // The search match figure was rewritten (draw() sets it after painting the canvas).

@@ -120,6 +120,19 @@ fn every_endpoint_answers_as_documented() {
         "post",
         &post("/api/traces/{id}/timeline", json!({"bins": 50})),
     );
+    let graphs = [
+        json!({"table": "cpu-sampled", "columns": ["Process", "Stack"], "range": range, "path": ["explorer.exe (6148)"], "bins": 40}),
+        json!({"table": "file-io", "columns": ["Type", "File Path"], "measure": "count"}),
+        json!({"table": "processes", "columns": ["Process"], "sort": {"by": "label"}}),
+    ];
+    for body in graphs {
+        check(
+            &doc,
+            "/api/traces/{id}/graph",
+            "post",
+            &post("/api/traces/{id}/graph", body),
+        );
+    }
     check(
         &doc,
         "/api/traces/{id}/butterfly",

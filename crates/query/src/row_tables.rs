@@ -119,9 +119,9 @@ pub struct RowTable {
     /// The UI's summed values (`Row::sums`): name and display divisor.
     pub values: Vec<(&'static str, f64)>,
     sum_columns: Vec<usize>,
-    weight_column: Option<usize>,
+    pub(crate) weight_column: Option<usize>,
     keys: Vec<OnceLock<KeyColumn>>,
-    timed: bool,
+    pub(crate) timed: bool,
 }
 
 /// Per group while scanning.
@@ -246,7 +246,7 @@ impl RowTable {
         }
     }
 
-    fn def(&self) -> TableDef<'_> {
+    pub(crate) fn def(&self) -> TableDef<'_> {
         definition(&self.trace, self.kind)
     }
 
@@ -288,7 +288,7 @@ impl RowTable {
     }
 
     /// The key column `c`, built on first use.
-    fn key_column(&self, c: usize) -> Option<&KeyColumn> {
+    pub(crate) fn key_column(&self, c: usize) -> Option<&KeyColumn> {
         let cell = self.keys.get(c)?;
         Some(cell.get_or_init(|| {
             let def = self.def();
@@ -312,7 +312,7 @@ impl RowTable {
     }
 
     /// The row's key at every level of `columns`, with each level's column.
-    fn levels(
+    pub(crate) fn levels(
         row: usize,
         columns: &[(usize, &KeyColumn)],
         out: &mut Vec<(u32, usize)>,
