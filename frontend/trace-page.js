@@ -125,7 +125,9 @@ export class TracePage {
       clockSelect,
       h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: async () => { await copyText(location.href); toast('Link to this view copied'); } }),
     );
-    if (sum.diagnostics && sum.diagnostics.length) this.notice(`${sum.diagnostics.length} ingest diagnostics (first: ${JSON.stringify(sum.diagnostics[0])})`);
+    // The browser tab names the trace, as WPA's window title does.
+    document.title = `${entry.name} - etlscope`;
+    if (sum.diagnostics && sum.diagnostics.length) this.notice(diagnosticsText(sum.diagnostics));
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
@@ -193,7 +195,7 @@ export class TracePage {
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
       tabs.append(h('button', {
-        class: `tab ${s.view === 'table' && s.table === t ? 'on' : ''}`, text: name, 'data-testid': `tab-${t}`,
+        class: `tab ${s.view === 'table' && s.table === t ? 'on' : ''}`, text: name, 'data-testid': `tab-${t}`, ...tabRole(s.view === 'table' && s.table === t),
         onclick: () => {
           if (s.table === t) { this.update({ view: 'table' }); return; }
           const d = defaultState(t);
@@ -203,10 +205,10 @@ export class TracePage {
       }));
     }
     tabs.append(h('span', { class: 'tab-sep' }));
-    tabs.append(h('button', { class: `tab ${s.view === 'flame' ? 'on' : ''}`, text: 'Flame graph', 'data-testid': 'tab-flame', onclick: () => this.update({ view: 'flame' }) }));
-    tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', onclick: () => this.update({ view: 'butterfly' }) }));
+    tabs.append(h('button', { class: `tab ${s.view === 'flame' ? 'on' : ''}`, text: 'Flame graph', 'data-testid': 'tab-flame', ...tabRole(s.view === 'flame'), onclick: () => this.update({ view: 'flame' }) }));
+    tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', ...tabRole(s.view === 'butterfly'), onclick: () => this.update({ view: 'butterfly' }) }));
     tabs.append(h('span', { class: 'tab-sep' }));
-    tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', onclick: () => this.update({ view: 'sysconfig' }) }));
+    tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', ...tabRole(s.view === 'sysconfig'), onclick: () => this.update({ view: 'sysconfig' }) }));
     const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...PRESETS.map((p, i) => h('option', { value: String(i), text: p.name }))]));
     preset.addEventListener('change', () => {
       const p = PRESETS[Number(preset.value)];
@@ -582,4 +584,17 @@ function readableRef(v) {
   m = /^fn:(.*)@[0-9a-f]+:[0-9a-f]+\+([0-9a-f]+)$/.exec(v);
   if (m) return `${m[1]}+0x${m[2]}`;
   return v;
+}
+
+/** ARIA for a tab button of a `tablist`. @param {boolean} on */
+function tabRole(on) {
+  return { role: 'tab', 'aria-selected': on ? 'true' : 'false' };
+}
+
+/** The ingest diagnostics as a sentence: each names its file offset, as `etlscope info` prints them.
+ * @param {{offset: number, message: string}[]} ds */
+export function diagnosticsText(ds) {
+  const one = (/** @type {{offset: number, message: string}} */ d) => `${d.message} (file offset 0x${Number(d.offset).toString(16)})`;
+  const more = ds.length > 1 ? `; ${ds.length - 1} more (etlscope info lists them)` : '';
+  return `This trace was read with ${ds.length} problem${ds.length > 1 ? 's' : ''}: ${one(ds[0])}${more}. Everything else that was readable is shown.`;
 }

@@ -121,7 +121,8 @@ pub struct RowTable {
     sum_columns: Vec<usize>,
     pub(crate) weight_column: Option<usize>,
     keys: Vec<OnceLock<KeyColumn>>,
-    pub(crate) timed: bool,
+    /// Whether rows have a time (the First/Last of a group mean something).
+    pub timed: bool,
 }
 
 /// Per group while scanning.

@@ -510,9 +510,14 @@ pub fn row_table_columns(table: &query::RowTable) -> Value {
     let mut values = vec!["Count"];
     values.extend(table.weight_name);
     values.extend(table.values.iter().map(|(n, _)| *n));
-    // Lifetime tables (Processes, Threads, Images) show counts only.
+    // Lifetime tables (Processes, Threads, Images) show counts only; event
+    // tables (Generic Events too, which has no weight) their groups' first
+    // and last event times.
     if table.weight_name.is_some() || !table.values.is_empty() {
-        values.extend(["% Weight", "First (s)", "Last (s)"]);
+        values.push("% Weight");
+    }
+    if table.timed {
+        values.extend(["First (s)", "Last (s)"]);
     }
     let stacks: Vec<&str> = (0..table.columns.len())
         .filter(|&c| table.is_stack(c))
