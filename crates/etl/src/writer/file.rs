@@ -195,6 +195,40 @@ impl<W: Write + Seek> EtlWriter<W> {
         Ok(())
     }
 
+    /// Append an already-encoded event (header included, as a reader's
+    /// buffer holds it) to `cpu`'s buffer: copying a trace event for event
+    /// keeps every header field, which re-encoding a `Record` would not.
+    pub fn write_raw(&mut self, cpu: u16, timestamp: i64, event: &[u8]) -> io::Result<()> {
+        let len = event.len();
+        if len == 0 || len > self.max_event_size() {
+            return Err(invalid(format!(
+                "raw event of {len} bytes is empty or exceeds the largest possible ({})",
+                self.max_event_size()
+            )));
+        }
+        let idx = cpu as usize;
+        let fits = match self.areas.get(idx) {
+            Some(a) => a.fits(len),
+            None => {
+                return Err(invalid(format!(
+                    "CPU {cpu} is out of range: the trace has {} CPUs",
+                    self.config.cpus
+                )))
+            }
+        };
+        if !fits {
+            self.flush_cpu(cpu)?;
+        }
+        if let Some(area) = self.areas.get_mut(idx) {
+            area.data.extend_from_slice(event);
+            area.align();
+            area.last_timestamp = area.last_timestamp.max(timestamp);
+        }
+        self.events += 1;
+        self.max_timestamp = Some(self.max_timestamp.map_or(timestamp, |m| m.max(timestamp)));
+        Ok(())
+    }
+
     /// Write `cpu`'s buffer to the sink now (no-op when it is empty).
     pub fn flush_cpu(&mut self, cpu: u16) -> io::Result<()> {
         let Some(mut area) = self.areas.get_mut(cpu as usize).map(|a| {
