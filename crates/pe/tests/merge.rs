@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use synth::BenchParams;
 
 fn fixture(rel: &str) -> Vec<u8> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(rel);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(rel);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -42,7 +44,10 @@ fn versioned_summary(key: &str) -> String {
 fn rc_value(key: &str) -> String {
     let t = text("pe/versioned.rc");
     let prefix = format!("VALUE \"{key}\", \"");
-    let l = t.lines().find_map(|l| l.trim().strip_prefix(prefix.as_str())).unwrap();
+    let l = t
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(prefix.as_str()))
+        .unwrap();
     l.trim_end_matches('"').replace("\\xae", "\u{ae}")
 }
 
@@ -78,12 +83,18 @@ fn check(compress: bool) {
         (mingw_path.clone(), fixture("pe/versioned.dll")),
     ]
     .into();
-    let (out, summary) =
-        merge_identities(&original, Cursor::new(Vec::new()), |p| files.get(p).cloned()).unwrap();
+    let (out, summary) = merge_identities(&original, Cursor::new(Vec::new()), |p| {
+        files.get(p).cloned()
+    })
+    .unwrap();
     assert!(summary.identified >= 2, "{summary:?}");
     assert_eq!(summary.bad_buffers, 0);
     let merged = EtlFile::from_bytes(out.into_inner()).unwrap();
-    assert!(merged.diagnostics().is_empty(), "{:?}", merged.diagnostics());
+    assert!(
+        merged.diagnostics().is_empty(),
+        "{:?}",
+        merged.diagnostics()
+    );
     let t = model::build(&merged);
 
     // Nothing of the original is lost or moved.
@@ -107,10 +118,16 @@ fn check(compress: bool) {
 
     let a = module_of(&clang_path);
     let (guid, age) = pdbutil_identity("fixture.pdb");
-    assert_eq!(m.pdb_guid[a].unwrap().to_string().to_ascii_uppercase(), guid);
+    assert_eq!(
+        m.pdb_guid[a].unwrap().to_string().to_ascii_uppercase(),
+        guid
+    );
     assert_eq!(m.pdb_age[a], age);
     assert_eq!(s(m.pdb_name[a]), "fixture.pdb");
-    assert!(!m.has_version_info[a], "fixture.dll has no version resource");
+    assert!(
+        !m.has_version_info[a],
+        "fixture.dll has no version resource"
+    );
 
     let b = module_of(&mingw_path);
     assert_eq!(

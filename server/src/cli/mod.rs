@@ -16,6 +16,9 @@ mod info;
 mod info_text;
 mod listen;
 mod progress;
+mod record;
+#[cfg(windows)]
+mod record_windows;
 pub mod serve;
 mod symbols;
 mod synth;
@@ -106,6 +109,9 @@ pub enum Command {
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
+    /// Record a trace on Windows: WPR's CPU profile (kernel flags, stacks,
+    /// sampling interval) plus user providers, with image identities added.
+    Record(record::RecordArgs),
     /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
     #[command(subcommand)]
     Synth(synth::Scenario),
@@ -150,6 +156,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Symbols { file, symbol_path }) => symbols::run(&file, symbol_path.as_deref()),
         Some(Command::Synth(s)) => synth::run(s),
+        Some(Command::Record(a)) => record::run(a),
         Some(Command::Serve(a)) => serve::run(a, false),
         Some(Command::Open { trace, mut serve }) => {
             serve.traces = vec![trace];
