@@ -73,7 +73,13 @@ pub fn events_for(image: &LoadedImage<'_>, id: &Identity) -> Vec<KtcEvent> {
         let size = u32::try_from(image.size).unwrap_or(id.size_of_image);
         out.push(KtcEvent {
             opcode: ktc_opcodes::FILE_VERSION,
-            payload: events::file_version(size, id.time_date_stamp, &info),
+            payload: events::file_version_with(
+                size,
+                id.time_date_stamp,
+                &info,
+                &v.bin_file_version,
+                &v.language,
+            ),
         });
     }
     out

@@ -14,6 +14,10 @@ pub struct VersionStrings {
     pub company_name: String,
     pub file_description: String,
     pub original_file_name: String,
+    /// VS_FIXEDFILEINFO's file version as "a.b.c.d" (empty without it).
+    pub bin_file_version: String,
+    /// The translation's language id in decimal ("1033"); "0" without one.
+    pub language: String,
 }
 
 struct Node<'a> {
@@ -84,16 +88,14 @@ pub fn version_strings(data: &[u8]) -> Option<VersionStrings> {
     }
     // The root's value is VS_FIXEDFILEINFO, wValueLength bytes.
     let top = children(data, &root, root.value_len);
-    let translation = top
+    let bin_file_version = fixed_file_version(root.value.get(..root.value_len).unwrap_or(&[]));
+    let translation_ids = top
         .iter()
         .filter(|n| n.key == "VarFileInfo")
         .flat_map(|n| children(data, n, 0))
         .find(|n| n.key == "Translation")
-        .and_then(|t| {
-            let lang = u16_at(t.value, 0)?;
-            let cp = u16_at(t.value, 2)?;
-            Some(format!("{lang:04x}{cp:04x}"))
-        });
+        .and_then(|t| Some((u16_at(t.value, 0)?, u16_at(t.value, 2)?)));
+    let translation = translation_ids.map(|(lang, cp)| format!("{lang:04x}{cp:04x}"));
     let tables: Vec<Node<'_>> = top
         .iter()
         .filter(|n| n.key == "StringFileInfo")
@@ -102,7 +104,11 @@ pub fn version_strings(data: &[u8]) -> Option<VersionStrings> {
     let table = translation
         .and_then(|t| tables.iter().find(|n| n.key.eq_ignore_ascii_case(&t)))
         .or_else(|| tables.first())?;
-    let mut v = VersionStrings::default();
+    let mut v = VersionStrings {
+        bin_file_version,
+        language: translation_ids.map_or(0, |(lang, _)| lang).to_string(),
+        ..VersionStrings::default()
+    };
     for s in children(data, table, 0) {
         // The value is text up to its NUL whatever unit wValueLength counts.
         let value = if s.text || s.value_len > 0 {
@@ -122,4 +128,15 @@ pub fn version_strings(data: &[u8]) -> Option<VersionStrings> {
         *slot = value;
     }
     Some(v)
+}
+
+/// dwFileVersionMS / LS of VS_FIXEDFILEINFO (signature 0xFEEF04BD).
+fn fixed_file_version(fixed: &[u8]) -> String {
+    let word = |off| etl::le::u32_at(fixed, off);
+    match (word(0), word(8), word(12)) {
+        (Some(0xFEEF_04BD), Some(ms), Some(ls)) => {
+            format!("{}.{}.{}.{}", ms >> 16, ms & 0xFFFF, ls >> 16, ls & 0xFFFF)
+        }
+        _ => String::new(),
+    }
 }

@@ -122,6 +122,22 @@ fn version_strings_equal_the_resource_script() {
     assert_eq!(v.file_description, want("FileDescription"));
     assert_eq!(v.original_file_name, want("OriginalFilename"));
     assert_eq!(v.product_name, "etlscope\u{ae} test images");
+    // `FILEVERSION 3,14,159,26` and `VALUE "Translation", 0x409, 1200` of
+    // the script, as xperf prints them (BinFileVersion, VerLanguage).
+    let rc = text("pe/versioned.rc");
+    let fixed = rc
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("FILEVERSION "))
+        .unwrap()
+        .replace(',', ".");
+    assert_eq!(v.bin_file_version, fixed);
+    let lang = rc
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("VALUE \"Translation\", 0x"))
+        .and_then(|t| t.split(',').next())
+        .map(|h| u16::from_str_radix(h, 16).unwrap())
+        .unwrap();
+    assert_eq!(v.language, lang.to_string());
 }
 
 #[test]
