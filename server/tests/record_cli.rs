@@ -31,7 +31,7 @@ fn record_help_lists_its_switches() {
         "--seconds",
         "--provider",
         "--no-clr",
-        "--no <NO>",
+        "--no <GROUP>",
         "--no-stacks",
     ] {
         assert!(help.contains(s), "{s} missing from:\n{help}");

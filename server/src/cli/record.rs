@@ -23,14 +23,13 @@ pub struct RecordArgs {
     pub seconds: Option<f64>,
     /// User provider to add, by name or GUID, optionally `:KEYWORDS:LEVEL`
     /// in hex / decimal (repeatable).
-    #[arg(long = "provider")]
+    #[arg(long = "provider", value_name = "NAME|GUID[:KEYWORDS[:LEVEL]]")]
     pub providers: Vec<String>,
     /// Leave out the CLR runtime and rundown providers (.NET symbols).
     #[arg(long)]
     pub no_clr: bool,
-    /// Kernel event groups to leave out (repeatable): proc-thread, loader,
-    /// profile, cswitch, readythread, disk-io, file-io, hard-faults.
-    #[arg(long = "no", value_parser = KERNEL_GROUPS.map(|g| g.name))]
+    /// A kernel event group to leave out (repeatable).
+    #[arg(long = "no", value_name = "GROUP", value_parser = KERNEL_GROUPS.map(|g| g.name))]
     pub without: Vec<String>,
     /// No stack walks at all.
     #[arg(long)]
