@@ -30,7 +30,12 @@ impl KtcEvent {
             guid: KERNEL_TRACE_CONTROL,
             opcode: self.opcode,
             level: 0,
-            version: 2,
+            // The versions xperf writes (seen in perfview-net452-x64.etl).
+            version: if self.opcode == ktc_opcodes::FILE_VERSION {
+                0
+            } else {
+                2
+            },
             pid: image.pid,
             tid: 0,
         };

@@ -27,9 +27,11 @@ fn identity(tds: u32) -> Identity {
     }
 }
 
-/// (events of each opcode compared, of which byte-identical).
-fn compare_ktc(f: &EtlFile) -> [(u32, u32); 3] {
+/// (events of each opcode compared, of which byte-identical), and the
+/// FileVersion events equal up to FileId and ProgramId.
+fn compare_ktc(f: &EtlFile) -> ([(u32, u32); 3], u32) {
     let mut counts = [(0u32, 0u32); 3];
+    let mut but_ids = 0;
     f.for_each_event_in_order(|e| {
         if e.provider != Some(KERNEL_TRACE_CONTROL) {
             return;
@@ -76,11 +78,31 @@ fn compare_ktc(f: &EtlFile) -> [(u32, u32); 3] {
             _ => return,
         };
         counts[slot].0 += 1;
-        if ours.payload == e.payload && ours.opcode == e.opcode {
+        // Newer xperf fills FileId and ProgramId (AmCache hashes), the last
+        // two strings; ours leaves them empty (two UTF-16 NULs, 4 bytes).
+        if let Decoded::FileVersion(v) = &d {
+            let head = ours.payload.len() - 4;
+            if !v.file_id.is_empty() && e.payload.get(..head) == ours.payload.get(..head) {
+                but_ids += 1;
+            }
+        }
+        let rec = ours.record(&image(0, 0, e.pid.unwrap_or(0), "x.dll"));
+        let etl::writer::Header::Full(h) = rec.header else {
+            panic!("KernelTraceControl events are classic events")
+        };
+        if ours.payload == e.payload
+            && ours.opcode == e.opcode
+            && (h.version, h.level) == (e.version, e.level)
+        {
             counts[slot].1 += 1;
+        } else if counts[slot].0 - counts[slot].1 <= 1 {
+            eprintln!(
+                "differs: opcode {} version {} vs ours {}, level {} vs {}",
+                e.opcode, e.version, h.version, e.level, h.level
+            );
         }
     });
-    counts
+    (counts, but_ids)
 }
 
 #[test]
@@ -88,10 +110,25 @@ fn perfview_ktc_events_equal_ours_byte_for_byte() {
     let Some(f) = open("perfview-net452-x64.etl") else {
         return;
     };
-    let c = compare_ktc(&f);
+    let (c, _) = compare_ktc(&f);
     // The census of ../shared/traces/README.md: ImageId 3,590, DbgID_RSDS
     // 3,534, FileVersion 705.
     assert_eq!(c, [(3590, 3590), (3534, 3534), (705, 705)]);
+}
+
+#[test]
+fn visual_studios_ktc_events_equal_ours_byte_for_byte() {
+    let Some(f) = open("vs-dotnetcore31.diagsession") else {
+        return;
+    };
+    let (c, but_ids) = compare_ktc(&f);
+    let [image_id, dbg_id, file_version] = c;
+    assert_eq!(image_id, (15423, 15423));
+    assert_eq!(dbg_id, (15076, 15076));
+    // 77 of its 2,605 FileVersion events carry FileId/ProgramId, which we
+    // do not compute; the rest of those 77 equals ours.
+    assert_eq!(file_version, (2605, 2528));
+    assert_eq!(but_ids, 77);
 }
 
 /// Copy a real trace through the merge with no image files at hand: the
