@@ -5,12 +5,14 @@ use super::record::{dos_path, interval_100ns, kernel_plan, user_providers, Recor
 use anyhow::{bail, Context};
 use ferrisetw::provider::kernel_providers::KernelProvider;
 use ferrisetw::provider::Provider;
-use ferrisetw::trace::{DumpFileLoggingMode, DumpFileParams, TraceProperties};
+use ferrisetw::trace::{DumpFileLoggingMode, DumpFileParams, LoggingMode, TraceProperties};
 use ferrisetw::{KernelTrace, UserTrace, GUID};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use windows::core::PCWSTR;
-use windows::Win32::Foundation::ERROR_SUCCESS;
+use windows::Win32::Foundation::{
+    ERROR_ACCESS_DENIED, ERROR_CALL_NOT_IMPLEMENTED, ERROR_SUCCESS, WIN32_ERROR,
+};
 use windows::Win32::Storage::FileSystem::QueryDosDeviceW;
 use windows::Win32::System::Diagnostics::Etw::{
     ControlTraceW, TraceSampledProfileIntervalInfo, TraceSetInformation, TraceStackTracingInfo,
@@ -27,6 +29,16 @@ fn wide(s: &str) -> Vec<u16> {
     s.encode_utf16().chain([0]).collect()
 }
 
+/// A Win32 error code with the hint that fits it.
+fn why(e: WIN32_ERROR) -> String {
+    match e {
+        ERROR_ACCESS_DENIED => "access denied (run as administrator)".into(),
+        // What Wine answers: it has no ETW controller.
+        ERROR_CALL_NOT_IMPLEMENTED => "not implemented by this system (Wine?)".into(),
+        e => format!("error {}", e.0),
+    }
+}
+
 fn guid(v: u128) -> GUID {
     GUID::from_u128(v)
 }
@@ -35,17 +47,22 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
     let (flags, stacks) = kernel_plan(&args);
     let providers = user_providers(&args)?;
     let interval = interval_100ns(args.interval_ms)?;
-    let kernel_tmp = with_suffix(&args.output, "kernel-unmerged.etl");
-    let user_out = with_suffix(&args.output, "user.etl");
+    // ETW resolves the log file in its own context: give it a full path.
+    let output = std::path::absolute(&args.output)?;
+    let kernel_tmp = with_suffix(&output, "kernel-unmerged.etl");
+    let user_out = with_suffix(&output, "user.etl");
 
     set_profile_interval(interval)?;
+    // Per-CPU buffers (ferrisetw's default turns them off) keep sampling
+    // at 1 ms on many CPUs cheap; 1 MB buffers as WPR's CPU profile uses.
     let props = TraceProperties {
         buffer_size: 1024,
+        log_file_mode: LoggingMode::EVENT_TRACE_REAL_TIME_MODE,
         ..TraceProperties::default()
     };
     let dump = |path: &Path| DumpFileParams {
         file_path: path.to_path_buf(),
-        file_logging_mode: DumpFileLoggingMode::default(),
+        file_logging_mode: DumpFileLoggingMode::EVENT_TRACE_FILE_MODE_SEQUENTIAL,
         max_size: None,
     };
     let kernel_provider = KernelProvider::new(guid(SYSTEM_TRACE_CONTROL), flags);
@@ -87,7 +104,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
 
     eprintln!(
         "recording to {} (Ctrl+C to stop{})",
-        args.output.display(),
+        output.display(),
         args.seconds
             .map_or(String::new(), |s| format!(", or after {s} s"))
     );
@@ -101,12 +118,12 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("stopping the kernel session: {e:?}"))?;
 
     if args.no_image_identities {
-        std::fs::rename(&kernel_tmp, &args.output)?;
+        std::fs::rename(&kernel_tmp, &output)?;
     } else {
-        merge(&kernel_tmp, &args.output)?;
+        merge(&kernel_tmp, &output)?;
         let _ = std::fs::remove_file(&kernel_tmp);
     }
-    eprintln!("wrote {}", args.output.display());
+    eprintln!("wrote {}", output.display());
     if !providers.is_empty() {
         eprintln!("wrote {} (user providers)", user_out.display());
     }
@@ -153,7 +170,7 @@ fn set_profile_interval(interval_100ns: u32) -> anyhow::Result<()> {
         )
     };
     if r != ERROR_SUCCESS {
-        bail!("setting the sampling interval failed: {r:?} (run as administrator)");
+        bail!("setting the sampling interval failed: {}", why(r));
     }
     Ok(())
 }
@@ -178,7 +195,7 @@ fn set_stack_tracing(session: &str, events: &[(u128, u8)]) -> anyhow::Result<()>
             EVENT_TRACE_CONTROL_QUERY,
         );
         if r != ERROR_SUCCESS {
-            bail!("querying session {session} failed: {r:?}");
+            bail!("querying session {session} failed: {}", why(r));
         }
         (*props).Wnode.Anonymous1.HistoricalContext
     };
@@ -200,7 +217,7 @@ fn set_stack_tracing(session: &str, events: &[(u128, u8)]) -> anyhow::Result<()>
         )
     };
     if r != ERROR_SUCCESS {
-        bail!("enabling stack walks failed: {r:?}");
+        bail!("enabling stack walks failed: {}", why(r));
     }
     Ok(())
 }
