@@ -76,11 +76,14 @@ fn check(compress: bool) {
         .collect();
     paths.sort();
     paths.dedup();
-    assert!(paths.len() >= 2, "{paths:?}");
     let (clang_path, mingw_path) = (paths[0].clone(), paths[1].clone());
+    // A third image's "file" is not a PE: it gets nothing and is reported.
+    assert!(paths.len() >= 3, "{paths:?}");
+    let junk_path = paths[2].clone();
     let files: HashMap<String, Vec<u8>> = [
         (clang_path.clone(), fixture("symbols/fixture.dll")),
         (mingw_path.clone(), fixture("pe/versioned.dll")),
+        (junk_path.clone(), b"MZ but not a PE image".to_vec()),
     ]
     .into();
     let (out, summary) = merge_identities(&original, Cursor::new(Vec::new()), |p| {
@@ -154,6 +157,8 @@ fn check(compress: bool) {
     unreadable.dedup();
     assert_eq!(unreadable.len(), summary.unreadable.len());
     assert!(!summary.unreadable.contains(&clang_path));
+    assert!(!summary.unreadable.contains(&mingw_path));
+    assert!(summary.unreadable.contains(&junk_path));
 }
 
 #[test]
