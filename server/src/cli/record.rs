@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
 pub struct RecordArgs {
-    /// The .etl to write (the user providers' events go to NAME.user.etl).
+    /// The .etl to write (the user providers' events go to NAME.user.etl,
+    /// which `etlscope open NAME.etl` reads with it).
     pub output: PathBuf,
     /// CPU sampling interval in milliseconds (0.125 to 1000).
     #[arg(long, default_value_t = 1.0)]

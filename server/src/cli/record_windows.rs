@@ -49,7 +49,8 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
     let interval = interval_100ns(args.interval_ms)?;
     // ETW resolves the log file in its own context: give it a full path.
     let output = std::path::absolute(&args.output)?;
-    let kernel_tmp = with_suffix(&output, "kernel-unmerged.etl");
+    // Not `NAME.kernel*.etl`: a leftover would be read as a companion of NAME.etl.
+    let kernel_tmp = with_suffix(&output, "unmerged.etl");
     let user_out = with_suffix(&output, "user.etl");
 
     set_profile_interval(interval)?;
@@ -125,6 +126,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
     }
     eprintln!("wrote {}", output.display());
     if !providers.is_empty() {
+        // `etlscope open NAME.etl` reads NAME.user.etl with it (companions.rs).
         eprintln!("wrote {} (user providers)", user_out.display());
     }
     Ok(())
