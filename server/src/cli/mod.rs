@@ -17,6 +17,9 @@ mod info;
 mod info_text;
 mod listen;
 mod progress;
+mod record;
+#[cfg(windows)]
+mod record_windows;
 mod register;
 pub mod serve;
 mod symbols;
@@ -129,6 +132,9 @@ pub enum Command {
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
+    /// Record a trace on Windows: WPR's CPU profile (kernel flags, stacks,
+    /// sampling interval) plus user providers, with image identities added.
+    Record(record::RecordArgs),
     /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
     #[command(subcommand)]
     Synth(synth::Scenario),
@@ -182,6 +188,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             symbols::run(&file, companions, symbol_path.as_deref())
         }
         Some(Command::Synth(s)) => synth::run(s),
+        Some(Command::Record(a)) => record::run(a),
         Some(Command::Serve { serve, traces }) => {
             let one_each = traces.into_iter().map(|t| vec![t]).collect();
             let groups = serve::trace_groups(one_each, &serve);
