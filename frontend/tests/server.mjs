@@ -57,7 +57,8 @@ export async function startServer(traces, readyTimeoutMs = 120000, flags = [], h
     });
     child.on('exit', (c) => reject(new Error(`server exited with ${c}: ${out}`)));
   });
-  const ids = [...out.matchAll(/\/t\/([0-9a-f]{32})/g)].map((m) => m[1]);
+  // One id per trace, in the order given (the demo also prints a second link to its own id).
+  const ids = [...new Set([...out.matchAll(/\/t\/([0-9a-f]{32})/g)].map((m) => m[1]))];
   for (const id of ids) {
     // Ready, failed, or an error after `readyTimeoutMs` (never a silent return mid-ingest).
     const deadline = Date.now() + readyTimeoutMs;
