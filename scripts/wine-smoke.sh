@@ -59,6 +59,13 @@ else
     bad "real traces folder $TRACES is missing"
 fi
 
+# `record` is built for Windows (ferrisetw); Wine has no ETW sessions, so only its help runs here.
+if "$WINE" "$EXE" record --help >"$out/rec" 2>&1 && grep -q -- "--interval-ms" "$out/rec"; then
+    ok "record --help (the Windows recorder is in the exe)"
+else
+    bad "record --help: $(head -c 300 "$out/rec")"
+fi
+
 # The server: loopback, a fresh data dir, one trace by reference.
 port=$((20000 + RANDOM % 20000))
 "$WINE" "$EXE" serve --addr "127.0.0.1:$port" --data-dir "$out/data" traces/explorer-overlay.etl \
