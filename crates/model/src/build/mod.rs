@@ -4,6 +4,7 @@
 
 mod collect;
 mod fileio;
+mod fragments;
 mod generic;
 mod images;
 mod io_tables;
@@ -35,6 +36,18 @@ pub fn build(file: &EtlFile) -> Trace {
 
 /// `build`, reporting progress through `progress` as it goes.
 pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
+    build_inner(file, progress, true)
+}
+
+/// `build` with every stack looked up by a binary search over all stack
+/// parts instead of a sweep in time order: the reference that tests
+/// compare the normal build with. Not for use outside tests.
+#[doc(hidden)]
+pub fn build_reference(file: &EtlFile) -> Trace {
+    build_inner(file, &BuildProgress::default(), false)
+}
+
+fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     progress
         .buffers_total
         .store(file.buffers().len() as u64, Ordering::Relaxed);
@@ -130,6 +143,9 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         &batch.fragments,
         pointer_size,
     );
+    if !sweep {
+        resolver = resolver.without_sweep();
+    }
     t.samples.intervals = batch
         .intervals
         .iter()

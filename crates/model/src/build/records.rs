@@ -149,29 +149,7 @@ pub struct StackKeyDefRec {
     pub fragment: u32,
 }
 
-/// Distinct stack fragments (leaf-first address lists), so that millions of
-/// identical inline stacks cost one copy.
-#[derive(Debug, Default)]
-pub struct FragmentSet {
-    pub list: Vec<Box<[u64]>>,
-    index: rustc_hash::FxHashMap<Box<[u64]>, u32>,
-}
-
-impl FragmentSet {
-    pub fn intern(&mut self, frames: &[u64]) -> u32 {
-        if let Some(&id) = self.index.get(frames) {
-            return id;
-        }
-        let id = self.list.len() as u32;
-        self.list.push(frames.into());
-        self.index.insert(frames.into(), id);
-        id
-    }
-
-    pub fn get(&self, id: u32) -> &[u64] {
-        self.list.get(id as usize).map_or(&[], |f| f)
-    }
-}
+pub use super::fragments::FragmentSet;
 
 #[derive(Debug, Clone, Copy)]
 pub struct IntervalRec {
@@ -249,12 +227,7 @@ impl Batch {
         self.image_info.extend(other.image_info);
         self.samples.extend(other.samples);
         // Re-number the other batch's fragments into ours.
-        let remap: Vec<u32> = other
-            .fragments
-            .list
-            .iter()
-            .map(|f| self.fragments.intern(f))
-            .collect();
+        let remap = self.fragments.absorb(&other.fragments);
         let map = |id: u32| remap.get(id as usize).copied().unwrap_or(u32::MAX);
         self.inline_stacks
             .extend(other.inline_stacks.into_iter().map(|mut r| {
