@@ -3,7 +3,11 @@
 `etlscope serve FILE` until the trace is ready and its first table answers,
 interleaved, RUNS times each (median reported).
 
-usage: scripts/bench-ingest.py BIN FILE [RUNS]
+usage: scripts/bench-ingest.py BIN[,BIN2...] FILE [RUNS]
+
+Several binaries (e.g. before and after a change) are run interleaved in
+each round, after one `info` (of the first binary), so that they see the
+same load.
 
 Per serve run: wall from spawn to status "ready" (the server listens and
 hashes first, so this is what a user waits for), the time of the first
@@ -13,7 +17,8 @@ model's own estimate of its heap (`memory_bytes` in /summary).
 """
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
 
-binary, path = sys.argv[1], sys.argv[2]
+binaries, path = sys.argv[1].split(","), sys.argv[2]
+binary = binaries[0]
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 
 
@@ -46,7 +51,7 @@ def run_info():
     return time.monotonic() - t
 
 
-def run_serve():
+def run_serve(binary):
     d = tempfile.mkdtemp(prefix="etlscope-bench-")
     t0 = time.monotonic()
     p = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", d, path],
@@ -96,18 +101,21 @@ def measure(p, d, tid, base, t0, listen):
     return res
 
 
-print(f"{path} ({os.path.getsize(path)/1e9:.2f} GB), {binary}; load average {open('/proc/loadavg').read().split()[:3]}")
-infos, serves = [], []
+print(f"{path} ({os.path.getsize(path)/1e9:.2f} GB); load average {open('/proc/loadavg').read().split()[:3]}")
+infos, serves = [], {b: [] for b in binaries}
 for i in range(runs):
     infos.append(run_info())
-    s = run_serve()
-    serves.append(s)
-    print(f"run {i+1}: info {infos[-1]:.2f} s; serve " + ", ".join(
-        f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in s.items()), flush=True)
-med = lambda k: statistics.median(s[k] for s in serves)
+    print(f"run {i+1}: info {infos[-1]:.2f} s", flush=True)
+    for b in binaries:
+        s = run_serve(b)
+        serves[b].append(s)
+        print(f"run {i+1}: {b}: " + ", ".join(
+            f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in s.items()), flush=True)
 i = statistics.median(infos)
-print(f"median: info {i:.2f} s, ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info, "
-      f"first table {med('first_table')*1000:.0f} ms, peak RssAnon {med('peak_anon_gb'):.2f} GB, "
-      f"VmHWM {med('hwm_gb'):.2f} GB, RssAnon ready {med('anon_ready_gb'):.2f} GB, "
-      f"model {med('model_gb'):.3f} GB, peak/model {med('peak_anon_gb')/med('model_gb'):.1f}x; "
-      f"load average {open('/proc/loadavg').read().split()[:3]}")
+print(f"median of {runs}: info {i:.2f} s; load average {open('/proc/loadavg').read().split()[:3]}")
+for b in binaries:
+    med = lambda k: statistics.median(s[k] for s in serves[b])
+    print(f"  {b}: ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info, "
+          f"first table {med('first_table')*1000:.0f} ms, peak RssAnon {med('peak_anon_gb'):.2f} GB, "
+          f"VmHWM {med('hwm_gb'):.2f} GB, RssAnon ready {med('anon_ready_gb'):.2f} GB, "
+          f"model {med('model_gb'):.3f} GB, peak/model {med('peak_anon_gb')/med('model_gb'):.1f}x")

@@ -24,6 +24,7 @@ use crate::samples::MAX_THREADS;
 use crate::time::Clock;
 use crate::{Trace, TraceInfo};
 use etl::EtlFile;
+use rayon::prelude::*;
 use records::Batch;
 use std::sync::atomic::Ordering;
 
@@ -63,30 +64,38 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     };
     let pointer_size = if lf.pointer_size == 4 { 4 } else { 8 };
 
-    let mut batch = Batch::default();
-    let batches = file.par_map_buffers(|r| {
-        if progress.is_cancelled() {
-            // The result is thrown away: skip the work, keep the shape.
-            return Batch::default();
-        }
-        let size = r.as_ref().map_or(0, |b| b.info.header.buffer_size as u64);
-        let b = collect::collect_buffer(r);
-        progress.buffers_done.fetch_add(1, Ordering::Relaxed);
-        progress.bytes_done.fetch_add(size, Ordering::Relaxed);
-        progress.events.fetch_add(b.events, Ordering::Relaxed);
-        b
-    });
+    // Each worker folds the buffers of its contiguous run into one batch as
+    // it reads them, and neighbouring runs merge in file order: a buffer's
+    // records are freed as soon as they are appended, instead of every
+    // buffer's batch being held until a single-threaded merge at the end.
+    let mut batch = file
+        .buffers()
+        .par_iter()
+        .fold(
+            || (Batch::default(), Vec::new()),
+            |(mut acc, mut scratch), info| {
+                if progress.is_cancelled() {
+                    // The result is thrown away: skip the work.
+                    return (acc, scratch);
+                }
+                let r = file
+                    .buffer_data(info, &mut scratch)
+                    .map(|data| etl::BufferData { info, data });
+                let b = collect::collect_buffer(r);
+                progress.buffers_done.fetch_add(1, Ordering::Relaxed);
+                let size = info.header.buffer_size as u64;
+                progress.bytes_done.fetch_add(size, Ordering::Relaxed);
+                progress.events.fetch_add(b.events, Ordering::Relaxed);
+                acc.extend(b);
+                (acc, scratch)
+            },
+        )
+        .map(|(b, _)| b)
+        .reduce(Batch::default, |mut a, b| {
+            a.extend(b);
+            a
+        });
     progress.set_phase(Phase::Correlating);
-    // Sized once: the merged lists would otherwise double as they grow.
-    batch
-        .generic
-        .reserve_exact(batches.iter().map(|b| b.generic.len()).sum());
-    batch
-        .samples
-        .reserve_exact(batches.iter().map(|b| b.samples.len()).sum());
-    for b in batches {
-        batch.extend(b);
-    }
     batch.adopt_manifest_lifetimes();
     batch.sort_by_time();
     let arenas = std::mem::take(&mut batch.arenas);

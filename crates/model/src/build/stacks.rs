@@ -20,6 +20,7 @@ use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec
 use crate::frames::FrameTable;
 use crate::images::{ImageTable, NONE};
 use crate::stacks::StackTable;
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy)]
@@ -57,7 +58,7 @@ pub struct StackStats {
 /// user-only fragment also becomes the user half of every kernel-only stack
 /// its thread logged since it last left the kernel.
 fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
-    arrivals.sort_by_key(|a| a.ts);
+    arrivals.par_sort_by_key(|a| a.ts);
     let mut parts = Vec::with_capacity(arrivals.len());
     // Per thread: events with a kernel half and, so far, no user half.
     let mut waiting: FxHashMap<u32, Vec<i64>> = FxHashMap::default();
@@ -186,7 +187,7 @@ impl<'a> StackResolver<'a> {
             }
         }
         let mut parts = join_exits_from_kernel(arrivals);
-        parts.sort_by_key(|p| (p.event_ts, p.tid));
+        parts.par_sort_by_key(|p| (p.event_ts, p.tid));
         StackResolver {
             parts,
             fragments,
@@ -411,7 +412,7 @@ mod tests {
                     inherited: false,
                 })
                 .collect();
-            parts.sort_by_key(|p| (p.event_ts, p.tid));
+            parts.par_sort_by_key(|p| (p.event_ts, p.tid));
             // Lookups mostly in time order, with jumps back (other tables,
             // ties in another thread order) in every other round.
             let mut cursor = 0;
