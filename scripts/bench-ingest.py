@@ -79,8 +79,14 @@ def run_serve(binary):
 
 def measure(p, d, tid, base, t0, listen):
     peak_anon = 0
+    phases = {}
     while True:
         peak_anon = max(peak_anon, status_kb(p.pid, "RssAnon"))
+        try:
+            ph = get(f"{base}/api/traces/{tid}/progress").get("phase")
+            phases.setdefault(ph, round(time.monotonic() - t0, 2))
+        except Exception:
+            pass
         e = get(f"{base}/api/traces/{tid}")
         if e["status"] == "ready":
             break
@@ -97,7 +103,7 @@ def measure(p, d, tid, base, t0, listen):
                peak_anon_gb=peak_anon / 1e6, hwm_gb=status_kb(p.pid, "VmHWM") / 1e6,
                anon_ready_gb=status_kb(p.pid, "RssAnon") / 1e6,
                model_gb=summary.get("memory_bytes", 0) / 1e9,
-               samples=summary.get("samples"))
+               samples=summary.get("samples"), phases_first_seen_s=phases)
     return res
 
 

@@ -606,9 +606,11 @@ fn random_trace(p: u8, seed: u64) -> Vec<u8> {
     s.finish().0
 }
 
-/// The build (stacks found by a sweep in time order) gives every sample the
-/// stack, thread and time that the reference build (a binary search over
-/// all stack parts per sample) gives, on random traces of both pointer sizes.
+/// The build (buffers folded as they are read, stacks found by a sweep in
+/// time order) gives every sample the stack, thread and time that the
+/// reference build (every buffer's batch merged at the end, a binary search
+/// over all stack parts per sample) gives, on random traces of both pointer
+/// sizes with every stack form, key reuse and stacks in earlier buffers.
 #[test]
 fn sweep_build_matches_the_reference_build_on_random_traces() {
     for seed in 0..12u64 {
