@@ -121,7 +121,7 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
 
     // Samples.
     let mut resolver = stacks::StackResolver::new(
-        &batch.inline_stacks,
+        std::mem::take(&mut batch.inline_stacks),
         &batch.key_refs,
         &batch.key_defs,
         &batch.fragments,
@@ -132,7 +132,6 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     }
     // The resolver keeps its own time-sorted parts: free the records now
     // (and the samples' below, once in the model) to lower the peak.
-    batch.inline_stacks = Vec::new();
     batch.key_refs = Vec::new();
     batch.key_defs = Vec::new();
     t.samples.intervals = batch

@@ -130,8 +130,10 @@ impl<'a> StackResolver<'a> {
         self
     }
 
+    /// Takes the inline records by value: they are freed as soon as their
+    /// arrivals are made, before the joins and sorts that follow.
     pub fn new(
-        inline: &[InlineStackRec],
+        inline: Vec<InlineStackRec>,
         refs: &[StackKeyRefRec],
         defs: &[StackKeyDefRec],
         fragments: &'a FragmentSet,
@@ -143,7 +145,7 @@ impl<'a> StackResolver<'a> {
         };
         let mut arrivals = Vec::with_capacity(inline.len() + refs.len());
         let mut stats = StackStats::default();
-        for r in inline {
+        for r in &inline {
             let f = fragments.get(r.fragment);
             let kernel = is_kernel_fragment(f);
             arrivals.push(Arrival {
@@ -158,6 +160,7 @@ impl<'a> StackResolver<'a> {
             });
             stats.inline_fragments += 1;
         }
+        drop(inline);
         // Definitions per (kernel?, key), in time order (defs are sorted).
         let mut def_index: FxHashMap<(bool, u64), Vec<(i64, u32)>> = FxHashMap::default();
         for d in defs {
