@@ -82,12 +82,10 @@ def measure(p, d, tid, base, t0, listen):
     phases = {}
     while True:
         peak_anon = max(peak_anon, status_kb(p.pid, "RssAnon"))
-        try:
-            ph = get(f"{base}/api/traces/{tid}/progress").get("phase")
-            phases.setdefault(ph, round(time.monotonic() - t0, 2))
-        except Exception:
-            pass
         e = get(f"{base}/api/traces/{tid}")
+        ph = (e.get("progress") or {}).get("phase")
+        if ph:
+            phases.setdefault(ph, round(time.monotonic() - t0, 2))
         if e["status"] == "ready":
             break
         if e["status"] == "failed":
