@@ -322,55 +322,59 @@ impl Engine {
         let threads = rayon::current_num_threads().max(1);
         let per_core = if plan.slots > BIG_ACC_SLOTS { 1 } else { 4 };
         let chunk = (rows / (threads * per_core)).max(MIN_CHUNK);
-        let mut pieces = Vec::new();
+        // Contiguous groups of about `chunk` rows, one accumulator each: a
+        // filter that leaves many short jobs (one per thread of a process)
+        // must not cost an accumulator, zeroed and merged, per job.
+        let mut groups: Vec<Vec<Job<'_>>> = Vec::new();
+        let mut group = Vec::new();
+        let mut group_rows = 0;
         for &j in &jobs {
             let mut rest = j;
-            while rest.len() > chunk {
-                let (a, b) = rest.split_at(chunk);
-                pieces.push(a);
+            while rest.len() > 0 {
+                let take = (chunk - group_rows).min(rest.len());
+                let (a, b) = rest.split_at(take);
+                group.push(a);
+                group_rows += take;
                 rest = b;
-            }
-            if rest.len() > 0 {
-                pieces.push(rest);
+                if group_rows >= chunk {
+                    groups.push(std::mem::take(&mut group));
+                    group_rows = 0;
+                }
             }
         }
-        let scanned = pieces
+        if !group.is_empty() {
+            groups.push(group);
+        }
+        let scanned = groups
             .into_par_iter()
             .with_max_len(1)
-            .fold(&make, |mut a, j| {
-                // Skip the lookups of sources that decide nothing.
-                match (plan.uses.0, plan.uses.1, plan.uses.2) {
-                    (true, true, true) => {
-                        self.scan_job::<A, true, true, true>(plan, j, &mut a, &add)
-                    }
-                    (true, true, false) => {
-                        self.scan_job::<A, true, true, false>(plan, j, &mut a, &add)
-                    }
-                    (true, false, true) => {
-                        self.scan_job::<A, true, false, true>(plan, j, &mut a, &add)
-                    }
-                    (true, false, false) => {
-                        self.scan_job::<A, true, false, false>(plan, j, &mut a, &add)
-                    }
-                    (false, true, true) => {
-                        self.scan_job::<A, false, true, true>(plan, j, &mut a, &add)
-                    }
-                    (false, true, false) => {
-                        self.scan_job::<A, false, true, false>(plan, j, &mut a, &add)
-                    }
-                    (false, false, true) => {
-                        self.scan_job::<A, false, false, true>(plan, j, &mut a, &add)
-                    }
-                    (false, false, false) => {
-                        self.scan_job::<A, false, false, false>(plan, j, &mut a, &add)
-                    }
+            .map(|g| {
+                let mut a = make();
+                for j in g {
+                    self.scan_one(plan, j, &mut a, &add);
                 }
                 a
             })
-            .reduce(&make, &merge);
+            .reduce_with(&merge)
+            .unwrap_or_else(&make);
         match from_totals {
             Some(a) => merge(a, scanned),
             None => scanned,
+        }
+    }
+
+    /// `scan_job` for the sources the plan reads (skips the lookups of
+    /// those that decide nothing).
+    fn scan_one<A>(&self, plan: &Plan, j: Job<'_>, a: &mut A, add: &impl Fn(&mut A, Hit)) {
+        match (plan.uses.0, plan.uses.1, plan.uses.2) {
+            (true, true, true) => self.scan_job::<A, true, true, true>(plan, j, a, add),
+            (true, true, false) => self.scan_job::<A, true, true, false>(plan, j, a, add),
+            (true, false, true) => self.scan_job::<A, true, false, true>(plan, j, a, add),
+            (true, false, false) => self.scan_job::<A, true, false, false>(plan, j, a, add),
+            (false, true, true) => self.scan_job::<A, false, true, true>(plan, j, a, add),
+            (false, true, false) => self.scan_job::<A, false, true, false>(plan, j, a, add),
+            (false, false, true) => self.scan_job::<A, false, false, true>(plan, j, a, add),
+            (false, false, false) => self.scan_job::<A, false, false, false>(plan, j, a, add),
         }
     }
 

@@ -56,6 +56,7 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
     for a in &mut b.arenas {
         a.shrink_to_fit();
     }
+    b.fragments.shrink_to_fit();
     b
 }
 

@@ -4,6 +4,7 @@
 
 mod collect;
 mod fileio;
+mod fragments;
 mod generic;
 mod images;
 mod io_tables;
@@ -23,6 +24,7 @@ use crate::samples::MAX_THREADS;
 use crate::time::Clock;
 use crate::{Trace, TraceInfo};
 use etl::EtlFile;
+use rayon::prelude::*;
 use records::Batch;
 use std::sync::atomic::Ordering;
 
@@ -35,6 +37,19 @@ pub fn build(file: &EtlFile) -> Trace {
 
 /// `build`, reporting progress through `progress` as it goes.
 pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
+    build_inner(file, progress, true)
+}
+
+/// `build` as it was done before the sweep and the folded read: every
+/// buffer's records merged at the end, every stack looked up by a binary
+/// search over all stack parts. The reference that tests compare the
+/// normal build with; not for use outside tests.
+#[doc(hidden)]
+pub fn build_reference(file: &EtlFile) -> Trace {
+    build_inner(file, &BuildProgress::default(), false)
+}
+
+fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     progress
         .buffers_total
         .store(file.buffers().len() as u64, Ordering::Relaxed);
@@ -50,30 +65,12 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     };
     let pointer_size = if lf.pointer_size == 4 { 4 } else { 8 };
 
-    let mut batch = Batch::default();
-    let batches = file.par_map_buffers(|r| {
-        if progress.is_cancelled() {
-            // The result is thrown away: skip the work, keep the shape.
-            return Batch::default();
-        }
-        let size = r.as_ref().map_or(0, |b| b.info.header.buffer_size as u64);
-        let b = collect::collect_buffer(r);
-        progress.buffers_done.fetch_add(1, Ordering::Relaxed);
-        progress.bytes_done.fetch_add(size, Ordering::Relaxed);
-        progress.events.fetch_add(b.events, Ordering::Relaxed);
-        b
-    });
+    let mut batch = if sweep {
+        read_folded(file, progress)
+    } else {
+        read_then_merge(file)
+    };
     progress.set_phase(Phase::Correlating);
-    // Sized once: the merged lists would otherwise double as they grow.
-    batch
-        .generic
-        .reserve_exact(batches.iter().map(|b| b.generic.len()).sum());
-    batch
-        .samples
-        .reserve_exact(batches.iter().map(|b| b.samples.len()).sum());
-    for b in batches {
-        batch.extend(b);
-    }
     batch.adopt_manifest_lifetimes();
     batch.sort_by_time();
     let arenas = std::mem::take(&mut batch.arenas);
@@ -124,12 +121,19 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
 
     // Samples.
     let mut resolver = stacks::StackResolver::new(
-        &batch.inline_stacks,
+        std::mem::take(&mut batch.inline_stacks),
         &batch.key_refs,
         &batch.key_defs,
         &batch.fragments,
         pointer_size,
     );
+    if !sweep {
+        resolver = resolver.without_sweep();
+    }
+    // The resolver keeps its own time-sorted parts: free the records now
+    // (and the samples' below, once in the model) to lower the peak.
+    batch.key_refs = Vec::new();
+    batch.key_defs = Vec::new();
     t.samples.intervals = batch
         .intervals
         .iter()
@@ -144,8 +148,9 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     let mut unknown_process: Option<u32> = None;
     let mut unknown_threads: rustc_hash::FxHashMap<u32, u32> = Default::default();
     let mut info = TraceInfo::default();
-    t.samples.time.reserve(batch.samples.len());
-    for s in &batch.samples {
+    let samples = std::mem::take(&mut batch.samples);
+    t.samples.time.reserve(samples.len());
+    for s in &samples {
         let time = clock.to_ns(s.ts);
         let thread = match tidx.find(s.tid, time, &t.threads.start, &t.threads.end) {
             Some((row, exact)) => {
@@ -193,6 +198,7 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
         };
         t.samples.push(time, thread, s.cpu, stack);
     }
+    drop(samples);
 
     name_jit_frames(&mut t, &batch.clr_methods, &pidx);
     let lookups = Lookups {
@@ -230,6 +236,51 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
     t.info = info;
     progress.set_phase(Phase::Done);
     t
+}
+
+/// The parallel pass. Each worker folds the buffers of its contiguous run
+/// into one batch as it reads them, and neighbouring runs merge in file
+/// order: a buffer's records are freed as soon as they are appended,
+/// instead of every buffer's batch being held until a single-threaded
+/// merge at the end.
+fn read_folded(file: &EtlFile, progress: &BuildProgress) -> Batch {
+    file.buffers()
+        .par_iter()
+        .fold(
+            || (Batch::default(), Vec::new()),
+            |(mut acc, mut scratch), info| {
+                if progress.is_cancelled() {
+                    // The result is thrown away: skip the work.
+                    return (acc, scratch);
+                }
+                let r = file
+                    .buffer_data(info, &mut scratch)
+                    .map(|data| etl::BufferData { info, data });
+                let b = collect::collect_buffer(r);
+                progress.buffers_done.fetch_add(1, Ordering::Relaxed);
+                let size = info.header.buffer_size as u64;
+                progress.bytes_done.fetch_add(size, Ordering::Relaxed);
+                progress.events.fetch_add(b.events, Ordering::Relaxed);
+                acc.extend(b);
+                (acc, scratch)
+            },
+        )
+        .map(|(b, _)| b)
+        .reduce(Batch::default, |mut a, b| {
+            a.extend(b);
+            a
+        })
+}
+
+/// The parallel pass as it was before `read_folded`: every buffer's batch,
+/// then one merge in file order (the reference build's).
+fn read_then_merge(file: &EtlFile) -> Batch {
+    let batches = file.par_map_buffers(collect::collect_buffer);
+    let mut batch = Batch::default();
+    for b in batches {
+        batch.extend(b);
+    }
+    batch
 }
 
 /// What the event tables look things up in, built once for the samples:

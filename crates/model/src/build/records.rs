@@ -2,6 +2,8 @@
 //! sequential passes that need time order (lifetimes, stack joins).
 //! Times are raw timestamps here; builders convert them with the clock.
 
+use rayon::slice::ParallelSliceMut;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lifetime {
     Start,
@@ -149,29 +151,7 @@ pub struct StackKeyDefRec {
     pub fragment: u32,
 }
 
-/// Distinct stack fragments (leaf-first address lists), so that millions of
-/// identical inline stacks cost one copy.
-#[derive(Debug, Default)]
-pub struct FragmentSet {
-    pub list: Vec<Box<[u64]>>,
-    index: rustc_hash::FxHashMap<Box<[u64]>, u32>,
-}
-
-impl FragmentSet {
-    pub fn intern(&mut self, frames: &[u64]) -> u32 {
-        if let Some(&id) = self.index.get(frames) {
-            return id;
-        }
-        let id = self.list.len() as u32;
-        self.list.push(frames.into());
-        self.index.insert(frames.into(), id);
-        id
-    }
-
-    pub fn get(&self, id: u32) -> &[u64] {
-        self.list.get(id as usize).map_or(&[], |f| f)
-    }
-}
+pub use super::fragments::FragmentSet;
 
 #[derive(Debug, Clone, Copy)]
 pub struct IntervalRec {
@@ -249,12 +229,7 @@ impl Batch {
         self.image_info.extend(other.image_info);
         self.samples.extend(other.samples);
         // Re-number the other batch's fragments into ours.
-        let remap: Vec<u32> = other
-            .fragments
-            .list
-            .iter()
-            .map(|f| self.fragments.intern(f))
-            .collect();
+        let remap = self.fragments.absorb(&other.fragments);
         let map = |id: u32| remap.get(id as usize).copied().unwrap_or(u32::MAX);
         self.inline_stacks
             .extend(other.inline_stacks.into_iter().map(|mut r| {
@@ -325,27 +300,28 @@ impl Batch {
         }
     }
 
-    /// Stable sort of every record list by timestamp: ties keep file order.
+    /// Stable sort of every record list by timestamp: ties keep file order
+    /// (rayon's parallel sort is stable).
     pub fn sort_by_time(&mut self) {
-        self.processes.sort_by_key(|r| r.ts);
-        self.sysconfig.sort_by_key(|r| r.0);
-        self.threads.sort_by_key(|r| r.ts);
-        self.thread_names.sort_by_key(|r| r.ts);
-        self.clr_methods.sort_by_key(|r| r.ts);
-        self.images.sort_by_key(|r| r.ts);
-        self.samples.sort_by_key(|r| r.ts);
-        self.key_refs.sort_by_key(|r| r.ts);
-        self.key_defs.sort_by_key(|r| r.ts);
-        self.intervals.sort_by_key(|r| r.ts);
-        self.cswitches.sort_by_key(|r| r.ts);
-        self.readies.sort_by_key(|r| r.ts);
-        self.file_names.sort_by_key(|r| r.ts);
-        self.file_ops.sort_by_key(|r| r.ts);
-        self.file_op_ends.sort_by_key(|r| r.ts);
-        self.disk.sort_by_key(|r| r.ts);
-        self.disk_inits.sort_by_key(|r| r.ts);
-        self.hard_faults.sort_by_key(|r| r.ts);
-        self.generic.sort_by_key(|r| r.ts);
+        self.processes.par_sort_by_key(|r| r.ts);
+        self.sysconfig.par_sort_by_key(|r| r.0);
+        self.threads.par_sort_by_key(|r| r.ts);
+        self.thread_names.par_sort_by_key(|r| r.ts);
+        self.clr_methods.par_sort_by_key(|r| r.ts);
+        self.images.par_sort_by_key(|r| r.ts);
+        self.samples.par_sort_by_key(|r| r.ts);
+        self.key_refs.par_sort_by_key(|r| r.ts);
+        self.key_defs.par_sort_by_key(|r| r.ts);
+        self.intervals.par_sort_by_key(|r| r.ts);
+        self.cswitches.par_sort_by_key(|r| r.ts);
+        self.readies.par_sort_by_key(|r| r.ts);
+        self.file_names.par_sort_by_key(|r| r.ts);
+        self.file_ops.par_sort_by_key(|r| r.ts);
+        self.file_op_ends.par_sort_by_key(|r| r.ts);
+        self.disk.par_sort_by_key(|r| r.ts);
+        self.disk_inits.par_sort_by_key(|r| r.ts);
+        self.hard_faults.par_sort_by_key(|r| r.ts);
+        self.generic.par_sort_by_key(|r| r.ts);
     }
 }
 

@@ -20,6 +20,7 @@ use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec
 use crate::frames::FrameTable;
 use crate::images::{ImageTable, NONE};
 use crate::stacks::StackTable;
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy)]
@@ -57,7 +58,7 @@ pub struct StackStats {
 /// user-only fragment also becomes the user half of every kernel-only stack
 /// its thread logged since it last left the kernel.
 fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
-    arrivals.sort_by_key(|a| a.ts);
+    arrivals.par_sort_by_key(|a| a.ts);
     let mut parts = Vec::with_capacity(arrivals.len());
     // Per thread: events with a kernel half and, so far, no user half.
     let mut waiting: FxHashMap<u32, Vec<i64>> = FxHashMap::default();
@@ -93,12 +94,46 @@ pub struct StackResolver<'a> {
     frame_cache: FxHashMap<(u32, u64), u32>,
     user_cache: FxHashMap<(u32, u32), u32>,
     full_cache: FxHashMap<(u32, u32), u32>,
+    /// Where the last lookup landed in `parts`: events arrive in time
+    /// order, so the next one is found by galloping forward from here.
+    cursor: usize,
+    /// Off: a binary search over all parts per lookup (the test oracle).
+    sweep: bool,
     pub stats: StackStats,
 }
 
+/// `parts.partition_point(|p| (p.event_ts, p.tid) < key)`, found from `from`
+/// when every part before it is below `key` (the usual case when lookups
+/// come in time order): exponential steps forward, then a binary search in
+/// the last step, so a sweep over sorted lookups costs O(1) per lookup.
+fn sweep_point(parts: &[Part], from: usize, key: (i64, u32)) -> usize {
+    let below = |p: &Part| (p.event_ts, p.tid) < key;
+    let from = from.min(parts.len());
+    if from > 0 && !parts.get(from - 1).is_some_and(below) {
+        return parts.partition_point(below);
+    }
+    let mut lo = from;
+    let mut step = 1;
+    while parts.get(lo + step - 1).is_some_and(below) {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(parts.len());
+    lo + parts.get(lo..hi).unwrap_or_default().partition_point(below)
+}
+
 impl<'a> StackResolver<'a> {
+    /// Look every event up by a binary search over all parts instead of
+    /// sweeping (the reference build that tests compare with).
+    pub fn without_sweep(mut self) -> Self {
+        self.sweep = false;
+        self
+    }
+
+    /// Takes the inline records by value: they are freed as soon as their
+    /// arrivals are made, before the joins and sorts that follow.
     pub fn new(
-        inline: &[InlineStackRec],
+        inline: Vec<InlineStackRec>,
         refs: &[StackKeyRefRec],
         defs: &[StackKeyDefRec],
         fragments: &'a FragmentSet,
@@ -110,7 +145,7 @@ impl<'a> StackResolver<'a> {
         };
         let mut arrivals = Vec::with_capacity(inline.len() + refs.len());
         let mut stats = StackStats::default();
-        for r in inline {
+        for r in &inline {
             let f = fragments.get(r.fragment);
             let kernel = is_kernel_fragment(f);
             arrivals.push(Arrival {
@@ -125,6 +160,7 @@ impl<'a> StackResolver<'a> {
             });
             stats.inline_fragments += 1;
         }
+        drop(inline);
         // Definitions per (kernel?, key), in time order (defs are sorted).
         let mut def_index: FxHashMap<(bool, u64), Vec<(i64, u32)>> = FxHashMap::default();
         for d in defs {
@@ -154,7 +190,7 @@ impl<'a> StackResolver<'a> {
             }
         }
         let mut parts = join_exits_from_kernel(arrivals);
-        parts.sort_by_key(|p| (p.event_ts, p.tid));
+        parts.par_sort_by_key(|p| (p.event_ts, p.tid));
         StackResolver {
             parts,
             fragments,
@@ -162,19 +198,28 @@ impl<'a> StackResolver<'a> {
             frame_cache: FxHashMap::default(),
             user_cache: FxHashMap::default(),
             full_cache: FxHashMap::default(),
+            cursor: 0,
+            sweep: true,
             stats,
         }
     }
 
     /// Kernel and user fragments attached to the event at (ts, tid).
-    fn find(&self, ts: i64, tid: u32) -> (Option<u32>, Option<u32>) {
-        let i = self
-            .parts
-            .partition_point(|p| (p.event_ts, p.tid) < (ts, tid));
+    fn find(&mut self, ts: i64, tid: u32) -> (Option<u32>, Option<u32>) {
+        let i = if self.sweep {
+            sweep_point(&self.parts, self.cursor, (ts, tid))
+        } else {
+            self.parts
+                .partition_point(|p| (p.event_ts, p.tid) < (ts, tid))
+        };
+        self.cursor = i;
         let mut kernel = None;
         let mut user = None;
         let mut inherited_user = None;
-        for p in self.parts[i..]
+        for p in self
+            .parts
+            .get(i..)
+            .unwrap_or_default()
             .iter()
             .take_while(|p| p.event_ts == ts && p.tid == tid)
         {
@@ -354,5 +399,41 @@ mod tests {
                 (200, 4, true, false),
             ]
         );
+    }
+
+    #[test]
+    fn sweep_finds_what_a_binary_search_finds() {
+        let mut rng = testdata::Rng::new(15);
+        for round in 0..200 {
+            let n = rng.below(60);
+            let mut parts: Vec<Part> = (0..n)
+                .map(|_| Part {
+                    event_ts: rng.below_u64(40) as i64,
+                    tid: rng.below_u64(4) as u32,
+                    fragment: 0,
+                    kernel: false,
+                    inherited: false,
+                })
+                .collect();
+            parts.par_sort_by_key(|p| (p.event_ts, p.tid));
+            // Lookups mostly in time order, with jumps back (other tables,
+            // ties in another thread order) in every other round.
+            let mut cursor = 0;
+            let mut ts = 0i64;
+            for _ in 0..100 {
+                ts = if round % 2 == 1 && rng.below(5) == 0 {
+                    rng.below_u64(45) as i64 - 2
+                } else {
+                    ts + rng.below_u64(3) as i64
+                };
+                let key = (ts, rng.below_u64(5) as u32);
+                let want = parts.partition_point(|p| (p.event_ts, p.tid) < key);
+                let got = sweep_point(&parts, cursor, key);
+                assert_eq!(got, want, "round {round}, key {key:?}, from {cursor}");
+                cursor = got;
+            }
+            // A stale cursor past the end is safe too.
+            assert_eq!(sweep_point(&parts, n + 7, (i64::MAX, 0)), n);
+        }
     }
 }

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Ingest benchmark (docs/BENCHMARKS.md, "Ingest"): `etlscope info FILE` and
+`etlscope serve FILE` until the trace is ready and its first table answers,
+interleaved, RUNS times each (median reported).
+
+usage: scripts/bench-ingest.py BIN[,BIN2...] FILE [RUNS]
+
+Several binaries (e.g. before and after a change) are run interleaved in
+each round, after one `info` (of the first binary), so that they see the
+same load.
+
+Per serve run: wall from spawn to status "ready" (the server listens and
+hashes first, so this is what a user waits for), the time of the first
+/table query, peak RssAnon (anonymous memory only: the mapped file's pages
+are not counted) and VmHWM sampled every 20 ms, RssAnon once ready, and the
+model's own estimate of its heap (`memory_bytes` in /summary).
+"""
+import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
+
+binaries, path = sys.argv[1].split(","), sys.argv[2]
+binary = binaries[0]
+runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+
+
+def status_kb(pid, field):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def get(url):
+    with urllib.request.urlopen(url) as r:
+        return json.loads(r.read())
+
+
+def post(url, body):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"content-type": "application/json", "x-etlscope": "1"})
+    with urllib.request.urlopen(req) as r:
+        return json.loads(r.read())
+
+
+def run_info():
+    t = time.monotonic()
+    subprocess.run([binary, "info", path], stdout=subprocess.DEVNULL, check=True)
+    return time.monotonic() - t
+
+
+def run_serve(binary):
+    d = tempfile.mkdtemp(prefix="etlscope-bench-")
+    t0 = time.monotonic()
+    p = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", d, path],
+                         stdout=subprocess.PIPE, text=True)
+    out = ""
+    peak_anon = 0
+    while True:
+        line = p.stdout.readline()
+        out += line
+        m = re.search(r"/t/([0-9a-f]{32})", line)
+        if m:
+            break
+        if not line:
+            raise SystemExit("server exited: " + out)
+    tid = m.group(1)
+    base = re.search(r"serving on (http://[^/\s]+)/", out).group(1)
+    listen = time.monotonic() - t0
+    try:
+        return measure(p, d, tid, base, t0, listen)
+    finally:
+        p.terminate()
+        p.wait()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def measure(p, d, tid, base, t0, listen):
+    peak_anon = 0
+    phases = {}
+    while True:
+        peak_anon = max(peak_anon, status_kb(p.pid, "RssAnon"))
+        e = get(f"{base}/api/traces/{tid}")
+        ph = (e.get("progress") or {}).get("phase")
+        if ph:
+            phases.setdefault(ph, round(time.monotonic() - t0, 2))
+        if e["status"] == "ready":
+            break
+        if e["status"] == "failed":
+            raise SystemExit("ingest failed: " + e.get("error", ""))
+        time.sleep(0.02)
+    ready = time.monotonic() - t0
+    t = time.monotonic()
+    post(f"{base}/api/traces/{tid}/table", {"columns": ["Process", "Stack"], "path": [], "limit": 500,
+                                        "sort": {"by": "weight", "descending": True}})
+    first_table = time.monotonic() - t
+    summary = get(f"{base}/api/traces/{tid}/summary")
+    res = dict(listen=listen, ready=ready, first_table=first_table,
+               peak_anon_gb=peak_anon / 1e6, hwm_gb=status_kb(p.pid, "VmHWM") / 1e6,
+               anon_ready_gb=status_kb(p.pid, "RssAnon") / 1e6,
+               model_gb=summary.get("memory_bytes", 0) / 1e9,
+               samples=summary.get("samples"), phases_first_seen_s=phases)
+    return res
+
+
+print(f"{path} ({os.path.getsize(path)/1e9:.2f} GB); load average {open('/proc/loadavg').read().split()[:3]}")
+infos, serves = [], {b: [] for b in binaries}
+for i in range(runs):
+    infos.append(run_info())
+    print(f"run {i+1}: info {infos[-1]:.2f} s", flush=True)
+    for b in binaries:
+        s = run_serve(b)
+        serves[b].append(s)
+        print(f"run {i+1}: {b}: " + ", ".join(
+            f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in s.items()), flush=True)
+i = statistics.median(infos)
+print(f"median of {runs}: info {i:.2f} s; load average {open('/proc/loadavg').read().split()[:3]}")
+for b in binaries:
+    med = lambda k: statistics.median(s[k] for s in serves[b])
+    print(f"  {b}: ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info, "
+          f"first table {med('first_table')*1000:.0f} ms, peak RssAnon {med('peak_anon_gb'):.2f} GB, "
+          f"VmHWM {med('hwm_gb'):.2f} GB, RssAnon ready {med('anon_ready_gb'):.2f} GB, "
+          f"model {med('model_gb'):.3f} GB, peak/model {med('peak_anon_gb')/med('model_gb'):.1f}x")
