@@ -23,7 +23,7 @@ for i, info in enumerate(n for n in z.infolist() if n.filename.lower().endswith(
 PY
 members=("$work"/member-*.etl)
 echo "container: $container (${#members[@]} members, $(du -cb "${members[@]}" | tail -1 | cut -f1) bytes extracted)"
-echo "model build: $(target/release/examples/bench_members --runs "$runs" "${members[@]}")"
+target/release/examples/bench_members --runs "$runs" "${members[@]}"
 
 median_ms() { # median of $runs wall times in ms of "$@"
     for _ in $(seq "$runs"); do

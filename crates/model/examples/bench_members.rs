@@ -40,11 +40,30 @@ fn main() {
         std::process::exit(2);
     }
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let together = time(runs, || {
+    // Reading: every event in time order, the files merged into one time
+    // line, against each file read in its own time order, one after another.
+    let read_together = || {
+        let f = etl::EtlFile::open_many(&paths).expect("open");
+        let mut n = 0u64;
+        f.for_each_event_in_order(|_| n += 1);
+        n
+    };
+    let read_apart = || {
+        paths
+            .iter()
+            .map(|p| {
+                let f = etl::EtlFile::open(p).expect("open");
+                let mut n = 0u64;
+                f.for_each_event_in_order(|_| n += 1);
+                n
+            })
+            .sum::<u64>()
+    };
+    let build_together = || {
         let f = etl::EtlFile::open_many(&paths).expect("open");
         model::build(&f).info.events
-    });
-    let apart = time(runs, || {
+    };
+    let build_apart = || {
         paths
             .iter()
             .map(|p| {
@@ -52,13 +71,31 @@ fn main() {
                 model::build(&f).info.events
             })
             .sum::<u64>()
-    });
+    };
+    // Interleaved, so that the load of a shared machine falls on both alike.
+    let (mut rt, mut ra, mut bt, mut ba) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        rt.push(time(1, read_together));
+        ra.push(time(1, read_apart));
+        bt.push(time(1, build_together));
+        ba.push(time(1, build_apart));
+    }
     let f = etl::EtlFile::open_many(&paths).expect("open");
     let t = model::build(&f);
     println!(
-        "{} files, {} events, {} images: as one trace {together:.1} ms, one after another {apart:.1} ms (median of {runs})",
+        "{} files, {} events, {} images (median of {runs}, interleaved):",
         paths.len(),
         t.info.events,
         t.images.len()
+    );
+    println!(
+        "  read in time order: as one trace {:.1} ms, one after another {:.1} ms",
+        median(rt),
+        median(ra)
+    );
+    println!(
+        "  model build: as one trace {:.1} ms, one after another {:.1} ms",
+        median(bt),
+        median(ba)
     );
 }
