@@ -5,6 +5,7 @@ mod api;
 mod catalog;
 mod cell_json;
 mod cli;
+mod findings_json;
 mod heal;
 mod store;
 mod symbolize;

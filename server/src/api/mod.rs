@@ -1,6 +1,7 @@
 //! The HTTP API and the embedded UI.
 
 pub mod error;
+mod findings;
 pub mod guard;
 pub mod query;
 mod receive;
@@ -44,6 +45,7 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/progress", get(traces::progress))
         .route("/traces/{id}/symbols", get(traces::symbols))
         .route("/traces/{id}/system-config", get(traces::system_config))
+        .route("/traces/{id}/findings", get(findings::get))
         .route("/traces/{id}/columns", get(query::columns))
         .route("/traces/{id}/table", post(query::table))
         .route("/traces/{id}/flame", post(query::flame))

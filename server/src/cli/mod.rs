@@ -12,6 +12,7 @@ macro_rules! say {
 mod demo;
 mod dump;
 mod export;
+mod findings;
 mod info;
 mod info_text;
 mod listen;
@@ -98,6 +99,16 @@ pub enum Command {
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
+    /// List what in the trace deserves a look, each with its figure, UI link and export command.
+    Findings {
+        file: PathBuf,
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+        /// Symbol path (_NT_SYMBOL_PATH syntax); a `symbols/` folder beside
+        /// the trace is searched first.
+        #[arg(long, env = "_NT_SYMBOL_PATH")]
+        symbol_path: Option<String>,
+    },
     /// List the trace's modules, their PDB identities and symbol status.
     Symbols {
         file: PathBuf,
@@ -114,6 +125,11 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Info { file, json }) => info::run(&file, json),
+        Some(Command::Findings {
+            file,
+            format,
+            symbol_path,
+        }) => findings::run(&file, format == "json", symbol_path.as_deref()),
         Some(Command::Dump {
             file,
             limit,
