@@ -203,3 +203,30 @@ fn findings_on_every_real_trace_equal_their_exports() {
         }
     }
 }
+
+#[test]
+fn the_api_gives_the_cli_list() {
+    let data = common::temp_dir("findings-api");
+    let demo = demo();
+    let server = common::Server::start(&data, &[demo.to_str().unwrap()]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().expect("an id").to_string();
+    server.wait_ready(&id, 120);
+    // The CLI names frames before it runs the rules: wait for the server's
+    // symbol lookup (traces/symbols/ beside the demo) to end too.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let (_, sum) = server.json("GET", &format!("/api/traces/{id}/summary"), "");
+        if sum["symbols"]["status"] == "done" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "symbols not done: {sum}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (s, v) = server.json("GET", &format!("/api/traces/{id}/findings"), "");
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["findings"], Value::Array(findings(&demo)));
+}
