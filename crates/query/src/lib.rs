@@ -12,6 +12,7 @@ pub mod butterfly_tree;
 pub mod call_tree;
 pub mod cell_value;
 pub mod columns;
+pub mod compare;
 pub mod filter;
 pub mod findings;
 pub mod flame;
