@@ -55,8 +55,8 @@ test('the Findings panel names the culprit and each link opens the view with its
 
   const { p, errors } = await newPage(browser);
   await p.goto(`${srv.url}/t/${srv.ids[0]}`);
-  await p.waitForFunction(() => /Findings \(\d+\)/.test(document.querySelector('[data-testid=findings] summary')?.textContent || ''));
-  await p.click('[data-testid=findings] summary');
+  await p.waitForFunction(() => /Findings \(\d+\)/.test(document.querySelector('[data-testid=findings-toggle]')?.textContent || ''));
+  await p.click('[data-testid=findings-toggle]');
   const list = await findings(p);
   const shell = list.find((f) => f.rule === 'third-party-module' && f.title.includes(EXT));
   assert.ok(shell, JSON.stringify(list));
