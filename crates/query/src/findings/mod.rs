@@ -10,6 +10,7 @@ mod health;
 mod hot_api;
 mod third_party;
 mod view;
+mod waits;
 
 pub use view::{FindingView, ViewKind};
 
@@ -55,6 +56,7 @@ pub fn run(engine: &Engine) -> Vec<Finding> {
     out.extend(hot_api::run(engine));
     out.extend(file_opens::run(engine));
     out.extend(disk_io::run(engine));
+    out.extend(waits::run(engine));
     out.extend(health::run(engine));
     out
 }
