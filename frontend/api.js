@@ -56,6 +56,8 @@ export const flame = (id, q) => post(`${tr(id)}/flame`, q);
 export const butterfly = (id, q) => post(`${tr(id)}/butterfly`, q);
 /** @param {string} id @param {any} q */
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
+/** The graph above a table. @param {string} id @param {any} q */
+export const graph = (id, q) => post(`${tr(id)}/graph`, q);
 
 /**
  * Follow ingest progress over server-sent events until ready or failed. Read with fetch rather than EventSource,
@@ -142,4 +144,15 @@ function send(file, onProgress) {
     xhr.onerror = () => reject(new ApiError(0, { error: { code: 'network', message: 'network error during upload' } }));
     xhr.send(file);
   });
+}
+
+/** The view as CSV or TSV (`etlscope export`'s bytes), as a Blob. @param {string} id @param {any} q @returns {Promise<Blob>} */
+export async function exportTable(id, q) {
+  const r = await fetch(`${tr(id)}/export`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify(q) });
+  if (!r.ok) {
+    let body = null;
+    try { body = await r.json(); } catch { /* not JSON */ }
+    throw new ApiError(r.status, body);
+  }
+  return r.blob();
 }

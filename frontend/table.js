@@ -2,10 +2,14 @@
 // value columns right of it aggregate. Headers drag (pointer events) to reorder and across the
 // gold bar to group/ungroup; rows expand lazily, one /table request per expansion.
 import * as api from './api.js';
-import { h, clear, fmtInt, fmt2, fmt3 } from './dom.js';
+import { h, clear, fmtInt, fmt2, fmt3, copyText, toast } from './dom.js';
 import { ApiError } from './api.js';
 import { showMenu } from './context-menu.js';
 import { splitSpec, findDef, aggregationsOf, aggLabel, specOf, formatValue, isNumericType, canonicalSpec } from './value-columns.js';
+import { RowSelection, selectionSums } from './table-select.js';
+import { rowsTsv } from './table-copy.js';
+import { TableFind } from './table-find.js';
+import { fitWidth } from './column-widths.js';
 
 /** The weight column of each table (its sum is the API's `weight_ms`). */
 const WEIGHT_COLUMNS = ['Weight (ms)', 'Duration (ms)', 'Disk Service Time (ms)', 'CPU Usage (ms)'];
@@ -99,7 +103,14 @@ export class TreeTable {
     this.total = { count: 0, weight_ms: 0 };
     this.status = h('div', { class: 'table-status', 'data-testid': 'table-status' });
     this.scroller = h('div', { class: 'table-scroll', tabindex: '0', 'data-testid': 'table' });
-    host.append(this.status, this.scroller);
+    /** The rows selected together (Shift/Ctrl), their sums in a line under the table. @type {RowSelection<Node>} */
+    this.sel = new RowSelection();
+    this.sumLine = h('div', { class: 'table-selection', 'data-testid': 'selection-sum' });
+    this.find = new TableFind({
+      roots: () => (this.root ? this.root.children : []), current: () => this.selected,
+      reveal: (n) => this.reveal(n), focus: () => this.scroller.focus(),
+    });
+    host.append(this.status, this.find.bar, this.scroller, this.sumLine);
     this.scroller.addEventListener('keydown', (e) => this.onKey(e));
     this.generation = 0;
     /** What the API said about each value column (spec -> header, type, unit). @type {Map<string, import('./value-columns.js').ValueInfo>} */
@@ -118,13 +129,21 @@ export class TreeTable {
   /** @param {Node} n */
   static pathKey(n) { return n.refs.join('\u0001'); }
 
-  /** @param {any[]} path */
-  async fetch(path) {
+  /** The /table body of the level under `path` (the graph above the table asks the same). @param {any[]} path */
+  request(path) {
+    /** @type {any} */
     const q = { ...this.o.query(), table: this.o.table, columns: this.o.groups, path, limit: LIMIT };
     const values = this.dataValues();
     if (values.length) q.values = values;
     const sk = values.includes(this.o.sort) ? this.o.sort : SORT_KEY[this.o.sort];
     q.sort = { by: sk || 'label', descending: this.o.desc };
+    return q;
+  }
+
+  /** @param {any[]} path */
+  async fetch(path) {
+    const q = this.request(path);
+    const values = this.dataValues();
     const r = await api.table(this.o.traceId, q);
     (r.value_columns || []).forEach((/** @type {any} */ info, /** @type {number} */ i) => this.valueInfo.set(values[i], info));
     return r;
@@ -166,11 +185,12 @@ export class TreeTable {
     this.root.children = this.adopt(r, null);
     this.root.children.forEach((c) => { c.parent = null; });
     this.expanded.clear();
+    this.sel.clear();
     for (const p of this.o.open) await this.openPath(p, gen);
     if (gen !== this.generation) return;
     if (this.o.sel) {
       const n = this.findLoaded(this.o.sel);
-      if (n) this.selected = n;
+      if (n) { this.selected = n; this.sel.only(n); }
       else this.o.onNotice(`Selected row ${this.o.sel.join(' › ')} is not in this view any more`);
     }
     this.render();
@@ -326,6 +346,7 @@ export class TreeTable {
         title: data ? this.valueTitle(c) : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
         [h('span', { text: data ? this.valueHeader(c) : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
       this.headerDrag(th, c);
+      th.addEventListener('dblclick', (e) => { if (e.clientX > th.getBoundingClientRect().right - 6) this.fit(c); });
       if (data) th.addEventListener('contextmenu', (e) => { e.preventDefault(); this.aggMenu(c, e); });
       head.append(th);
     });
@@ -354,12 +375,13 @@ export class TreeTable {
     clear(this.scroller);
     this.scroller.append(table);
     this.scroller.scrollTop = st;
+    this.showSums();
   }
 
   /** @param {Node} n @param {string[]} all */
   rowEl(n, all) {
     const open = this.expanded.has(TreeTable.pathKey(n));
-    const tr = h('tr', { class: n === this.selected ? 'sel' : '', 'data-path': n.labels.join(' › '), 'data-depth': String(n.depth) });
+    const tr = h('tr', { class: n === this.selected || this.sel.has(n) ? 'sel' : '', 'data-path': n.labels.join(' › '), 'data-depth': String(n.depth) });
     let right = false;
     for (const c of all) {
       if (c === '|') { right = true; tr.append(h('td', { class: 'gold' })); continue; }
@@ -383,18 +405,89 @@ export class TreeTable {
       }
     }
     tr.append(h('td', { class: 'filler' }));
-    tr.addEventListener('click', () => { this.select(n); this.emitTree(false); });
+    tr.addEventListener('click', (e) => { this.select(n, e); this.emitTree(false); });
     tr.addEventListener('dblclick', () => this.toggle(n));
-    tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.select(n); this.emitTree(false); this.o.onContext(n, e); });
+    tr.addEventListener('contextmenu', (e) => { e.preventDefault(); if (!this.sel.has(n)) this.select(n); this.emitTree(false); this.o.onContext(n, e); });
     return tr;
   }
 
-  /** @param {Node} n */
-  select(n) {
+  /**
+   * Make `n` the current row; with Ctrl/Cmd or Shift (a click's or a key's) add to the selection.
+   * @param {Node} n @param {{ctrlKey: boolean, metaKey: boolean, shiftKey: boolean}} [mods]
+   */
+  select(n, mods) {
     this.selected = n;
+    if (mods) this.sel.click(this.visible(), n, mods); else this.sel.only(n);
+    this.paintSelection();
+  }
+
+  paintSelection() {
     for (const tr of this.scroller.querySelectorAll('tr.sel')) tr.classList.remove('sel');
-    const tr = this.trOf && this.trOf.get(n);
-    if (tr) tr.classList.add('sel');
+    for (const n of this.sel.rows) {
+      const tr = this.trOf && this.trOf.get(n);
+      if (tr) tr.classList.add('sel');
+    }
+    this.showSums();
+  }
+
+  /** The columns right of the gold bar with each row's raw value (API units), for copying and sums. */
+  valueColumns() {
+    return this.o.cols.filter((c) => isValue(c) || this.isData(c)).map((c) => {
+      const info = this.valueInfo.get(c);
+      /** @param {Node} n */
+      const value = (n) => {
+        if (this.isData(c)) return info && n.values ? n.values[info.name] : undefined;
+        switch (c) {
+          case 'Count': return n.count;
+          case '% Weight': return n.percent;
+          case 'First (s)': return n.first_s;
+          case 'Last (s)': return n.last_s;
+          default: return WEIGHT_COLUMNS.includes(c) ? n.weight_ms : n.values ? n.values[c] : undefined;
+        }
+      };
+      // Times (first, last, load...) do not add up; counts, sizes and durations do.
+      const sums = this.isData(c) ? !!info && ['count', 'size', 'duration'].includes(info.type) : c !== 'First (s)' && c !== 'Last (s)';
+      return { col: c, name: this.isData(c) ? this.valueHeader(c) : c, value, sums };
+    });
+  }
+
+  /** The selection's size and sums, under the table. */
+  showSums() {
+    const rows = this.sel.ordered(this.visible());
+    if (rows.length < 2) { this.sumLine.textContent = ''; this.sumLine.hidden = true; return; }
+    const sums = selectionSums(rows, this.valueColumns().filter((c) => c.sums));
+    this.sumLine.hidden = false;
+    this.sumLine.textContent = [`${rows.length} rows selected`, ...sums.map((x) => `${x.name} Σ ${Number.isInteger(x.sum) ? fmtInt(x.sum) : fmt2(x.sum)}`)].join('  ·  ');
+    this.sumLine.dataset.rows = String(rows.length);
+    this.sumLine.dataset.sums = JSON.stringify(Object.fromEntries(sums.map((x) => [x.name, x.sum])));
+  }
+
+  /** The selected rows (or the current one) as TSV with a header row. */
+  selectionTsv() {
+    let rows = this.sel.ordered(this.visible());
+    if (!rows.length && this.selected) rows = [this.selected];
+    return rowsTsv(rows, this.o.groups, this.valueColumns());
+  }
+
+  /** Show `n` (a loaded row): expand the rows above it, select it and scroll to it. @param {Node} n */
+  reveal(n) {
+    for (let x = n.parent; x; x = x.parent) this.expanded.add(TreeTable.pathKey(x));
+    this.selected = n;
+    this.sel.only(n);
+    this.render();
+    this.scrollToSelected();
+    this.emitTree(true);
+  }
+
+  /** Fit a column to its content (double-click on its header's right edge). @param {string} col */
+  fit(col) {
+    const table = /** @type {HTMLTableElement|null} */ (this.scroller.querySelector('table.tree'));
+    const colEl = /** @type {HTMLElement|null} */ (this.scroller.querySelector(`col[data-col="${CSS.escape(col)}"]`));
+    if (!table || !colEl) return;
+    const index = [...this.o.groups, '|', ...this.o.cols].indexOf(col);
+    const w = fitWidth(table, index, colEl);
+    TreeTable.widths.set(col, w);
+    colEl.style.width = `${w}px`;
   }
 
   scrollToSelected() {
@@ -408,7 +501,17 @@ export class TreeTable {
     if (!rows.length) return;
     let i = this.selected ? rows.indexOf(this.selected) : -1;
     const n = i >= 0 ? rows[i] : null;
-    const go = (/** @type {number} */ j) => { j = Math.max(0, Math.min(rows.length - 1, j)); this.select(rows[j]); this.scrollToSelected(); this.emitTree(false); };
+    // Shift with a move extends the selection from its anchor.
+    const go = (/** @type {number} */ j) => {
+      j = Math.max(0, Math.min(rows.length - 1, j));
+      this.select(rows[j], e.shiftKey ? { ctrlKey: false, metaKey: false, shiftKey: true } : undefined);
+      this.scrollToSelected();
+      this.emitTree(false);
+    };
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && (e.key === 'c' || e.key === 'C')) { this.copySelection(); e.preventDefault(); return; }
+    if (mod && (e.key === 'a' || e.key === 'A')) { this.sel.all(rows); this.paintSelection(); e.preventDefault(); return; }
+    if ((mod && (e.key === 'f' || e.key === 'F')) || e.key === 'F3') { this.find.open(); if (e.key === 'F3' && this.find.input.value) this.find.go(e.shiftKey ? -1 : 1); e.preventDefault(); return; }
     switch (e.key) {
       case 'ArrowDown': go(i + 1); break;
       case 'ArrowUp': go(i - 1); break;
@@ -431,6 +534,12 @@ export class TreeTable {
       default: return;
     }
     e.preventDefault();
+  }
+
+  /** Ctrl+C: the selection as tab-separated text with a header row. */
+  copySelection() {
+    const text = this.selectionTsv();
+    copyText(text).then(() => toast(`${Math.max(0, text.split('\n').length - 2)} rows copied`));
   }
 
   /**

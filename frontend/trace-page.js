@@ -6,12 +6,16 @@ import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './u
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
 import { findDef, canonicalSpec, clock, fmtUtcOffset } from './value-columns.js';
 import { Timeline } from './timeline.js';
+import { TableGraph, LIFETIME_TABLES } from './table-graph.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
 import { renderSystemConfig } from './system-config.js';
 import { showMenu } from './context-menu.js';
 import { PRESETS } from './presets.js';
 import { moduleOf } from './palette.js';
+import { exportSpec, downloadExport } from './table-export.js';
+import { emptyColumns } from './empty-columns.js';
+import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
 import { findingsPanel } from './findings.js';
 
 const TABLE_NAMES = {
@@ -38,6 +42,12 @@ export class TracePage {
     this.problems = problems;
     /** @type {any} */
     this.cols = null;
+    // A layout the user did not write (defaults, a tab, a preset) hides its all-zero columns.
+    this.checkEmpty = !new URLSearchParams(location.search).has('c');
+    /** @type {TableGraph|null} */
+    this.graph = null;
+    /** @type {string[]} */
+    this.graphPath = [];
   }
 
   async mount() {
@@ -116,7 +126,9 @@ export class TracePage {
       clockSelect,
       h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: async () => { await copyText(location.href); toast('Link to this view copied'); } }),
     );
-    if (sum.diagnostics && sum.diagnostics.length) this.notice(`${sum.diagnostics.length} ingest diagnostics (first: ${JSON.stringify(sum.diagnostics[0])})`);
+    // The browser tab names the trace, as WPA's window title does.
+    document.title = `${entry.name} - etlscope`;
+    if (sum.diagnostics && sum.diagnostics.length) this.notice(diagnosticsText(sum.diagnostics));
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
@@ -179,29 +191,40 @@ export class TracePage {
   renderAnalysis() {
     const a = this.analysis;
     clear(a);
+    if (this.graph) { this.graph.destroy(); this.graph = null; }
     const s = this.s;
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
       tabs.append(h('button', {
-        class: `tab ${s.view === 'table' && s.table === t ? 'on' : ''}`, text: name, 'data-testid': `tab-${t}`,
+        class: `tab ${s.view === 'table' && s.table === t ? 'on' : ''}`, text: name, 'data-testid': `tab-${t}`, ...tabRole(s.view === 'table' && s.table === t),
         onclick: () => {
           if (s.table === t) { this.update({ view: 'table' }); return; }
           const d = defaultState(t);
+          this.checkEmpty = true;
           this.update({ view: 'table', table: t, groups: d.groups, cols: d.cols, sort: d.sort, desc: d.desc, open: [], sel: null, filters: s.filters.filter((f) => this.columnsOf(t).includes(f.column)) });
         },
       }));
     }
     tabs.append(h('span', { class: 'tab-sep' }));
-    tabs.append(h('button', { class: `tab ${s.view === 'flame' ? 'on' : ''}`, text: 'Flame graph', 'data-testid': 'tab-flame', onclick: () => this.update({ view: 'flame' }) }));
-    tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', onclick: () => this.update({ view: 'butterfly' }) }));
+    tabs.append(h('button', { class: `tab ${s.view === 'flame' ? 'on' : ''}`, text: 'Flame graph', 'data-testid': 'tab-flame', ...tabRole(s.view === 'flame'), onclick: () => this.update({ view: 'flame' }) }));
+    tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', ...tabRole(s.view === 'butterfly'), onclick: () => this.update({ view: 'butterfly' }) }));
     tabs.append(h('span', { class: 'tab-sep' }));
-    tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', onclick: () => this.update({ view: 'sysconfig' }) }));
+    tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', ...tabRole(s.view === 'sysconfig'), onclick: () => this.update({ view: 'sysconfig' }) }));
     const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...PRESETS.map((p, i) => h('option', { value: String(i), text: p.name }))]));
     preset.addEventListener('change', () => {
       const p = PRESETS[Number(preset.value)];
+      if (p) this.checkEmpty = true;
       if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)) });
     });
     tabs.append(h('span', { class: 'spacer' }), preset);
+    // Another view of the same table to regroup on its own; the layout of several views.
+    tabs.append(h('button', {
+      class: 'btn small', text: '+ View', 'data-testid': 'add-view', title: 'Add a view below (its own table and grouping, the same time selection)', disabled: s.panes.length + 1 >= MAX_VIEWS,
+      onclick: () => this.update({ panes: [...s.panes, { table: s.table, groups: [...s.groups], cols: [...s.cols], sort: s.sort, desc: s.desc, open: [], sel: null }] }),
+    }));
+    if (s.panes.length) {
+      tabs.append(h('button', { class: 'btn small', text: s.layout === 'side' ? 'Stack views' : 'Side by side', 'data-testid': 'layout-toggle', onclick: () => this.update({ layout: s.layout === 'side' ? 'stack' : 'side' }) }));
+    }
     a.append(tabs);
 
     // filter and range chips
@@ -215,12 +238,65 @@ export class TracePage {
     });
     if (chips.childElementCount) a.append(chips);
 
-    const body = h('div', { class: 'view-body' });
-    a.append(body);
+    const views = viewsEl(s.layout);
+    const main = new View(0);
+    /** The views on the page; `graphSlot` of each takes its graph. */
+    this.views = [main];
+    views.append(main.el);
+    a.append(views);
+    const body = main.body;
+    s.panes.forEach((_, i) => this.renderPane(views, i));
     if (s.view === 'flame') this.renderFlame(body);
     else if (s.view === 'butterfly') this.renderBf(body);
     else if (s.view === 'sysconfig') renderSystemConfig(body, this.id, s.scPage || 'General', (p) => { this.s.scPage = p; this.write(this.s, 'push'); });
     else this.renderTable(body, tabs);
+  }
+
+  /** An extra view: its own table and layout, sharing the range and filters. @param {HTMLElement} views @param {number} i */
+  renderPane(views, i) {
+    const p = this.s.panes[i];
+    const select = /** @type {HTMLSelectElement} */ (h('select', { class: 'pane-table', 'data-testid': 'pane-table', title: 'Table of this view' },
+      Object.entries(TABLE_NAMES).map(([t, name]) => h('option', { value: t, text: name }))));
+    select.value = p.table;
+    select.addEventListener('change', () => {
+      const d = defaultState(select.value);
+      this.setPane(i, { table: d.table, groups: d.groups, cols: d.cols, sort: d.sort, desc: d.desc, open: [], sel: null });
+    });
+    const close = h('button', { class: 'x', text: '×', title: 'Close this view', 'data-testid': 'pane-close', onclick: () => this.update({ panes: this.s.panes.filter((_, j) => j !== i) }) });
+    const v = new View(i + 1, [select, h('span', { class: 'spacer' }), close]);
+    this.views.push(v);
+    views.append(v.el);
+    this.paneTable(v, i);
+  }
+
+  /** @param {View} v @param {number} i */
+  paneTable(v, i) {
+    const p = this.s.panes[i];
+    const t = (this.cols && this.cols.tables[p.table]) || { key_columns: [], value_columns: [], columns: [] };
+    /** @type {import('./value-columns.js').ColumnDef[]} */
+    const defs = t.columns || [];
+    const known = (/** @type {string} */ c) => t.value_columns.includes(c) || t.key_columns.includes(c) || (p.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
+    clear(v.body);
+    new TreeTable(v.body, {
+      traceId: this.id, table: p.table, groups: p.groups.filter((c) => t.key_columns.includes(c)), cols: p.cols.filter(known), sort: p.sort, desc: p.desc, open: p.open, sel: p.sel,
+      allColumns: [...t.key_columns, ...t.value_columns], defs,
+      query: () => ({ range: apiRange(this.s.range), filters: apiFilters(this.s.filters.filter((f) => t.key_columns.includes(f.column))) }),
+      onLayout: (groups, cols, sort) => this.setPane(i, { groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }, v),
+      onSort: (col, desc) => this.setPane(i, { sort: col, desc }, v),
+      onTreeState: (open, sel, push) => { this.s.panes[i] = { ...this.s.panes[i], open, sel }; this.write(this.s, push ? 'push' : 'replace'); },
+      onContext: () => {},
+      onNotice: (m) => this.notice(m),
+    }).load();
+  }
+
+  /**
+   * Change one extra view; only its table re-renders unless its table changed.
+   * @param {number} i @param {Partial<import('./views-layout.js').PaneState>} patch @param {View} [v]
+   */
+  setPane(i, patch, v) {
+    this.s = { ...this.s, panes: this.s.panes.map((p, j) => (j === i ? { ...p, ...patch } : p)) };
+    this.write(this.s, 'push');
+    if (v && patch.table === undefined) this.paneTable(v, i); else this.renderAnalysis();
   }
 
   /** @param {string} table */
@@ -258,17 +334,82 @@ export class TracePage {
     const chooserBtn = h('button', { class: 'btn small', text: 'Columns…', 'data-testid': 'columns-btn' });
     chooserBtn.addEventListener('click', () => this.columnChooser(chooserBtn, keyCols, valCols));
     tabs.insertBefore(chooserBtn, tabs.lastChild);
+    for (const fmt of /** @type {('csv'|'tsv')[]} */ (['csv', 'tsv'])) {
+      tabs.insertBefore(h('button', {
+        class: 'btn small', text: `Export ${fmt.toUpperCase()}`, 'data-testid': `export-${fmt}`, title: `Download this view as ${fmt.toUpperCase()}: the rows etlscope export prints`,
+        onclick: () => {
+          const { spec, dropped } = exportSpec(this.s, defs, fmt);
+          if (dropped.length) this.notice(`Not in the export: ${dropped.join(', ')}`);
+          downloadExport(this.id, spec, s.table).catch((e) => this.notice(`Export failed: ${e.message}`));
+        },
+      }), tabs.lastChild);
+    }
+    const graphHost = h('div', { class: 'graph-host' });
+    // The graph goes above the view's table (views-layout.js: its graph slot).
+    (this.views && this.views[0] ? this.views[0].graphSlot : body).append(graphHost);
     this.table = new TreeTable(body, {
       traceId: this.id, table: s.table, groups: s.groups, cols: s.cols, sort: s.sort, desc: s.desc, open: s.open, sel: s.sel,
       allColumns: [...keyCols, ...valCols], defs,
       query: () => this.query(),
       onLayout: (groups, cols, sort) => this.update({ groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }),
       onSort: (col, desc) => this.update({ sort: col, desc }),
-      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); },
+      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); this.syncGraph(); },
       onContext: (n, ev) => this.rowMenu(n, ev),
       onNotice: (m) => this.notice(m),
     });
-    this.table.load();
+    const t = this.table;
+    t.load().then(() => { if (this.checkEmpty && this.table === t) this.hideEmpty(t); });
+    this.renderGraph(graphHost, defs);
+  }
+
+  /** Hide the value columns that are zero or empty on the whole trace (once per layout). @param {TreeTable} t */
+  async hideEmpty(t) {
+    this.checkEmpty = false;
+    let empty;
+    try { empty = await emptyColumns(t); } catch { return; }
+    if (!empty.length || this.table !== t) return;
+    this.s.cols = this.s.cols.filter((c) => !empty.includes(c));
+    this.write(this.s, 'replace');
+    this.notice(`Hidden: ${empty.join(', ')} (zero or empty on every row of this trace; Columns… shows them)`);
+    this.renderAnalysis();
+  }
+
+  /** The graph above the table: the same level, filters and range (table-graph.js). @param {HTMLElement} host @param {import('./value-columns.js').ColumnDef[]} defs */
+  renderGraph(host, defs) {
+    const s = this.s;
+    const table = this.table;
+    const t = this.cols.tables[s.table] || {};
+    // Event tables plot their count (first: I/O without completions has no weight), their weight or a numeric column; cpu-sampled its weight.
+    const measures = s.table === 'cpu-sampled' || LIFETIME_TABLES.includes(s.table) ? [] : [
+      { value: 'count', label: 'Graph: Count' },
+      ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
+      ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
+    ];
+    this.graph = new TableGraph(host, {
+      traceId: this.id, table: s.table, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
+      request: (path) => table.request(path), measures,
+      labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
+      onSelect: (refs) => {
+        // Clicking a bar or series selects its row, as clicking the row does.
+        const n = table.findLoaded(refs);
+        if (!n) return;
+        table.select(n);
+        table.scrollToSelected();
+        table.emitTree(false);
+      },
+    });
+    this.graphPath = graphPath(s.open);
+    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+  }
+
+  /** After a tree change: the graph follows the last expanded row and highlights the selection. */
+  syncGraph() {
+    if (!this.graph) return;
+    const p = graphPath(this.s.open);
+    if (JSON.stringify(p) !== JSON.stringify(this.graphPath)) {
+      this.graphPath = p;
+      this.graph.load(p).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+    } else this.graph.highlight(this.s.sel);
   }
 
   /** @param {HTMLElement} anchor @param {string[]} keyCols @param {string[]} valCols */
@@ -349,6 +490,8 @@ export class TracePage {
       items.push({ label: `View callers of module ${mod} by module`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: modRef, bfBy: 'module' }) });
     }
     items.push(null);
+    const selected = this.table ? this.table.sel.size : 0;
+    if (selected > 1) items.push({ label: `Copy ${selected} selected rows (tab-separated, with a header)`, action: () => this.table.copySelection() });
     items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols, this.table ? this.table.valueInfo : new Map())).then(() => toast('Row copied')) });
     if (isStack) items.push({ label: 'Copy stack', action: () => copyText(stackText(n)).then(() => toast('Stack copied')) });
     items.push({ label: 'Copy link to this row', action: () => copyText(location.href).then(() => toast('Link copied')) });
@@ -385,6 +528,11 @@ export class TracePage {
       onNotice: (m) => this.notice(m),
     });
   }
+}
+
+/** The graph's level: the children of the last row expanded (the top level when none is). @param {string[][]} open */
+function graphPath(open) {
+  return open && open.length ? open[open.length - 1] : [];
 }
 
 /** The summary's symbol state in a few words. @param {any} sum */
@@ -437,4 +585,17 @@ function readableRef(v) {
   m = /^fn:(.*)@[0-9a-f]+:[0-9a-f]+\+([0-9a-f]+)$/.exec(v);
   if (m) return `${m[1]}+0x${m[2]}`;
   return v;
+}
+
+/** ARIA for a tab button of a `tablist`. @param {boolean} on */
+function tabRole(on) {
+  return { role: 'tab', 'aria-selected': on ? 'true' : 'false' };
+}
+
+/** The ingest diagnostics as a sentence: each names its file offset, as `etlscope info` prints them.
+ * @param {{offset: number, message: string}[]} ds */
+export function diagnosticsText(ds) {
+  const one = (/** @type {{offset: number, message: string}} */ d) => `${d.message} (file offset 0x${Number(d.offset).toString(16)})`;
+  const more = ds.length > 1 ? `; ${ds.length - 1} more (etlscope info lists them)` : '';
+  return `This trace was read with ${ds.length} problem${ds.length > 1 ? 's' : ''}: ${one(ds[0])}${more}. Everything else that was readable is shown.`;
 }

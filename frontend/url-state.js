@@ -4,6 +4,8 @@
 // `mod:NAME@TIMESTAMP:SIZE`, frame `fn:MODULE+RVA`) and by labels otherwise; readable labels
 // (process "name (pid)", frame "module!function") are accepted in every segment, as v1 wrote them.
 
+import { encodePane, decodePane, MAX_VIEWS } from './views-layout.js';
+
 export const URL_VERSION = 2;
 /** Versions this code reads without loss. */
 const READS = ['1', '2'];
@@ -33,9 +35,12 @@ const READS = ['1', '2'];
  *   bfBy: 'function'|'module',
  *   clock: 'trace'|'utc'|'local',
  *   scPage?: string,
+ *   panes: import('./views-layout.js').PaneState[],
+ *   layout: 'stack'|'side',
  * }} ViewState
  * `clock`: times as seconds since the trace's start (WPA's default), or as wall-clock dates in
- * UTC or in the recording machine's time zone.
+ * UTC or in the recording machine's time zone. `panes`: the views below (`stack`) or beside
+ * (`side`) the main one, sharing its range and filters.
  */
 
 /** Default columns per table: [grouped key columns, columns right of the gold bar]. */
@@ -57,7 +62,7 @@ export function defaultState(table = 'cpu-sampled') {
     view: 'table', table, groups: [...d.groups], cols: [...d.cols], sort: d.sort, desc: true,
     filters: [], range: null, zoom: null, open: [], sel: null,
     flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
-    bfKind: 'function', bfTarget: '', bfBy: 'function', clock: 'trace',
+    bfKind: 'function', bfTarget: '', bfBy: 'function', clock: 'trace', panes: [], layout: 'stack',
   };
 }
 
@@ -122,6 +127,8 @@ export function toQuery(s) {
     q.set('bb', s.bfBy);
   }
   if (s.clock !== 'trace') q.set('tm', s.clock);
+  for (const p of s.panes) q.append('pane', encodePane(p));
+  if (s.panes.length && s.layout === 'side') q.set('lay', 'side');
   // Keep links readable: these characters need no escaping in a query string.
   return q.toString().replace(/%(2C|21|28|29|2F|3A|3F|40)/g, (m) => decodeURIComponent(m));
 }
@@ -169,6 +176,12 @@ export function fromQuery(search) {
   }
   const tm = q.get('tm');
   if (tm === 'utc' || tm === 'local') s.clock = tm;
+  for (const x of q.getAll('pane')) {
+    const p = decodePane(x, (t) => TABLE_DEFAULTS[t]);
+    if (!p) problems.push('a view of an unknown table was left out');
+    else if (s.panes.length + 1 < MAX_VIEWS) s.panes.push(p);
+  }
+  if (q.get('lay') === 'side') s.layout = 'side';
   return { state: s, problems };
 }
 

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { realTraces, buildRelease, startServer, repoRoot } from './server.mjs';
+import { realTraces, buildRelease, startServer, repoRoot, binary } from './server.mjs';
 
 const traces = realTraces();
-const BIN = path.join(repoRoot, 'target/release/etlscope');
+const BIN = binary();
 const START_FILETIME = 0x01d5ee15fca1389en;
 const BIAS_MINUTES = -60;
 /** @type {any} */ let srv;

@@ -1,15 +1,12 @@
 // Expected numbers for the browser tests from `etlscope export` (the CLI's own code path through
 // the query engine), never from the HTTP API the page renders.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { repoRoot } from './server.mjs';
-
-const BIN = path.join(repoRoot, 'target/release/etlscope');
+import { binary } from './server.mjs';
 
 /** `etlscope export TRACE ARGS... --format json` rows. @param {string} trace @param {string[]} args @returns {any[]} */
 export function exportRows(trace, args) {
-  const r = spawnSync(BIN, ['export', trace, '--format', 'json', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(binary(), ['export', trace, '--format', 'json', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }

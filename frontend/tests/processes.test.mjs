@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { realTraces, buildRelease, startServer, repoRoot } from './server.mjs';
+import { realTraces, buildRelease, startServer, repoRoot, binary } from './server.mjs';
 
 const traces = realTraces();
-const BIN = path.join(repoRoot, 'target/release/etlscope');
+const BIN = binary();
 const VALUES = ['Start Time', 'End Time', 'Duration', 'Exit Code', 'Command Line'];
 /** @type {any} */ let srv;
 /** @type {import('playwright-core').Browser} */ let browser;

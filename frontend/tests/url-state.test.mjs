@@ -31,3 +31,21 @@ test('malformed or newer links open what can be read and say what was not', () =
   assert.equal(state.range, null);
   assert.equal(problems.length, 4);
 });
+
+test('extra views and their layout round-trip; a view of an unknown table is left out with a notice', () => {
+  const s = defaultState('cpu-sampled');
+  s.range = [7, 23];
+  s.layout = 'side';
+  s.panes = [
+    { table: 'file-io', groups: ['Type', 'File Path'], cols: ['Count', 'Size:max'], sort: 'Count', desc: true, open: [['Create', 'C:\\a,b&c=d/e']], sel: ['Create'] },
+    { table: 'images', groups: ['File Version', 'Image Path'], cols: ['Count'], sort: 'File Version', desc: false, open: [], sel: null },
+  ];
+  const { state, problems } = fromQuery(`?${toQuery(s)}`);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(state, s);
+  const bad = fromQuery(`?${toQuery(s)}&pane=${encodeURIComponent('t=nope&g=X')}`);
+  assert.equal(bad.state.panes.length, 2);
+  assert.equal(bad.problems.length, 1);
+  // Without extra views the layout is not written.
+  assert.ok(!/lay=/.test(toQuery({ ...s, panes: [] })));
+});

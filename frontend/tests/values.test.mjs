@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { buildRelease, startServer, repoRoot } from './server.mjs';
+import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
-const BIN = path.join(repoRoot, 'target/release/etlscope');
+const BIN = binary();
 const EXPLORER = 'explorer.exe (6148)';
 const VALUES = ['Load Time', 'Unload Time', 'Image Size', 'File Version', 'Image Path'];
 /** @type {any} */ let srv;

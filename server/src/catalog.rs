@@ -20,6 +20,9 @@ const MIGRATIONS: &[&str] = &[
         status TEXT NOT NULL DEFAULT 'pending',
         error TEXT NOT NULL DEFAULT ''
     );",
+    // 2: traces of several files (served by reference): every member's path
+    // and size as JSON; '' for a trace of one file (file_name and size).
+    "ALTER TABLE traces ADD COLUMN members TEXT NOT NULL DEFAULT '';",
 ];
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -36,6 +39,39 @@ pub struct TraceEntry {
     /// pending, ingesting, ready, failed.
     pub status: String,
     pub error: String,
+    /// The files of a trace of several (each with its size when added, in
+    /// reading order); empty for one file, which is `file_name` of `size`.
+    #[serde(skip)]
+    pub members: Vec<MemberFile>,
+}
+
+/// One file of a trace of several.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct MemberFile {
+    pub path: String,
+    pub size: u64,
+}
+
+impl TraceEntry {
+    /// Every file of the trace with its recorded size.
+    pub fn files(&self) -> Vec<MemberFile> {
+        if self.members.is_empty() {
+            vec![MemberFile {
+                path: self.file_name.clone(),
+                size: self.size,
+            }]
+        } else {
+            self.members.clone()
+        }
+    }
+}
+
+fn members_text(e: &TraceEntry) -> String {
+    if e.members.is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string(&e.members).unwrap_or_default()
+    }
 }
 
 pub struct Catalog {
@@ -73,9 +109,9 @@ impl Catalog {
     pub fn insert(&self, e: &TraceEntry) -> anyhow::Result<()> {
         self.with(|c| {
             c.execute(
-                "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error],
+                "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
             )
             .map(|_| ())
         })
@@ -96,9 +132,9 @@ impl Catalog {
             .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
         let tx = conn.transaction()?;
         tx.execute(
-            "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error],
+            "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
         )?;
         match place() {
             Ok(()) => {
@@ -149,7 +185,8 @@ impl Catalog {
     }
 }
 
-const COLUMNS: &str = "id, name, size, file_name, uploaded_at, uploader, notes, status, error";
+const COLUMNS: &str =
+    "id, name, size, file_name, uploaded_at, uploader, notes, status, error, members";
 
 fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<TraceEntry> {
     Ok(TraceEntry {
@@ -162,6 +199,9 @@ fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<TraceEntry> {
         notes: r.get(6)?,
         status: r.get(7)?,
         error: r.get(8)?,
+        // Unreadable member JSON (a damaged row) reads as one file: the
+        // by-reference checks then refuse it rather than read a wrong set.
+        members: serde_json::from_str(&r.get::<_, String>(9)?).unwrap_or_default(),
     })
 }
 
@@ -191,6 +231,7 @@ mod tests {
             notes: String::new(),
             status: "pending".into(),
             error: String::new(),
+            members: Vec::new(),
         }
     }
 
@@ -204,6 +245,61 @@ mod tests {
         assert_eq!(c.get("x").unwrap().unwrap().error, "bad");
         assert!(c.delete("x").unwrap());
         assert!(c.get("x").unwrap().is_none());
+    }
+
+    /// A catalog written before traces had several files (schema 1, as
+    /// released) opens with its rows intact, each a trace of one file; a
+    /// trace of several files keeps its members across a reopen.
+    #[test]
+    fn schema_1_catalog_migrates_and_members_persist() {
+        let dir = testdata::TempDir::new("etlscope-cat-v1");
+        let p = dir.path().join("c.sqlite");
+        {
+            let conn = Connection::open(&p).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE traces (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL,
+                    file_name TEXT NOT NULL, uploaded_at TEXT NOT NULL,
+                    uploader TEXT NOT NULL DEFAULT '', notes TEXT NOT NULL DEFAULT '',
+                    status TEXT NOT NULL DEFAULT 'pending', error TEXT NOT NULL DEFAULT '');
+                 INSERT INTO traces (id, name, size, file_name, uploaded_at, status)
+                 VALUES ('old', 'old.etl', 42, '/home/me/old.etl', '2026-01-01T00:00:00Z', 'ready');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let c = Catalog::open(&p).unwrap();
+        let old = c.get("old").unwrap().unwrap();
+        assert_eq!(old.status, "ready");
+        assert!(old.members.is_empty());
+        assert_eq!(
+            old.files(),
+            vec![MemberFile {
+                path: "/home/me/old.etl".into(),
+                size: 42
+            }]
+        );
+        let members = vec![
+            MemberFile {
+                path: "/t/x.etl".into(),
+                size: 10,
+            },
+            MemberFile {
+                path: "/t/x.kernel.etl".into(),
+                size: 20,
+            },
+        ];
+        let mut multi = entry("multi");
+        multi.members = members.clone();
+        c.insert(&multi).unwrap();
+        drop(c);
+        let c = Catalog::open(&p).unwrap();
+        assert_eq!(c.get("multi").unwrap().unwrap().files(), members);
+        assert_eq!(c.list().unwrap().len(), 2);
+        let version: i64 = c
+            .with(|conn| conn.pragma_query_value(None, "user_version", |r| r.get(0)))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
     }
 
     #[test]

@@ -19,6 +19,19 @@ pub const MISSING: &str = "missing";
 pub const MISSING_MESSAGE: &str =
     "the stored file of this trace is gone; upload the same file again to restore it";
 
+/// Why `e` is missing: an upload's stored file, or the user's own files of
+/// a trace served by reference (named, since only they can bring them back).
+fn missing_message(e: &TraceEntry, gone: &[String]) -> String {
+    if std::path::Path::new(&e.file_name).is_absolute() {
+        format!(
+            "{} of this trace served by reference is gone; put it back, or open the trace's files again",
+            gone.join(", ")
+        )
+    } else {
+        MISSING_MESSAGE.to_string()
+    }
+}
+
 /// Open the catalog, starting a new one when it is missing, empty or broken.
 pub fn open_catalog(data_dir: &Path) -> anyhow::Result<Catalog> {
     let path = data_dir.join("catalog.sqlite");
@@ -64,14 +77,20 @@ pub fn stored_file_id(name: &str) -> Option<&str> {
 pub fn reconcile(
     catalog: &Catalog,
     traces_dir: &Path,
-    path_of: impl Fn(&TraceEntry) -> std::path::PathBuf,
+    paths_of: impl Fn(&TraceEntry) -> Vec<std::path::PathBuf>,
 ) -> anyhow::Result<Vec<TraceEntry>> {
     let rows = catalog.list()?;
     let mut marked = 0;
     for e in &rows {
-        let present = path_of(e).is_file();
+        // A trace of several files is whole only with every one of them.
+        let gone: Vec<String> = paths_of(e)
+            .iter()
+            .filter(|p| !p.is_file())
+            .map(|p| p.display().to_string())
+            .collect();
+        let present = gone.is_empty();
         if !present && e.status != MISSING {
-            catalog.set_status(&e.id, MISSING, MISSING_MESSAGE)?;
+            catalog.set_status(&e.id, MISSING, &missing_message(e, &gone))?;
             marked += 1;
         } else if present && e.status == MISSING {
             catalog.set_status(&e.id, "pending", "")?;
@@ -103,6 +122,7 @@ pub fn reconcile(
             notes: String::new(),
             status: "pending".into(),
             error: String::new(),
+            members: Vec::new(),
         })?;
         registered += 1;
     }

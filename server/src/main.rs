@@ -5,6 +5,7 @@ mod api;
 mod catalog;
 mod cell_json;
 mod cli;
+mod companions;
 mod findings_json;
 mod heal;
 mod store;

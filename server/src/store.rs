@@ -28,6 +28,9 @@ pub struct LoadedTrace {
     /// Which symbolization run named this trace (0: not named yet); a run
     /// replaces the trace in place only if it started after this one.
     symbol_run: u64,
+    /// The files read (a container's members, or each file of a trace of
+    /// several), in reading order.
+    pub members: Vec<etl::trace::MemberInfo>,
 }
 
 impl LoadedTrace {
@@ -53,6 +56,7 @@ impl LoadedTrace {
             load_seconds,
             last_used: AtomicU64::new(last_used),
             symbol_run: 0,
+            members: Vec::new(),
         }
     }
 
@@ -66,6 +70,9 @@ impl LoadedTrace {
         self.row_tables[i].get_or_init(|| self.engine.row_table(kind))
     }
 }
+
+/// A model and the files it was read from.
+type Built = (model::Trace, Vec<etl::trace::MemberInfo>);
 
 pub enum SymbolState {
     Pending,
@@ -125,7 +132,7 @@ impl Store {
             reservations: Reservations::default(),
         });
         let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
-            store.trace_path(e)
+            store.trace_paths(e).into_iter().map(|(p, _)| p).collect()
         })?;
         store.resume(stale);
         Ok(store)
@@ -150,12 +157,25 @@ impl Store {
     }
 
     /// Uploads live in `traces/`; local traces served by reference keep their absolute path.
+    /// For a trace of several files, the first.
     pub fn trace_path(&self, e: &TraceEntry) -> PathBuf {
-        let p = Path::new(&e.file_name);
+        self.resolve(&e.file_name)
+    }
+
+    /// Every file of the trace, with the size it had when added.
+    pub fn trace_paths(&self, e: &TraceEntry) -> Vec<(PathBuf, u64)> {
+        e.files()
+            .into_iter()
+            .map(|m| (self.resolve(&m.path), m.size))
+            .collect()
+    }
+
+    fn resolve(&self, file_name: &str) -> PathBuf {
+        let p = Path::new(file_name);
         if p.is_absolute() {
             p.to_path_buf()
         } else {
-            self.data_dir.join("traces").join(&e.file_name)
+            self.data_dir.join("traces").join(file_name)
         }
     }
 
@@ -268,10 +288,18 @@ impl Store {
     fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
         self.record_status(&entry.id, "ingesting", "");
         let path = self.trace_path(&entry);
+        let files = self.trace_paths(&entry);
         let started = Instant::now();
-        let (result, tickets) = match changed_since_added(&path, entry.size) {
+        // Every member is checked: one rewritten file would fault the mapping.
+        let changed = files
+            .iter()
+            .find_map(|(p, size)| changed_since_added(p, *size));
+        let (result, tickets) = match changed {
             Some(why) => (Err(why), Vec::new()),
-            None => self.read_admitted(&path, &progress),
+            None => {
+                let paths: Vec<&Path> = files.iter().map(|(p, _)| p.as_path()).collect();
+                self.read_admitted(&paths, &progress)
+            }
         };
         let mut slots = self.slots();
         // Deleted (or replaced) while it was read: the result is nobody's.
@@ -289,14 +317,16 @@ impl Store {
             return;
         }
         match result {
-            Ok(trace) => {
+            Ok((trace, members)) => {
                 tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
-                let loaded = Arc::new(LoadedTrace::new(
+                let mut loaded = LoadedTrace::new(
                     entry.id.clone(),
                     trace,
                     started.elapsed().as_secs_f64(),
                     self.clock.fetch_add(1, Ordering::Relaxed),
-                ));
+                );
+                loaded.members = members;
+                let loaded = Arc::new(loaded);
                 slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
                 self.record_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
@@ -323,15 +353,31 @@ impl Store {
     /// The reservations are returned with the result.
     fn read_admitted(
         &self,
-        path: &Path,
+        paths: &[&Path],
         progress: &BuildProgress,
-    ) -> (Result<model::Trace, String>, Vec<Reservation<'_>>) {
+    ) -> (Result<Built, String>, Vec<Reservation<'_>>) {
         let budget = self.memory_budget;
-        let probe = match etl::EtlFile::probe(path) {
-            Ok(p) => p,
-            Err(e) => return (Err(e.to_string()), Vec::new()),
-        };
-        let on_disk = ingest_estimate(probe.trace_len);
+        let mut trace_len = 0u64;
+        let mut readable = 0;
+        let mut first_error = None;
+        for path in paths {
+            match etl::EtlFile::probe(path) {
+                Ok(p) => {
+                    trace_len = trace_len.saturating_add(p.trace_len);
+                    readable += 1;
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e.to_string());
+                }
+            }
+        }
+        // An unreadable member of several costs only its own events (the
+        // open below names it); with none readable there is nothing to read.
+        if readable == 0 {
+            let msg = first_error.unwrap_or_else(|| "no file to read".into());
+            return (Err(msg), Vec::new());
+        }
+        let on_disk = ingest_estimate(trace_len);
         if on_disk > budget {
             return (Err(too_big_message(on_disk, budget)), Vec::new());
         }
@@ -342,7 +388,7 @@ impl Store {
             .admit(on_disk, budget, self, &cancelled)
             .into_iter()
             .collect();
-        let file = match etl::EtlFile::open_spilling(path, &self.tmp_dir()) {
+        let file = match etl::EtlFile::open_many_spilling(paths, &self.tmp_dir()) {
             Ok(f) => f,
             Err(e) => return (Err(e.to_string()), tickets),
         };
@@ -353,7 +399,11 @@ impl Store {
         if need > on_disk {
             tickets.push(self.reservations.force(need - on_disk));
         }
-        (Ok(model::build_with_progress(&file, progress)), tickets)
+        let members = file.members();
+        (
+            Ok((model::build_with_progress(&file, progress), members)),
+            tickets,
+        )
     }
 
     /// Name frames from PDBs in the background; queries see the unnamed
@@ -395,6 +445,7 @@ impl Store {
             self.clock.fetch_add(1, Ordering::Relaxed),
         );
         named.symbol_run = run;
+        named.members = loaded.members.clone();
         let named = Arc::new(named);
         if let Ok(mut s) = named.symbols.lock() {
             *s = SymbolState::Done(statuses);

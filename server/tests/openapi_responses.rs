@@ -121,6 +121,19 @@ fn every_endpoint_answers_as_documented() {
         "post",
         &post("/api/traces/{id}/timeline", json!({"bins": 50})),
     );
+    let graphs = [
+        json!({"table": "cpu-sampled", "columns": ["Process", "Stack"], "range": range, "path": ["explorer.exe (6148)"], "bins": 40}),
+        json!({"table": "file-io", "columns": ["Type", "File Path"], "measure": "count"}),
+        json!({"table": "processes", "columns": ["Process"], "sort": {"by": "label"}}),
+    ];
+    for body in graphs {
+        check(
+            &doc,
+            "/api/traces/{id}/graph",
+            "post",
+            &post("/api/traces/{id}/graph", body),
+        );
+    }
     check(
         &doc,
         "/api/traces/{id}/butterfly",
@@ -159,4 +172,30 @@ fn every_endpoint_answers_as_documented() {
         "responses that do not match docs/openapi.json:\n{}",
         errors.join("\n")
     );
+}
+
+/// A trace of several files (`etlscope open a.etl b.etl`): its entry, with
+/// the `files` list, answers as documented too.
+#[test]
+fn an_entry_of_several_files_answers_as_documented() {
+    let mut doc: Value = serde_json::from_str(DOC).expect("openapi.json parses");
+    closed(&mut doc);
+    let data = temp_dir("openapi-multi-data");
+    let mine = temp_dir("openapi-multi-mine");
+    let (bytes, _) = common::fixture_trace::write();
+    let a = mine.join("a.etl");
+    let b = mine.join("b.etl");
+    std::fs::write(&a, &bytes).unwrap();
+    std::fs::write(&b, &bytes).unwrap();
+    let server = Server::start_command("open", &data, &[a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let mut errors = mismatches(&doc, "/api/traces", "get", &list);
+    let id = list["traces"][0]["id"].as_str().expect("an id").to_string();
+    assert_eq!(list["traces"][0]["files"].as_array().map(Vec::len), Some(2));
+    let ready = server.wait_ready(&id, 120);
+    errors.extend(mismatches(&doc, "/api/traces/{id}", "get", &ready));
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+    std::fs::remove_dir_all(&mine).ok();
 }

@@ -142,9 +142,16 @@ impl EtlFile {
     pub fn open_many(paths: &[&Path]) -> Result<EtlFile, Error> {
         let mut parts = Vec::new();
         for path in paths {
-            let src = Source::map(path)?;
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            parts.extend(EtlFile::sources_of(src, name)?);
+            // A file that cannot be mapped, or a broken container, is one
+            // refused member, not the end of the others.
+            match Source::map(path)
+                .map_err(Error::from)
+                .and_then(|src| EtlFile::sources_of(src, name.clone()))
+            {
+                Ok(p) => parts.extend(p),
+                Err(e) => parts.push((Err(e), name, false)),
+            }
         }
         EtlFile::from_members(parts)
     }
@@ -154,10 +161,34 @@ impl EtlFile {
     /// a huge member costs disk, not RAM. Each scratch file is unlinked once
     /// mapped (on Unix the mapping stays valid; elsewhere it may remain).
     pub fn open_spilling(path: &Path, scratch: &Path) -> Result<EtlFile, Error> {
-        let src = Source::map(path)?;
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        EtlFile::open_many_spilling(&[path], scratch)
+    }
+
+    /// `open_many` with `open_spilling`'s handling of containers.
+    pub fn open_many_spilling(paths: &[&Path], scratch: &Path) -> Result<EtlFile, Error> {
+        let mut parts = Vec::new();
+        for path in paths {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            match Source::map(path)
+                .map_err(Error::from)
+                .and_then(|src| EtlFile::spilled_sources_of(src, name.clone(), scratch))
+            {
+                Ok(p) => parts.extend(p),
+                Err(e) => parts.push((Err(e), name, false)),
+            }
+        }
+        EtlFile::from_members(parts)
+    }
+
+    /// The .etl sources in `src`: itself, or a container's members inflated
+    /// into scratch files.
+    fn spilled_sources_of(
+        src: Source,
+        name: Option<String>,
+        scratch: &Path,
+    ) -> Result<Vec<Part>, Error> {
         if !container::is_zip(src.bytes()) {
-            return EtlFile::from_members(vec![(Ok(src), name, false)]);
+            return Ok(vec![(Ok(src), name, false)]);
         }
         static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let members = container::extract_etls_to(src.bytes(), ZipLimits::default(), |_, _| {
@@ -165,11 +196,10 @@ impl EtlFile {
             let tmp = scratch.join(format!("member-{}-{n}.etl.tmp", std::process::id()));
             SpillFile::create(tmp)
         })?;
-        let parts = members
+        Ok(members
             .into_iter()
             .map(|(n, r)| (r.and_then(SpillFile::map), Some(n), true))
-            .collect();
-        EtlFile::from_members(parts)
+            .collect())
     }
 
     /// Whether `path` is a readable trace (an .etl, or a zip container

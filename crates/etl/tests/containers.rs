@@ -228,3 +228,44 @@ fn files_given_together_are_one_trace_and_a_bad_one_costs_only_itself() {
         .iter()
         .any(|d| d.message.starts_with("b.etl is not read")));
 }
+
+/// A broken container given among separate files is one refused member
+/// too, and `open_many_spilling` (the server's reading, members inflated to
+/// scratch files) reads the same trace as `open_many`.
+#[test]
+fn a_broken_container_among_files_costs_only_itself() {
+    let Some(dir) = real_traces_dir() else { return };
+    let a = TRACES
+        .iter()
+        .find(|e| e.file == "perfview-gcevents.etl")
+        .unwrap();
+    let b = TRACES
+        .iter()
+        .find(|e| e.file == "amsi-manifest.etl")
+        .unwrap();
+    let tmp = TempDir::new("together-zip");
+    let pa = real_trace(&dir, a.file);
+    let zip = zip_of(&[("b.etl", &read(&real_trace(&dir, b.file)), true)]);
+    let zipped = tmp.write("b.etl.zip", &zip);
+    let cut = tmp.write("cut.etl.zip", &zip[..zip.len() / 2]);
+    let paths = [pa.as_path(), cut.as_path(), zipped.as_path()];
+    let scratch = tmp.path().join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    for file in [
+        EtlFile::open_many(&paths).unwrap(),
+        EtlFile::open_many_spilling(&paths, &scratch).unwrap(),
+    ] {
+        assert_eq!(Census::of(&file).events, a.events + b.events);
+        let names: Vec<String> = file.members().into_iter().map(|m| m.name).collect();
+        assert_eq!(names, [a.file, "b.etl"]);
+        assert!(
+            file.diagnostics()
+                .iter()
+                .any(|d| d.message.starts_with("cut.etl.zip is not read")),
+            "{:?}",
+            file.diagnostics()
+        );
+    }
+    // The scratch files are unlinked once mapped.
+    assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+}

@@ -58,3 +58,48 @@ fn xca_regressions() {
 fn container_regressions() {
     replay("container", fuzz_harness::container);
 }
+
+#[test]
+fn schema_payload_regressions() {
+    replay("schema_payload", fuzz_harness::schema_payload);
+}
+
+/// Every schema of our tables on random and truncated payloads: the fuzz
+/// target's code over a fixed set of seeds, so CI covers each table line.
+#[test]
+fn schema_payload_on_random_bytes() {
+    let n = etl::decode::schema::SchemaRegistry::new().len();
+    let mut rng = testdata::Rng::new(13);
+    for row in 0..n {
+        for _ in 0..8 {
+            let len = rng.below(600);
+            let mut data = vec![(row >> 8) as u8 & 0x7f, row as u8];
+            data.extend(rng.bytes(len));
+            fuzz_harness::schema_payload(&data);
+            // The same with the other pointer size.
+            if let Some(b) = data.first_mut() {
+                *b ^= 0x80;
+            }
+            fuzz_harness::schema_payload(&data);
+        }
+    }
+}
+
+#[test]
+fn lznt1_regressions() {
+    replay("lznt1", fuzz_harness::lznt1);
+}
+
+/// The LZNT1 decompressor on random bytes behind valid-looking chunk headers.
+#[test]
+fn lznt1_on_random_bytes() {
+    let mut rng = testdata::Rng::new(7);
+    for _ in 0..2000 {
+        let size = 1 + rng.below(300);
+        let flags = if rng.below(2) == 0 { 0xB000u16 } else { 0x3000 };
+        let mut data = (flags | (size as u16 - 1)).to_le_bytes().to_vec();
+        let extra = rng.below(8);
+        data.extend(rng.bytes(size + extra));
+        fuzz_harness::lznt1(&data);
+    }
+}

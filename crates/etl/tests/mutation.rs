@@ -330,3 +330,74 @@ fn damaged_real_traces_read_cleanly() {
         started.elapsed()
     );
 }
+
+/// A multi-file trace (the four `.etl` members of `vs-dotnetcore31.diagsession`
+/// given as separate files, as `etlscope open a.etl b.etl ...` reads them):
+/// damage to one file costs at most that file's events, the other files'
+/// events are all still read, and reading never panics or hangs.
+#[test]
+fn a_damaged_file_of_a_multi_file_trace_costs_only_its_events() {
+    let Some(dir) = traces_dir() else { return };
+    let zip = std::fs::read(dir.join("vs-dotnetcore31.diagsession")).unwrap();
+    let members = etl::container::extract_etls(&zip, etl::container::ZipLimits::default()).unwrap();
+    let tmp = testdata::TempDir::new("mutation-multi");
+    let files: Vec<(PathBuf, Vec<u8>)> = members
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| {
+            let bytes = bytes.unwrap_or_else(|e| panic!("{name}: {e}"));
+            (tmp.write(&format!("m{i}.etl"), &bytes), bytes)
+        })
+        .collect();
+    let paths: Vec<&std::path::Path> = files.iter().map(|(p, _)| p.as_path()).collect();
+    // Events per file, by the file's name (a refused file has no member).
+    let per_file = |f: &EtlFile| -> std::collections::BTreeMap<String, u64> {
+        let c = Census::of(f);
+        f.members()
+            .iter()
+            .map(|m| m.name.clone())
+            .zip(c.events_per_member)
+            .collect()
+    };
+    let whole = per_file(&EtlFile::open_many(&paths).unwrap());
+    assert_eq!(whole.len(), files.len());
+    let mut reads = 0;
+    for (victim, (path, bytes)) in files.iter().enumerate() {
+        let base = baseline(bytes);
+        for kind in 0..KINDS {
+            for seed in 0..2 {
+                let mut rng = rng(0x3000 | (kind as u64) << 32 | seed | (victim as u64) << 8);
+                let Some(m) = choose(kind, &mut rng, &base) else {
+                    continue;
+                };
+                let mut damaged = bytes.clone();
+                apply(m, &mut damaged, &base);
+                std::fs::write(path, &damaged).unwrap();
+                let what = format!("member {victim} seed {seed}: {m}");
+                let start = Instant::now();
+                let census = catch_unwind(AssertUnwindSafe(|| {
+                    EtlFile::open_many(&paths).map(|f| per_file(&f))
+                }))
+                .unwrap_or_else(|_| panic!("{what}: the reader panicked"));
+                assert!(
+                    start.elapsed() < TIME_BOUND,
+                    "{what}: took {:?}",
+                    start.elapsed()
+                );
+                let census =
+                    census.unwrap_or_else(|e| panic!("{what}: the whole trace refused: {e}"));
+                let victim_name = whole.keys().find(|n| n.contains(&format!("m{victim}.etl")));
+                for (name, &want) in &whole {
+                    let got = census.get(name).copied().unwrap_or(0);
+                    // The damaged file's own count is whatever survived.
+                    if Some(name) != victim_name {
+                        assert_eq!(got, want, "{what}: undamaged file {name}");
+                    }
+                }
+                reads += 1;
+            }
+        }
+        std::fs::write(path, bytes).unwrap();
+    }
+    eprintln!("mutation (multi-file): {reads} damaged reads of 4 files");
+}

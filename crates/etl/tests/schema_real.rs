@@ -4,7 +4,8 @@
 //! CLR event it covers in three traces.
 
 use etl::decode::providers::{
-    CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, KERNEL_TRACE_CONTROL_METADATA,
+    CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, KERNEL_PROCESS, KERNEL_TRACE_CONTROL,
+    KERNEL_TRACE_CONTROL_METADATA, SYSCONFIG,
 };
 use etl::decode::schema::registry::SchemaKey;
 use etl::decode::schema::{in_type, tdh, SchemaRegistry};
@@ -196,18 +197,12 @@ fn clr_table_fits(name: &str) -> BTreeMap<String, u64> {
 
 #[test]
 fn clr_table_fits_every_covered_event() {
-    // net452: only private loader/binding events stay outside the table.
+    // net452: every CLR event (private binding and GCPerHeapHistory too).
     let u = clr_table_fits("perfview-net452-x64.etl");
-    assert!(u.keys().all(|k| k.starts_with("763fd754")), "{u:?}");
+    assert!(u.is_empty(), "{u:?}");
+    // gcevents: GCGlobalHeapHistory v4, GCLOHCompact and GCFitBucketInfo too.
     let u = clr_table_fits("perfview-gcevents.etl");
-    // GCGlobalHeapHistory v4, GCLOHCompact and GCFitBucketInfo (4 events)
-    // have no line yet: they stay hex and are counted.
-    let want: Vec<&str> = vec![
-        "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4/205/v4",
-        "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4/208/v0",
-        "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4/209/v0",
-    ];
-    assert_eq!(u.keys().map(String::as_str).collect::<Vec<_>>(), want);
+    assert!(u.is_empty(), "{u:?}");
     let u = clr_table_fits("vs-dotnetcore31.diagsession");
     assert!(u.is_empty(), "{u:?}");
 }
@@ -219,14 +214,31 @@ fn kernel_table_fits(name: &str) -> u64 {
     let ours = SchemaRegistry::new();
     let mut misfits: BTreeMap<String, u64> = BTreeMap::new();
     let mut n = 0;
-    let hooks: Vec<(u16, u16, u8, Vec<u8>)> = file
+    let hooks: Vec<(SchemaKey, u8, Vec<u8>)> = file
         .par_map_buffers(|b| {
             let mut out = Vec::new();
             if let Ok(b) = b {
                 for e in b.events().flatten() {
-                    if let (true, Some(h)) = (e.header_type.is_kernel(), e.hook_id) {
-                        out.push((h, e.version, e.pointer_size, e.payload.to_vec()));
-                    }
+                    let key = match (e.header_type.is_kernel(), e.hook_id, e.provider) {
+                        (true, Some(hook), _) => SchemaKey::Kernel {
+                            hook,
+                            version: e.version as u8,
+                        },
+                        (false, _, Some(g)) if g == KERNEL_PROCESS => SchemaKey::Manifest {
+                            provider: g,
+                            id: e.event_id,
+                            version: e.version as u8,
+                        },
+                        (false, _, Some(g)) if g == KERNEL_TRACE_CONTROL || g == SYSCONFIG => {
+                            SchemaKey::Classic {
+                                guid: g,
+                                opcode: e.opcode,
+                                version: e.version as u8,
+                            }
+                        }
+                        _ => continue,
+                    };
+                    out.push((key, e.pointer_size, e.payload.to_vec()));
                 }
             }
             out
@@ -234,11 +246,7 @@ fn kernel_table_fits(name: &str) -> u64 {
         .into_iter()
         .flatten()
         .collect();
-    for (hook, version, ptr, payload) in hooks {
-        let key = SchemaKey::Kernel {
-            hook,
-            version: version as u8,
-        };
+    for (key, ptr, payload) in hooks {
         if let Some(row) = ours.find(&key) {
             n += 1;
             let used = ours
@@ -247,10 +255,7 @@ fn kernel_table_fits(name: &str) -> u64 {
                 .map(|(_, u)| u);
             if used != Some(payload.len()) {
                 *misfits
-                    .entry(format!(
-                        "{hook:#06x} v{version}: {used:?} of {}",
-                        payload.len()
-                    ))
+                    .entry(format!("{key:?}: {used:?} of {}", payload.len()))
                     .or_default() += 1;
             }
         }
@@ -263,11 +268,34 @@ fn kernel_table_fits(name: &str) -> u64 {
 fn kernel_table_fits_every_covered_event() {
     // x64: TcpIp 0x061A (240) + 0x061B (250), UdpIp 0x080A (1) + 0x080B (19)
     // + 0x081A (6) + 0x081B (10), SystemConfig Network 0x0B11 (1) and DPI
-    // 0x0B1C (1) in the census.
+    // 0x0B1C (1) in the census. Then, counts from PerfView's baseline
+    // net.4.5.2.x64.baseline.txt (microsoft/perfview, TraceEvent.Tests/inputs,
+    // COUNT lines): EventTrace 1, EventTrace/Extension 3, /EndExtension 2,
+    // Process/PerfCtr 1, /PerfCtrRundown 32, SystemConfig/IDEChannel 2,
+    // /Platform 1; KernelTraceControl/ImageID/None 12, SysConfig/BuildInfo 1,
+    // /UnknownVolume 1.
     assert_eq!(
         kernel_table_fits("perfview-net452-x64.etl"),
-        240 + 250 + 1 + 19 + 6 + 10 + 2
+        240 + 250 + 1 + 19 + 6 + 10 + 2 + (1 + 3 + 2 + 1 + 32 + 2 + 1) + (12 + 1 + 1)
     );
-    kernel_table_fits("vs-dotnetcore31.diagsession");
+    // diagsession: KernelTraceControl's 13,054 DbgDeterm (opcode 40, version
+    // 1) and 347 None (32) events of diaghub.etl, as dissect.etl 3.x counts
+    // them (EventTraceHeader provider_id b3e675d7, Class.Type 40 / 32); then
+    // 30 kernel-side events of the new lines as our hex-only census listed
+    // them before (4 Header, 4 Extension, 4 EndExtension, 13 IRQ v3, 2
+    // IDEChannel, Platform, SysConfig BuildInfo and UnknownVolume) and the
+    // DPI event (0x0B1C, `etlscope dump --hook 0x0b1c`: 1), and the 3
+    // Process Terminate events (0x030B), one per Process Stop (0x0302: 3).
+    assert_eq!(
+        kernel_table_fits("vs-dotnetcore31.diagsession"),
+        13_054 + 347 + 30 + 1 + 3
+    );
     kernel_table_fits("shutdown-perfdiag-kernel.etl");
+    // Windows 7's Kernel-Process priority changes, ids 7-10 (810 + 5,088 +
+    // 838 + 780 events, as our census counted them left hex before these
+    // lines), and the log-file header event.
+    assert_eq!(
+        kernel_table_fits("perfmon-win7-kernel-process.etl"),
+        810 + 5_088 + 838 + 780 + 1
+    );
 }

@@ -298,3 +298,51 @@ fn frames_of_every_sample() {
     assert_eq!(per_module, want);
     assert_eq!(digest, STACK_DIGEST);
 }
+
+/// The samples whose stack depends on ordering inline walks by their own
+/// time: each gets the user half logged when its thread left the kernel
+/// (model_reference.py explains it with tid 3780's events), so its stack
+/// runs from a kernel leaf to a user root.
+#[test]
+fn order_sensitive_samples_get_the_user_half_of_their_stay_in_the_kernel() {
+    let Some(t) = trace() else { return };
+    let kernel_modules: std::collections::HashSet<u32> = (0..t.images.len())
+        .filter(|&i| t.images.kernel[i])
+        .map(|i| t.images.module[i])
+        .collect();
+    let kernel = |f: u32| {
+        let m = t.frames.module[f as usize];
+        if m == model::NONE {
+            model::build::is_kernel_address(t.frames.address[f as usize], 8)
+        } else {
+            kernel_modules.contains(&m)
+        }
+    };
+    for &(ts, tid) in SAMPLES_SENSITIVE_TO_INLINE_WALK_ORDER {
+        let i = (0..t.samples.len())
+            .find(|&i| {
+                t.samples.time[i] == t.clock.to_ns(ts)
+                    && t.threads.tid[t.samples.thread(i) as usize] == tid
+            })
+            .unwrap_or_else(|| panic!("sample ({ts}, {tid})"));
+        let frames: Vec<u32> = t.stacks.frames_leaf_first(t.samples.stack[i]).collect();
+        let (leaf, root) = (frames[0], frames[frames.len() - 1]);
+        assert!(
+            kernel(leaf) && !kernel(root),
+            "({ts}, {tid}): {} frames",
+            frames.len()
+        );
+    }
+}
+
+#[test]
+fn samples_with_two_or_more_frames() {
+    let Some(t) = trace() else { return };
+    let deep = t
+        .samples
+        .stack
+        .iter()
+        .filter(|&&s| t.stacks.depth[s as usize] >= 2)
+        .count() as u64;
+    assert_eq!(deep, SAMPLES_WITH_TWO_OR_MORE_FRAMES);
+}

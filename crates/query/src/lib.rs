@@ -18,7 +18,9 @@ pub mod findings;
 pub mod flame;
 pub mod flat_table;
 pub mod funcs;
+pub mod graph;
 mod plan;
+mod row_graph;
 mod row_table_keys;
 pub mod row_tables;
 mod scan;
@@ -41,6 +43,8 @@ pub use columns::Column;
 pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
 pub use funcs::FuncKeys;
+pub use graph::{Graph, GraphBins, GraphSeries, MAX_GRAPH_BINS};
+pub use row_graph::{Measure, Span};
 
 pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};
 pub use scan::Cell;

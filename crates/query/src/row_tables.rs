@@ -18,6 +18,7 @@ use crate::text_order::{text_cmp, version_cmp};
 use crate::value_spec::{ValueOf, ValueSpec};
 use crate::{Engine, QueryError};
 use model::Trace;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
@@ -118,9 +119,10 @@ pub struct RowTable {
     /// The UI's summed values (`Row::sums`): name and display divisor.
     pub values: Vec<(&'static str, f64)>,
     sum_columns: Vec<usize>,
-    weight_column: Option<usize>,
+    pub(crate) weight_column: Option<usize>,
     keys: Vec<OnceLock<KeyColumn>>,
-    timed: bool,
+    /// Whether rows have a time (the First/Last of a group mean something).
+    pub timed: bool,
 }
 
 /// Per group while scanning.
@@ -133,6 +135,59 @@ struct Group {
     first: i64,
     last: i64,
     deeper: bool,
+}
+
+impl Group {
+    fn merge(&mut self, o: Group) {
+        self.count += o.count;
+        self.weight = self.weight.saturating_add(o.weight);
+        for (s, x) in self.sums.iter_mut().zip(o.sums) {
+            *s = s.saturating_add(x);
+        }
+        for (a, x) in self.accs.iter_mut().zip(&o.accs) {
+            a.merge(x);
+        }
+        self.first = self.first.min(o.first);
+        self.last = self.last.max(o.last);
+        self.deeper |= o.deeper;
+    }
+}
+
+/// What one part of a row table's rows adds up to.
+#[derive(Default)]
+struct Scan {
+    total: (u64, i64),
+    parent: (u64, i64),
+    groups: FxHashMap<u32, Group>,
+    next_column: Option<usize>,
+    levels: Vec<(u32, usize)>,
+    scratch: Vec<u32>,
+}
+
+impl Scan {
+    fn merge(mut self, mut o: Scan) -> Scan {
+        if o.groups.len() > self.groups.len() {
+            std::mem::swap(&mut self.groups, &mut o.groups);
+        }
+        for (k, g) in o.groups {
+            match self.groups.entry(k) {
+                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().merge(g),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(g);
+                }
+            }
+        }
+        let add = |a: (u64, i64), b: (u64, i64)| (a.0 + b.0, a.1.saturating_add(b.1));
+        Scan {
+            total: add(self.total, o.total),
+            parent: add(self.parent, o.parent),
+            groups: self.groups,
+            // As a sequential scan: the last row's column (later parts come second).
+            next_column: o.next_column.or(self.next_column),
+            levels: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
 }
 
 impl RowTable {
@@ -192,7 +247,7 @@ impl RowTable {
         }
     }
 
-    fn def(&self) -> TableDef<'_> {
+    pub(crate) fn def(&self) -> TableDef<'_> {
         definition(&self.trace, self.kind)
     }
 
@@ -234,7 +289,7 @@ impl RowTable {
     }
 
     /// The key column `c`, built on first use.
-    fn key_column(&self, c: usize) -> Option<&KeyColumn> {
+    pub(crate) fn key_column(&self, c: usize) -> Option<&KeyColumn> {
         let cell = self.keys.get(c)?;
         Some(cell.get_or_init(|| {
             let def = self.def();
@@ -258,7 +313,7 @@ impl RowTable {
     }
 
     /// The row's key at every level of `columns`, with each level's column.
-    fn levels(
+    pub(crate) fn levels(
         row: usize,
         columns: &[(usize, &KeyColumn)],
         out: &mut Vec<(u32, usize)>,
@@ -302,33 +357,32 @@ impl RowTable {
             _ => 0,
         };
         let depth = req.path.len();
-        let (mut total, mut parent) = ((0u64, 0i64), (0u64, 0i64));
-        let mut groups: FxHashMap<u32, Group> = FxHashMap::default();
-        let mut next_column = None;
-        let (mut levels, mut scratch) = (Vec::new(), Vec::new());
-        for row in 0..def.rows {
+        // One pass over the rows, split across threads: each part groups its
+        // rows, then the parts merge (a group's aggregates merge exactly).
+        let scan = |mut p: Scan, row: usize| {
             let keep = req.range.is_none_or(|r| in_range(&def, row, &r))
                 && filter_cols
                     .iter()
-                    .all(|(f, kc)| kc.passes(row, &f.values, f.exclude, &mut scratch));
+                    .all(|(f, kc)| kc.passes(row, &f.values, f.exclude, &mut p.scratch));
             if !keep {
-                continue;
+                return p;
             }
             let w = number(self.weight_column, row);
-            total = (total.0 + 1, total.1.saturating_add(w));
-            RowTable::levels(row, &key_cols, &mut levels, &mut scratch);
-            let under =
-                levels.len() >= depth && levels.iter().zip(&req.path).all(|(&(k, _), &p)| k == p);
+            p.total = (p.total.0 + 1, p.total.1.saturating_add(w));
+            RowTable::levels(row, &key_cols, &mut p.levels, &mut p.scratch);
+            let under = p.levels.len() >= depth
+                && p.levels.iter().zip(&req.path).all(|(&(k, _), &pk)| k == pk);
             if !under {
-                continue;
+                return p;
             }
-            parent = (parent.0 + 1, parent.1.saturating_add(w));
-            let Some(&(key, c)) = levels.get(depth) else {
-                continue;
+            p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
+            let Some(&(key, c)) = p.levels.get(depth) else {
+                return p;
             };
-            next_column = Some(c);
+            p.next_column = Some(c);
+            let deeper = p.levels.len() > depth + 1;
             let t = (def.start)(row);
-            let g = groups.entry(key).or_insert_with(|| Group {
+            let g = p.groups.entry(key).or_insert_with(|| Group {
                 count: 0,
                 weight: 0,
                 sums: vec![0; self.sum_columns.len()],
@@ -349,8 +403,20 @@ impl RowTable {
             }
             g.first = g.first.min(t);
             g.last = g.last.max(t);
-            g.deeper |= levels.len() > depth + 1;
-        }
+            g.deeper |= deeper;
+            p
+        };
+        let Scan {
+            total,
+            parent,
+            groups,
+            next_column,
+            ..
+        } = (0..def.rows)
+            .into_par_iter()
+            .with_min_len(1 << 15)
+            .fold(Scan::default, scan)
+            .reduce(Scan::default, Scan::merge);
         let by_weight = self.weight_column.is_some() && total.1 != 0;
         let mut rows: Vec<Row> = groups
             .into_iter()

@@ -91,10 +91,10 @@ pub struct TableResponse {
 }
 
 /// Slot layout of the level below a path.
-struct Level {
-    slot_of: SlotOf,
+pub(crate) struct Level {
+    pub(crate) slot_of: SlotOf,
     /// Key of each slot.
-    keys: Vec<u32>,
+    pub(crate) keys: Vec<u32>,
     /// Per slot: whether the row may have children.
     deeper: Vec<bool>,
 }
@@ -186,7 +186,7 @@ impl Engine {
         crate::flat_table::cpu_capacity_ns(&self.trace, range)
     }
 
-    fn level(&self, next: &Next) -> Level {
+    pub(crate) fn level(&self, next: &Next) -> Level {
         let tree = &self.tree;
         match next {
             Next::Leaf => Level {

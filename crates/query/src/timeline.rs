@@ -2,6 +2,7 @@
 //! time range; the heaviest K series and one "other".
 
 use crate::filter::{Filters, TimeRange};
+use crate::graph::Edges;
 use crate::plan::{Plan, SlotOf, FILTER_FAIL, PATH_FAIL, SLOT_MASK};
 use crate::scan::{Hit, Mode};
 use crate::{Engine, QueryError};
@@ -88,50 +89,8 @@ impl Engine {
         };
         let nseries = keys.len();
         let plan = self.plan(&filters, &[], SlotOf::Thread(series_of), nseries.max(1))?;
-        let mode = Mode {
-            skip_path_fail: false,
-            by_stack_ok: false,
-            by_thread_ok: false,
-        };
-        // Exact integer bins: t is in bin b iff edges[b] <= t < edges[b + 1],
-        // that is b = floor((t - start) * bins / span).
-        let span = (r.end_ns - r.start_ns) as i128;
-        let edges: Vec<i64> = (0..=bins)
-            .map(|b| r.start_ns + ((b as i128 * span + bins as i128 - 1) / bins as i128) as i64)
-            .collect();
-        let bin_of = |t: i64| edges.partition_point(|&e| e <= t).clamp(1, bins) - 1;
-        let edge = |b: usize| edges.get(b).copied().unwrap_or(i64::MAX);
-        let from_runs = self.bins_from_thread_runs(&plan, nseries, bins, &bin_of, &edge);
-        let cells = if let Some(cells) = from_runs {
-            cells
-        } else {
-            self.scan_with(
-                &plan,
-                mode,
-                || (vec![0i64; nseries * bins], (i64::MAX, i64::MIN, 0usize)),
-                |(v, cache): &mut (Vec<i64>, (i64, i64, usize)), h: Hit| {
-                    let b = if h.cell.first_ns >= cache.0 && h.cell.first_ns < cache.1 {
-                        cache.2
-                    } else {
-                        // Samples come in time order within a run: the
-                        // next one most likely falls in the same bin.
-                        let b = bin_of(h.cell.first_ns);
-                        *cache = (edge(b), edge(b + 1), b);
-                        b
-                    };
-                    if let Some(x) = v.get_mut(h.slot as usize * bins + b) {
-                        *x += h.cell.weight_ns;
-                    }
-                },
-                |(mut a, c), (b, _)| {
-                    for (x, y) in a.iter_mut().zip(&b) {
-                        *x += y;
-                    }
-                    (a, c)
-                },
-            )
-            .0
-        };
+        let edges = Edges::new(r, bins)?;
+        let cells = self.binned_weights(&plan, nseries, &edges, false);
         let mut series: Vec<Series> = keys
             .iter()
             .enumerate()
@@ -168,6 +127,57 @@ impl Engine {
             series,
             other,
         })
+    }
+
+    /// The weight per slot and bin (`slot * bins + bin`) of the samples the
+    /// plan passes (filters and path), by the fastest way the plan allows.
+    pub(crate) fn binned_weights(
+        &self,
+        plan: &Plan,
+        nslots: usize,
+        edges: &Edges,
+        skip_path_fail: bool,
+    ) -> Vec<i64> {
+        let bins = edges.bins();
+        let bin_of = |t: i64| edges.bin_of(t);
+        let edge = |b: usize| edges.edge(b);
+        if let Some(cells) = self.bins_from_thread_runs(plan, nslots, bins, &bin_of, &edge) {
+            return cells;
+        }
+        let mode = Mode {
+            skip_path_fail,
+            by_stack_ok: false,
+            by_thread_ok: false,
+        };
+        self.scan_with(
+            plan,
+            mode,
+            || (vec![0i64; nslots * bins], (i64::MAX, i64::MIN, 0usize)),
+            |(v, cache): &mut (Vec<i64>, (i64, i64, usize)), h: Hit| {
+                if !h.path_ok {
+                    return;
+                }
+                let b = if h.cell.first_ns >= cache.0 && h.cell.first_ns < cache.1 {
+                    cache.2
+                } else {
+                    // Samples come in time order within a run: the
+                    // next one most likely falls in the same bin.
+                    let b = bin_of(h.cell.first_ns);
+                    *cache = (edge(b), edge(b + 1), b);
+                    b
+                };
+                if let Some(x) = v.get_mut(h.slot as usize * bins + b) {
+                    *x += h.cell.weight_ns;
+                }
+            },
+            |(mut a, c), (b, _)| {
+                for (x, y) in a.iter_mut().zip(&b) {
+                    *x += y;
+                }
+                (a, c)
+            },
+        )
+        .0
     }
 
     /// With a plan that reads only the thread and one sampling interval,

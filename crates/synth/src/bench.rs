@@ -3,7 +3,7 @@
 //! CPU at a fixed interval, each followed by its StackWalk event.
 
 use crate::kernel::{self, hooks, versions, ImageFields, ProcessFields, ThreadFields};
-use crate::model::{Model, ModelParams};
+use crate::model::{Model, ModelParams, SYSTEM_PID};
 use crate::prng::Rng;
 use etl::writer::{EtlWriter, KernelHeader, Record, WriteSummary, WriterConfig};
 use std::io::{self, Seek, Write};
@@ -26,6 +26,10 @@ pub struct BenchParams {
     pub sample_interval: i64,
     /// Share of samples (in percent) that hit the idle thread.
     pub idle_percent: u8,
+    /// FileIo Create events written after the samples (File I/O rows for benchmarks).
+    pub file_creates: u64,
+    /// Distinct paths those creates open.
+    pub file_paths: u32,
 }
 
 impl Default for BenchParams {
@@ -44,6 +48,8 @@ impl Default for BenchParams {
             max_stack_depth: 40,
             sample_interval: 10_000,
             idle_percent: 10,
+            file_creates: 0,
+            file_paths: 10_000,
         }
     }
 }
@@ -185,6 +191,42 @@ impl<'m> BenchGenerator<'m> {
         Ok(())
     }
 
+    /// FileIo Create number `k` of a user thread (skewed: a few threads open most files), on
+    /// CPU k % cpus, 10 µs apart after the last sample round; popular paths are opened often.
+    pub fn file_create<W: Write + Seek>(&mut self, w: &mut EtlWriter<W>, k: u64) -> io::Result<()> {
+        let cpus = self.params.cpus.max(1) as u64;
+        let cpu = (k % cpus) as u16;
+        let rounds = self.next_sample.div_ceil(cpus) as i64 + 1;
+        let ts = self.samples_start
+            + rounds * self.params.sample_interval
+            + (k / cpus) as i64 * 100
+            + cpu as i64 * 7;
+        let m = self.model;
+        let (pid, tid) = match m.threads.len() {
+            0 => (SYSTEM_PID, 8),
+            n => {
+                let t = &m.threads[self.rng.skewed(n as u64) as usize];
+                (t.pid, t.tid)
+            }
+        };
+        let n = self.rng.hot(u64::from(self.params.file_paths.max(1)));
+        let path = format!("\\Device\\HarddiskVolume3\\bench\\d{}\\f{n}.dat", n % 100);
+        let pl = crate::events::file_create(
+            self.params.pointer_size,
+            0xFFFF_B20C_1000_0000 + k * 0x1A0,
+            0xFFFF_B20C_8000_0000 + n * 0x150,
+            tid,
+            &path,
+        );
+        let h = KernelHeader {
+            hook_id: crate::events::hooks::FILEIO_CREATE,
+            version: 3,
+            pid,
+            tid,
+        };
+        w.write(cpu, &Record::system(ts, h, &pl))
+    }
+
     /// One SampledProfile and its StackWalk, on the next CPU in turn.
     pub fn sample<W: Write + Seek>(&mut self, w: &mut EtlWriter<W>) -> io::Result<()> {
         let p = self.params.pointer_size;
@@ -230,6 +272,9 @@ pub fn write_bench<W: Write + Seek>(
     g.rundown(&mut w)?;
     for _ in 0..params.samples {
         g.sample(&mut w)?;
+    }
+    for k in 0..params.file_creates {
+        g.file_create(&mut w, k)?;
     }
     w.finish()
 }

@@ -135,16 +135,29 @@ pub struct VersionInfo<'a> {
     pub product_version: &'a str,
 }
 
-/// KernelTraceControl FileVersion: ImageSize, TimeDateStamp, then strings.
+/// KernelTraceControl FileVersion: ImageSize, TimeDateStamp, then strings
+/// (BinFileVersion repeats FileVersion, VerLanguage is "0409").
 pub fn file_version(size: u32, time_date_stamp: u32, v: &VersionInfo<'_>) -> Vec<u8> {
+    file_version_with(size, time_date_stamp, v, v.file_version, "0409")
+}
+
+/// FileVersion with BinFileVersion (VS_FIXEDFILEINFO's "a.b.c.d") and
+/// VerLanguage (the language id in decimal, "1033") given, as xperf writes them.
+pub fn file_version_with(
+    size: u32,
+    time_date_stamp: u32,
+    v: &VersionInfo<'_>,
+    bin_file_version: &str,
+    ver_language: &str,
+) -> Vec<u8> {
     let mut w = Payload::new(8);
     w.u32(size)
         .u32(time_date_stamp)
         .utf16z(v.original_file_name)
         .utf16z(v.file_description)
         .utf16z(v.file_version)
-        .utf16z(v.file_version) // BinFileVersion
-        .utf16z("0409") // VerLanguage
+        .utf16z(bin_file_version)
+        .utf16z(ver_language)
         .utf16z(v.product_name)
         .utf16z(v.company_name)
         .utf16z(v.product_version)

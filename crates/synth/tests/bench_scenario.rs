@@ -190,3 +190,50 @@ fn byte_target_is_met_without_overshooting_much() {
         );
     }
 }
+
+#[test]
+fn file_creates_come_after_the_samples_from_model_threads() {
+    let p = BenchParams {
+        file_creates: 5000,
+        file_paths: 50,
+        ..params(8, false)
+    };
+    let model = Model::new(&p.model_params());
+    let file = EtlFile::from_bytes(bytes_of(&p)).unwrap();
+    let c = Census::of(&file);
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    assert_eq!(c.kernel_hooks.get(&0x0440), Some(&5000));
+    let (mut last_sample, mut first_create) = (i64::MIN, i64::MAX);
+    let mut paths = std::collections::BTreeSet::new();
+    let mut scratch = Vec::new();
+    for info in file.buffers() {
+        let data = file.buffer_data(info, &mut scratch).unwrap();
+        for e in (BufferData { info, data }).events() {
+            let e = e.unwrap();
+            match e.hook_id {
+                Some(0x0F2E) => last_sample = last_sample.max(e.timestamp),
+                Some(0x0440) => {
+                    first_create = first_create.min(e.timestamp);
+                    // Create v3 (format notes): IRP, FileObject (P each), TTID, options,
+                    // attributes, share access (u32 each), then the path.
+                    let pl = e.payload;
+                    let ttid = u32_at(pl, 16);
+                    assert!(model.threads.iter().any(|t| t.tid == ttid), "thread {ttid}");
+                    let path = utf16z(&pl[32..]);
+                    assert!(
+                        path.starts_with("\\Device\\HarddiskVolume3\\bench\\"),
+                        "{path}"
+                    );
+                    paths.insert(path);
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(first_create > last_sample);
+    assert!(
+        paths.len() <= 50 && paths.len() > 1,
+        "{} paths",
+        paths.len()
+    );
+}

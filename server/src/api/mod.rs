@@ -1,7 +1,9 @@
 //! The HTTP API and the embedded UI.
 
 pub mod error;
+mod export;
 mod findings;
+mod graph;
 pub mod guard;
 pub mod query;
 mod receive;
@@ -51,6 +53,8 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/flame", post(query::flame))
         .route("/traces/{id}/butterfly", post(query::butterfly))
         .route("/traces/{id}/timeline", post(query::timeline))
+        .route("/traces/{id}/export", post(export::export))
+        .route("/traces/{id}/graph", post(graph::graph))
         .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()

@@ -62,7 +62,7 @@ pub struct SortSpec {
     pub descending: bool,
 }
 
-fn yes() -> bool {
+pub(super) fn yes() -> bool {
     true
 }
 
@@ -100,7 +100,7 @@ pub struct TableSpec {
     pub values: Vec<String>,
 }
 
-fn default_table() -> String {
+pub(super) fn default_table() -> String {
     "cpu-sampled".into()
 }
 
@@ -110,7 +110,7 @@ const MAX_PATH: usize = 1024;
 const MAX_FILTER_VALUES: usize = 10_000;
 
 /// 400 for a request whose path or filters exceed the limits.
-fn check_sizes(path: usize, filters: &[FilterSpec]) -> ApiResult<()> {
+pub(super) fn check_sizes(path: usize, filters: &[FilterSpec]) -> ApiResult<()> {
     if path > MAX_PATH {
         return Err(bad(format!("path has {path} elements; at most {MAX_PATH}")));
     }
@@ -123,7 +123,7 @@ fn check_sizes(path: usize, filters: &[FilterSpec]) -> ApiResult<()> {
     Ok(())
 }
 
-fn default_limit() -> usize {
+pub(super) fn default_limit() -> usize {
     500
 }
 
@@ -131,7 +131,7 @@ fn default_limit() -> usize {
 /// which a million-row table turns into a response of hundreds of MB.
 pub const MAX_LIMIT: usize = 100_000;
 
-fn check_limit(limit: usize) -> ApiResult<()> {
+pub(super) fn check_limit(limit: usize) -> ApiResult<()> {
     if (1..=MAX_LIMIT).contains(&limit) {
         Ok(())
     } else {
@@ -142,7 +142,7 @@ fn check_limit(limit: usize) -> ApiResult<()> {
     }
 }
 
-fn bad(e: impl std::fmt::Display) -> ApiError {
+pub(super) fn bad(e: impl std::fmt::Display) -> ApiError {
     ApiError::bad_request(e.to_string())
 }
 
@@ -156,7 +156,7 @@ fn column(name: &str) -> ApiResult<Column> {
     })
 }
 
-fn range(r: &Option<Range>) -> ApiResult<Option<TimeRange>> {
+pub(super) fn range(r: &Option<Range>) -> ApiResult<Option<TimeRange>> {
     match r {
         None => Ok(None),
         Some(r) if r.start_s.is_finite() && r.end_s.is_finite() && r.start_s <= r.end_s => {
@@ -254,7 +254,7 @@ fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
 
 /// Parse a query body, wait for the trace, and answer off the async runtime:
 /// what every query endpoint does around its own computation.
-async fn answer<S, F>(
+pub(super) async fn answer<S, F>(
     app: AppState,
     headers: HeaderMap,
     id: String,
@@ -305,6 +305,22 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
         return Err(unknown_table(&spec.table));
     }
     let engine = &t.engine;
+    let req = sampled_request(t, spec)?;
+    let values = value_columns::sampled_values(t.trace(), &spec.values)?;
+    let r = engine.table(&req).map_err(bad)?;
+    let col = r.column.map(|c| c.name());
+    let mut v = response_json(&r, col);
+    add_stable_ids(&mut v, engine, &r);
+    if !values.is_empty() {
+        value_columns::add_sampled_values(&mut v, &values, &r);
+    }
+    v["path"] = json!(req.path);
+    Ok(v)
+}
+
+/// A CPU Usage (Sampled) request: columns, filters and the path resolved to keys.
+pub(super) fn sampled_request(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<TableRequest> {
+    let engine = &t.engine;
     let columns: Vec<Column> = spec
         .columns
         .iter()
@@ -338,7 +354,6 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
         };
         path.push(key);
     }
-    let values = value_columns::sampled_values(t.trace(), &spec.values)?;
     let req = TableRequest {
         columns,
         filters,
@@ -346,15 +361,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
         sort: sort(&spec.sort)?,
         limit: spec.limit,
     };
-    let r = engine.table(&req).map_err(bad)?;
-    let col = r.column.map(|c| c.name());
-    let mut v = response_json(&r, col);
-    add_stable_ids(&mut v, engine, &r);
-    if !values.is_empty() {
-        value_columns::add_sampled_values(&mut v, &values, &r);
-    }
-    v["path"] = json!(req.path);
-    Ok(v)
+    Ok(req)
 }
 
 fn bad_path(depth: usize, label: &str) -> ApiError {
@@ -367,7 +374,12 @@ fn bad_path(depth: usize, label: &str) -> ApiError {
     e
 }
 
-fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiResult<Value> {
+/// A row table request: columns, filters, value columns, sort and the path resolved to keys.
+pub(super) fn row_request<'t>(
+    t: &'t LoadedTrace,
+    kind: RowTableKind,
+    spec: &TableSpec,
+) -> ApiResult<(&'t query::RowTable, RowTableRequest, Vec<query::ValueSpec>)> {
     check_sizes(spec.path.len(), &spec.filters)?;
     let table = t.row_table(kind);
     let col = |name: &str| -> ApiResult<usize> {
@@ -464,8 +476,14 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
         sort_aggregate,
         limit: spec.limit,
     };
+    Ok((table, req, values))
+}
+
+fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiResult<Value> {
+    let (table, req, values) = row_request(t, kind, spec)?;
+    let columns = &req.columns;
     let r = table.query(&req).map_err(bad)?;
-    let name = table.next_column(&columns, &req.path);
+    let name = table.next_column(columns, &req.path);
     let mut v = response_json(&r, name);
     if !table.values.is_empty() {
         if let Some(rows) = v["rows"].as_array_mut() {
@@ -492,9 +510,14 @@ pub fn row_table_columns(table: &query::RowTable) -> Value {
     let mut values = vec!["Count"];
     values.extend(table.weight_name);
     values.extend(table.values.iter().map(|(n, _)| *n));
-    // Lifetime tables (Processes, Threads, Images) show counts only.
+    // Lifetime tables (Processes, Threads, Images) show counts only; event
+    // tables (Generic Events too, which has no weight) their groups' first
+    // and last event times.
     if table.weight_name.is_some() || !table.values.is_empty() {
-        values.extend(["% Weight", "First (s)", "Last (s)"]);
+        values.push("% Weight");
+    }
+    if table.timed {
+        values.extend(["First (s)", "Last (s)"]);
     }
     let stacks: Vec<&str> = (0..table.columns.len())
         .filter(|&c| table.is_stack(c))

@@ -56,6 +56,7 @@ pub async fn upload(
             file_name,
             status: "pending".into(),
             error: String::new(),
+            members: Vec::new(),
             ..e
         },
         None => TraceEntry {
@@ -68,6 +69,7 @@ pub async fn upload(
             notes: p.notes.unwrap_or_default().chars().take(4096).collect(),
             status: "pending".into(),
             error: String::new(),
+            members: Vec::new(),
         },
     };
     let store = app.store.clone();
@@ -257,6 +259,19 @@ pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
         v["progress"] = progress_json(&p);
     }
     v["url"] = Value::String(format!("/t/{}", e.id));
+    if !e.members.is_empty() {
+        // File names only: where the user keeps them is theirs.
+        v["files"] = e
+            .members
+            .iter()
+            .map(|m| {
+                let name = std::path::Path::new(&m.path)
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                json!({"name": name, "size": m.size})
+            })
+            .collect();
+    }
     v
 }
 
@@ -297,6 +312,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "memory_bytes": t.heap_bytes,
         "symbols": symbol_summary(t),
         "diagnostics": i.diagnostics.iter().take(50).map(|d| json!({"offset": d.offset, "message": d.message})).collect::<Vec<_>>(),
+        "members": t.members.iter().map(|m| json!({"name": m.name, "buffers": m.buffers, "bytes": m.bytes})).collect::<Vec<_>>(),
     })
 }
 

@@ -28,7 +28,7 @@ pub struct CompareArgs {
 fn load(path: &Path, symbol_path: Option<&str>) -> anyhow::Result<Trace> {
     let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut trace = super::progress::build_model(&file);
-    super::symbols::name_frames(&mut trace, path, symbol_path);
+    super::symbols::name_frames(&mut trace, &[path.to_path_buf()], symbol_path);
     Ok(trace)
 }
 
@@ -41,7 +41,7 @@ fn args<'a>(a: &'a CompareArgs, range: Option<(f64, f64)>, group: Vec<String>) -
         limit: 0,
         range,
         filters: Vec::new(),
-        json: a.json,
+        format: export::Format::Csv,
         symbol_path: a.symbol_path.as_deref(),
     }
 }

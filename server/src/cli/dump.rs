@@ -1,18 +1,19 @@
 //! `etlscope dump FILE [--limit N] [--provider GUID | --hook 0xNNNN]`.
 
 use anyhow::{bail, Context};
-use etl::{EtlFile, Guid};
+use etl::Guid;
 use serde_json::json;
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 
 pub fn run(
-    path: &Path,
+    paths: &[PathBuf],
+    companions: bool,
     limit: Option<u64>,
     provider: Option<&str>,
     hook: Option<&str>,
 ) -> anyhow::Result<()> {
-    let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let file = super::files::open(paths, companions)?.file;
     let provider = match provider {
         Some(p) => Some(Guid::parse(p).with_context(|| format!("bad provider GUID {p:?}"))?),
         None => None,

@@ -1,4 +1,4 @@
-//! `etlscope export FILE --table T [--group COL,...] [--values "COL[:AGG],..."] [--sort COL[:asc|desc]] [--limit N] [--range S-E] [--filter COL=V]... [--format csv|json]`:
+//! `etlscope export FILE --table T [--group COL,...] [--values "COL[:AGG],..."] [--sort COL[:asc|desc]] [--limit N] [--range S-E] [--filter COL=V]... [--format csv|tsv|json]`:
 //! a table grouped like wpaexporter: the key columns, then the value
 //! columns with their aggregates. Columns, types and default aggregations
 //! are query::table_columns' (the ones the UI and the HTTP API use).
@@ -7,13 +7,12 @@
 
 use crate::cell_json::cell_json;
 use anyhow::{bail, Context};
-use etl::EtlFile;
 use model::Trace;
 use query::flat_table::{self, FlatRequest, FlatSort, FlatTable, SortOn};
 use query::{CellValue, ColumnType, TableDef, TimeRange, ValueSpec};
 use serde_json::{Map, Value};
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 
 pub struct ExportArgs<'a> {
     pub table: &'a str,
@@ -27,9 +26,29 @@ pub struct ExportArgs<'a> {
     pub limit: usize,
     pub range: Option<(f64, f64)>,
     pub filters: Vec<(String, String)>,
-    pub json: bool,
+    pub format: Format,
     /// Extra symbol path for naming frames (see `super::symbols`).
     pub symbol_path: Option<&'a str>,
+}
+
+/// How `export` writes its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    /// Tab-separated, for pasting into a spreadsheet.
+    Tsv,
+    Json,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> anyhow::Result<Format> {
+        match s {
+            "csv" => Ok(Format::Csv),
+            "tsv" => Ok(Format::Tsv),
+            "json" => Ok(Format::Json),
+            _ => bail!("unknown format {s:?}: csv, tsv or json"),
+        }
+    }
 }
 
 pub fn parse_range(s: &str) -> anyhow::Result<(f64, f64)> {
@@ -57,20 +76,16 @@ pub fn parse_filter(s: &str) -> anyhow::Result<(String, String)> {
     Ok((c.trim().to_string(), v.to_string()))
 }
 
-pub fn run(path: &Path, args: ExportArgs<'_>) -> anyhow::Result<()> {
-    let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut trace = super::progress::build_model(&file);
-    super::symbols::name_frames(&mut trace, path, args.symbol_path);
+pub fn run(paths: &[PathBuf], companions: bool, args: ExportArgs<'_>) -> anyhow::Result<()> {
+    let opened = super::files::open(paths, companions)?;
+    let mut trace = super::progress::build_model(&opened.file);
+    drop(opened.file);
+    super::symbols::name_frames(&mut trace, &opened.files, args.symbol_path);
     warn_if_incomplete(&trace);
     let table = export(&trace, &args)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = if args.json {
-        write_json(&mut out, &table)
-    } else {
-        write_csv(&mut out, &table)
-    }
-    .and_then(|()| out.flush());
+    let written = write(&mut out, &table, args.format).and_then(|()| out.flush());
     match written {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -219,6 +234,15 @@ fn cells(t: &FlatTable) -> impl Iterator<Item = Vec<(&CellValue, ColumnType)>> {
     })
 }
 
+/// The table in `format`; the CLI and the HTTP export write the same bytes.
+pub fn write(out: &mut impl Write, t: &FlatTable, format: Format) -> std::io::Result<()> {
+    match format {
+        Format::Csv => write_separated(out, t, ',', csv_field),
+        Format::Tsv => write_separated(out, t, '\t', tsv_field),
+        Format::Json => write_json(out, t),
+    }
+}
+
 fn write_json(out: &mut impl Write, t: &FlatTable) -> std::io::Result<()> {
     let names = headers(t);
     let rows: Vec<Value> = cells(t)
@@ -243,13 +267,24 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// TSV has no quoting: a tab or line break inside a field becomes a space.
+fn tsv_field(s: &str) -> String {
+    s.replace(['\t', '\n', '\r'], " ")
+}
+
 /// The header row always, then one line per row.
-fn write_csv(out: &mut impl Write, t: &FlatTable) -> std::io::Result<()> {
-    let header: Vec<String> = headers(t).iter().map(|h| csv_field(h)).collect();
-    writeln!(out, "{}", header.join(","))?;
+fn write_separated(
+    out: &mut impl Write,
+    t: &FlatTable,
+    sep: char,
+    field: fn(&str) -> String,
+) -> std::io::Result<()> {
+    let sep = sep.to_string();
+    let header: Vec<String> = headers(t).iter().map(|h| field(h)).collect();
+    writeln!(out, "{}", header.join(&sep))?;
     for row in cells(t) {
-        let line: Vec<String> = row.iter().map(|(c, ty)| csv_field(&c.text(*ty))).collect();
-        writeln!(out, "{}", line.join(","))?;
+        let line: Vec<String> = row.iter().map(|(c, ty)| field(&c.text(*ty))).collect();
+        writeln!(out, "{}", line.join(&sep))?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub fn run(path: &Path, json: bool, symbol_path: Option<&str>) -> anyhow::Result<()> {
     let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut trace = super::progress::build_model(&file);
-    super::symbols::name_frames(&mut trace, path, symbol_path);
+    super::symbols::name_frames(&mut trace, &[path.to_path_buf()], symbol_path);
     let engine = query::Engine::new(Arc::new(trace));
     let list = findings::run(&engine);
     let mut out = String::new();

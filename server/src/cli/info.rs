@@ -1,20 +1,13 @@
 //! `etlscope info FILE... [--json]`.
 
-use anyhow::Context;
 use etl::census::Census;
 use etl::logfile::filetime_to_iso8601;
 use etl::EtlFile;
 use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-pub fn run(paths: &[PathBuf], as_json: bool) -> anyhow::Result<()> {
-    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    let shown = refs
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" + ");
-    let file = EtlFile::open_many(&refs).with_context(|| format!("cannot open {shown}"))?;
+pub fn run(paths: &[PathBuf], as_json: bool, companions: bool) -> anyhow::Result<()> {
+    let super::files::Opened { file, shown, .. } = super::files::open(paths, companions)?;
     let census = Census::of(&file);
     let mut v = summary_json(&file, &census);
     v["decoding"] = decoding_json(&etl::decode::schema::coverage::coverage(&file));

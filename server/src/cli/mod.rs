@@ -12,12 +12,17 @@ macro_rules! say {
 mod compare;
 mod demo;
 mod dump;
-mod export;
+pub(crate) mod export;
+mod files;
 mod findings;
 mod info;
 mod info_text;
 mod listen;
 mod progress;
+mod record;
+#[cfg(windows)]
+mod record_windows;
+mod register;
 pub mod serve;
 mod symbols;
 mod synth;
@@ -34,17 +39,32 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Read only the files given: not PerfView's unmerged companions of an
+    /// `x.etl` (`x.kernel*.etl`, `x.clr*.etl`, `x.user*.etl` beside it).
+    #[arg(long, global = true)]
+    pub no_companions: bool,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Serve the API and the web UI (plain `etlscope`, with no subcommand, serves the bundled demo).
-    Serve(serve::ServeArgs),
-    /// Serve one trace and print its viewer URL.
-    Open {
-        trace: PathBuf,
+    Serve {
         #[command(flatten)]
         serve: serve::ServeArgs,
+        /// Traces to serve (added to the library by reference, not copied),
+        /// one trace per file; `x.etl` brings PerfView's `x.kernel*.etl`,
+        /// `x.clr*.etl` and `x.user*.etl` from its folder along.
+        traces: Vec<PathBuf>,
+    },
+    /// Serve one trace and print its viewer URL. Several files (or a
+    /// container's several .etl members) are read as one trace, merged by time.
+    Open {
+        #[command(flatten)]
+        serve: serve::ServeArgs,
+        /// The files of the trace; `x.etl` brings PerfView's `x.kernel*.etl`,
+        /// `x.clr*.etl` and `x.user*.etl` from its folder along.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
     },
     /// Print a trace's summary and a census of its events. Several files
     /// (or a container's several .etl members) are read as one trace.
@@ -57,7 +77,9 @@ pub enum Command {
     },
     /// Print events as JSON lines: header fields plus payload hex.
     Dump {
-        file: PathBuf,
+        /// The files of the trace (several are read as one, merged by time).
+        #[arg(required = true, num_args = 1..)]
+        file: Vec<PathBuf>,
         /// Stop after this many events.
         #[arg(long)]
         limit: Option<u64>,
@@ -70,7 +92,9 @@ pub enum Command {
     },
     /// Print a table grouped by key columns, with value columns and their aggregates, like wpaexporter.
     Export {
-        file: PathBuf,
+        /// The files of the trace (several are read as one, merged by time).
+        #[arg(required = true, num_args = 1..)]
+        file: Vec<PathBuf>,
         /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io or generic.
         #[arg(long)]
         table: String,
@@ -93,7 +117,7 @@ pub enum Command {
         /// Keep rows whose COLUMN equals VALUE (repeatable).
         #[arg(long)]
         filter: Vec<String>,
-        #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
+        #[arg(long, default_value = "csv", value_parser = ["csv", "tsv", "json"])]
         format: String,
         /// Name frames from PDBs on this symbol path (_NT_SYMBOL_PATH syntax);
         /// a `symbols/` folder beside the trace is searched first.
@@ -140,20 +164,26 @@ pub enum Command {
     },
     /// List the trace's modules, their PDB identities and symbol status.
     Symbols {
-        file: PathBuf,
+        /// The files of the trace (several are read as one, merged by time).
+        #[arg(required = true, num_args = 1..)]
+        file: Vec<PathBuf>,
         /// Symbol path (_NT_SYMBOL_PATH syntax); a `symbols/` folder beside
         /// the trace is searched first.
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
+    /// Record a trace on Windows: WPR's CPU profile (kernel flags, stacks,
+    /// sampling interval) plus user providers, with image identities added.
+    Record(record::RecordArgs),
     /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
     #[command(subcommand)]
     Synth(synth::Scenario),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let companions = !cli.no_companions;
     match cli.command {
-        Some(Command::Info { file, json }) => info::run(&file, json),
+        Some(Command::Info { file, json }) => info::run(&file, json, companions),
         Some(Command::Compare {
             base,
             new,
@@ -189,7 +219,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             limit,
             provider,
             hook,
-        }) => dump::run(&file, limit, provider.as_deref(), hook.as_deref()),
+        }) => dump::run(
+            &file,
+            companions,
+            limit,
+            provider.as_deref(),
+            hook.as_deref(),
+        ),
         Some(Command::Export {
             file,
             table,
@@ -213,19 +249,26 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     .iter()
                     .map(|f| export::parse_filter(f))
                     .collect::<anyhow::Result<_>>()?,
-                json: format == "json",
+                format: export::Format::parse(&format)?,
                 symbol_path: symbol_path.as_deref(),
             };
-            export::run(&file, args)
+            export::run(&file, companions, args)
         }
-        Some(Command::Symbols { file, symbol_path }) => symbols::run(&file, symbol_path.as_deref()),
+        Some(Command::Symbols { file, symbol_path }) => {
+            symbols::run(&file, companions, symbol_path.as_deref())
+        }
         Some(Command::Synth(s)) => synth::run(s),
-        Some(Command::Serve(a)) => serve::run(a, false),
-        Some(Command::Open { trace, mut serve }) => {
-            serve.traces = vec![trace];
-            serve::run(serve, false)
+        Some(Command::Record(a)) => record::run(a),
+        Some(Command::Serve { serve, traces }) => {
+            let one_each = traces.into_iter().map(|t| vec![t]).collect();
+            let groups = serve::trace_groups(one_each, &serve);
+            serve::run(serve, groups, companions, false)
+        }
+        Some(Command::Open { serve, files }) => {
+            let groups = serve::trace_groups(vec![files], &serve);
+            serve::run(serve, groups, companions, false)
         }
         // `cargo run --release` with no arguments: the demo.
-        None => serve::run(serve::ServeArgs::defaults(), true),
+        None => serve::run(serve::ServeArgs::defaults(), Vec::new(), companions, true),
     }
 }

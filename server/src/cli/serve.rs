@@ -2,13 +2,10 @@
 
 use crate::api::guard::{origin_of, url_host_name, AllowedHosts};
 use crate::api::{self, state::ApiConfig, state::AppState};
-use crate::catalog::TraceEntry;
-use crate::store::{now_rfc3339, Store};
+use crate::store::Store;
 use anyhow::{bail, Context};
-use sha2::{Digest, Sha256};
-use std::io::Read;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -52,8 +49,10 @@ pub struct ServeArgs {
     /// Memory budget for traces held in memory, in MiB.
     #[arg(long, default_value_t = 8192)]
     pub memory_budget_mb: u64,
-    /// Traces to serve (added to the library by reference, not copied).
-    pub traces: Vec<PathBuf>,
+    /// One trace of several files, joined like PATH (`a.etl:b.etl`; `;` on
+    /// Windows) and read merged by time (repeatable).
+    #[arg(long = "trace", value_name = "FILES")]
+    pub trace_sets: Vec<std::ffi::OsString>,
     /// Also serve the bundled demo trace (embedded in the binary with its PDBs).
     #[arg(long)]
     pub demo: bool,
@@ -119,8 +118,30 @@ fn allowed_hosts(args: &ServeArgs) -> anyhow::Result<AllowedHosts> {
     })
 }
 
-/// Serve; with `demo` and no trace given, the bundled demo traces.
-pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
+/// The traces to serve: `first` (unless empty), then each `--trace` set.
+pub fn trace_groups(first: Vec<Vec<PathBuf>>, args: &ServeArgs) -> Vec<Vec<PathBuf>> {
+    let mut groups: Vec<Vec<PathBuf>> = first.into_iter().filter(|g| !g.is_empty()).collect();
+    groups.extend(
+        args.trace_sets
+            .iter()
+            .map(|s| {
+                std::env::split_paths(s)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect()
+            })
+            .filter(|g: &Vec<PathBuf>| !g.is_empty()),
+    );
+    groups
+}
+
+/// Serve `groups` (each the files of one trace); with `demo` and no trace
+/// given, the bundled demo traces.
+pub fn run(
+    args: ServeArgs,
+    mut groups: Vec<Vec<PathBuf>>,
+    companions: bool,
+    demo: bool,
+) -> anyhow::Result<()> {
     if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
         bail!("--token (or ETLSCOPE_TOKEN) is empty: give a real token, e.g. $(openssl rand -hex 16), or leave it out");
     }
@@ -141,13 +162,21 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
         .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
     // `etlscope` alone, or `serve --demo`, serves the bundled demo too.
     if demo || args.demo {
-        args.traces.extend(super::demo::demo_traces(&data_dir)?);
+        groups.extend(
+            super::demo::demo_traces(&data_dir)?
+                .into_iter()
+                .map(|t| vec![t]),
+        );
     }
     let mut ids = Vec::new();
-    for t in &args.traces {
-        let e = register_local(&store, t)?;
+    let mut shown = Vec::new();
+    for given in &groups {
+        let files = crate::companions::trace_files(given, companions);
+        crate::companions::announce(given, &files);
+        let e = super::register::register_local(&store, &files)?;
         store.start_ingest(e.clone());
         ids.push(e.id);
+        shown.push(files);
     }
     let state = AppState {
         store: store.clone(),
@@ -178,12 +207,12 @@ pub fn run(mut args: ServeArgs, demo: bool) -> anyhow::Result<()> {
             "etlscope is serving on http://{addr}/ (data in {})",
             data_dir.display()
         );
-        for (id, path) in ids.iter().zip(&args.traces) {
-            println!("  {} -> http://{addr}/t/{id}", path.display());
-            if path
-                .file_name()
-                .is_some_and(|n| n == "explorer-overlay.etl")
-            {
+        for (id, files) in ids.iter().zip(&shown) {
+            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            println!("  {} -> http://{addr}/t/{id}", names.join(" + "));
+            let demo_file = matches!(files.as_slice(),
+                [path] if path.file_name().is_some_and(|n| n == "explorer-overlay.etl"));
+            if demo_file {
                 println!("    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}");
             }
         }
@@ -221,50 +250,6 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
-}
-
-/// Add a local file to the library by reference (its absolute path), with
-/// the same content-hash id an upload of it would get.
-fn register_local(store: &Store, path: &Path) -> anyhow::Result<TraceEntry> {
-    let abs =
-        std::fs::canonicalize(path).with_context(|| format!("cannot open {}", path.display()))?;
-    etl::EtlFile::probe(&abs)
-        .with_context(|| format!("{} is not a readable trace", abs.display()))?;
-    let mut f = std::fs::File::open(&abs)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut size = 0u64;
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        size += n as u64;
-        h.update(&buf[..n]);
-    }
-    let id: String = h.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    if let Some(e) = store.catalog.get(&id)? {
-        return Ok(e);
-    }
-    let e = TraceEntry {
-        id,
-        name: abs
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        size,
-        file_name: abs.to_string_lossy().into_owned(),
-        uploaded_at: now_rfc3339(),
-        uploader: "local".into(),
-        notes: String::new(),
-        status: "pending".into(),
-        error: String::new(),
-    };
-    store.catalog.insert(&e)?;
-    Ok(e)
 }
 
 impl ServeArgs {

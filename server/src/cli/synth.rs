@@ -52,6 +52,12 @@ pub struct BenchArgs {
     distinct_stacks: u32,
     #[arg(long, default_value_t = 64)]
     threads: u32,
+    /// FileIo Create events after the samples (File I/O rows).
+    #[arg(long, default_value_t = 0)]
+    file_creates: u64,
+    /// Distinct paths the creates open.
+    #[arg(long, default_value_t = 10_000)]
+    file_paths: u32,
 }
 
 pub fn run(scenario: Scenario) -> anyhow::Result<()> {
@@ -80,6 +86,8 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 samples: a.samples,
                 distinct_stacks: a.distinct_stacks,
                 threads: a.threads,
+                file_creates: a.file_creates,
+                file_paths: a.file_paths,
                 ..synth::BenchParams::default()
             };
             let sink = create(&a.output)?;

@@ -40,8 +40,13 @@ pub struct Server {
 
 impl Server {
     pub fn start(data_dir: &Path, extra: &[&str]) -> Server {
+        Server::start_command("serve", data_dir, extra)
+    }
+
+    /// `etlscope COMMAND` (serve or open) on a free port.
+    pub fn start_command(command: &str, data_dir: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(binary())
-            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .args([command, "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(extra)
             .stdout(Stdio::piped())
@@ -256,6 +261,48 @@ pub fn zip_with_padded_member(name: &str, mib: usize, level: i64) -> Vec<u8> {
     z.write_all(&trace).unwrap();
     for _ in 0..mib * 64 {
         z.write_all(&block).unwrap();
+    }
+    z.finish().unwrap();
+    out.into_inner()
+}
+
+/// The `.etl` members of the zip at `zip_path`, written flat (by their file
+/// names) into `dir`, in the zip's order.
+pub fn extract_members(zip_path: &Path, dir: &Path) -> Vec<PathBuf> {
+    let mut z = zip::ZipArchive::new(std::fs::File::open(zip_path).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for i in 0..z.len() {
+        let mut m = z.by_index(i).unwrap();
+        let name = m
+            .name()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if !name.to_ascii_lowercase().ends_with(".etl") {
+            continue;
+        }
+        let path = dir.join(&name);
+        let mut f = std::fs::File::create(&path).unwrap();
+        std::io::copy(&mut m, &mut f).unwrap();
+        out.push(path);
+    }
+    out
+}
+
+/// A zip (stored, not deflated) of `files` under their file names.
+pub fn zip_of(files: &[PathBuf]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut z = zip::ZipWriter::new(&mut out);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(true);
+    for f in files {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        z.start_file(name, opts).unwrap();
+        z.write_all(&std::fs::read(f).unwrap()).unwrap();
     }
     z.finish().unwrap();
     out.into_inner()

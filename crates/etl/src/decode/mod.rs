@@ -19,6 +19,7 @@ pub mod image_id;
 pub mod kernel_classes;
 pub mod kernel_file;
 pub mod kernel_process;
+pub mod lznt1;
 pub mod perfinfo;
 pub mod process;
 pub mod providers;
@@ -30,6 +31,7 @@ pub mod sysconfig_hw;
 pub mod sysconfig_sw;
 pub mod thread;
 pub mod tracelogging;
+pub mod winsat;
 
 #[cfg(test)]
 mod dispatch_tests;
@@ -65,6 +67,7 @@ pub use sysconfig_hw::{NetworkAdapter, PhysicalDisk, PowerStates, VideoAdapter};
 pub use sysconfig_sw::{PnpDevice, Service};
 pub use thread::{Thread, ThreadKind, ThreadSetName};
 pub use tracelogging::{TlEvent, TlField, TlNamedValue, TlSchema, TlValue};
+pub use winsat::WinSatXml;
 
 /// A typed view of one event payload.
 pub trait Decode<'a>: Sized {
@@ -126,6 +129,7 @@ pub enum Decoded<'a> {
     PnpDevice(PnpDevice),
     VolumeMapping(VolumeMapping),
     SystemPaths(SystemPaths),
+    WinSatXml(WinSatXml),
 }
 
 /// Decode an event if its kind is known: `None` for kinds this module does
@@ -205,6 +209,12 @@ fn decode_classic<'a>(
             36 | 37 => run(ev, Decoded::DbgId),
             38 => run(ev, Decoded::DbgPortablePdb),
             64 => run(ev, Decoded::FileVersion),
+            _ => None,
+        };
+    }
+    if provider == providers::WINSAT {
+        return match ev.opcode {
+            33 | 35 | 37 => run(ev, Decoded::WinSatXml),
             _ => None,
         };
     }

@@ -195,6 +195,40 @@ impl<W: Write + Seek> EtlWriter<W> {
         Ok(())
     }
 
+    /// Append an already-encoded event (header included, as a reader's
+    /// buffer holds it) to `cpu`'s buffer: copying a trace event for event
+    /// keeps every header field, which re-encoding a `Record` would not.
+    pub fn write_raw(&mut self, cpu: u16, timestamp: i64, event: &[u8]) -> io::Result<()> {
+        let len = event.len();
+        if len == 0 || len > self.max_event_size() {
+            return Err(invalid(format!(
+                "raw event of {len} bytes is empty or exceeds the largest possible ({})",
+                self.max_event_size()
+            )));
+        }
+        let idx = cpu as usize;
+        let fits = match self.areas.get(idx) {
+            Some(a) => a.fits(len),
+            None => {
+                return Err(invalid(format!(
+                    "CPU {cpu} is out of range: the trace has {} CPUs",
+                    self.config.cpus
+                )))
+            }
+        };
+        if !fits {
+            self.flush_cpu(cpu)?;
+        }
+        if let Some(area) = self.areas.get_mut(idx) {
+            area.data.extend_from_slice(event);
+            area.align();
+            area.last_timestamp = area.last_timestamp.max(timestamp);
+        }
+        self.events += 1;
+        self.max_timestamp = Some(self.max_timestamp.map_or(timestamp, |m| m.max(timestamp)));
+        Ok(())
+    }
+
     /// Write `cpu`'s buffer to the sink now (no-op when it is empty).
     pub fn flush_cpu(&mut self, cpu: u16) -> io::Result<()> {
         let Some(mut area) = self.areas.get_mut(cpu as usize).map(|a| {
@@ -262,5 +296,72 @@ impl<W: Write + Seek> EtlWriter<W> {
             event_bytes: self.event_bytes,
         };
         Ok((self.sink, summary))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::writer::{ClassicHeader, Header};
+    use crate::{EtlFile, Guid};
+    use std::io::Cursor;
+
+    /// The events of a trace as (cpu, timestamp, raw bytes), each CPU's in
+    /// its order (buffers of different CPUs interleave by when they filled).
+    fn raw_events(bytes: Vec<u8>) -> Vec<(u16, i64, Vec<u8>)> {
+        let f = EtlFile::from_bytes(bytes).unwrap();
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        for info in f.buffers().iter().skip(1) {
+            let data = f.buffer_data(info, &mut scratch).unwrap().to_vec();
+            for e in crate::walk::BufferEvents::new(&data, info.cpu(), info.index) {
+                let e = e.unwrap();
+                let at = e.offset_in_buffer as usize;
+                // Classic header: the size is the first u16.
+                let size = u16::from_le_bytes([data[at], data[at + 1]]) as usize;
+                out.push((info.cpu(), e.timestamp, data[at..at + size].to_vec()));
+            }
+        }
+        out.sort_by_key(|e| e.0);
+        out
+    }
+
+    #[test]
+    fn raw_copies_read_back_byte_for_byte() {
+        let config = WriterConfig {
+            cpus: 2,
+            buffer_size: 1024,
+            ..WriterConfig::default()
+        };
+        let mut w = EtlWriter::new(Cursor::new(Vec::new()), config.clone()).unwrap();
+        for i in 0..60u8 {
+            let h = ClassicHeader {
+                guid: Guid::from_u128(0x1234),
+                opcode: i,
+                pid: 7,
+                ..ClassicHeader::default()
+            };
+            let payload = vec![i; usize::from(i) * 3];
+            let rec = Record::new(config.ts0 + i64::from(i), Header::Full(h), &payload);
+            w.write(u16::from(i % 2), &rec).unwrap();
+        }
+        let (c, _) = w.finish().unwrap();
+        let first = raw_events(c.into_inner());
+        assert_eq!(first.len(), 60);
+
+        let mut w = EtlWriter::new(Cursor::new(Vec::new()), config).unwrap();
+        for (cpu, ts, raw) in &first {
+            w.write_raw(*cpu, *ts, raw).unwrap();
+        }
+        assert!(w.write_raw(2, 0, &first[0].2).is_err(), "CPU out of range");
+        assert!(w.write_raw(0, 0, &[]).is_err(), "empty event");
+        assert!(
+            w.write_raw(0, 0, &vec![0; 2000]).is_err(),
+            "bigger than a buffer"
+        );
+        let (c, s) = w.finish().unwrap();
+        assert_eq!(s.events, 61, "60 copies and the log-file header");
+        let copy = raw_events(c.into_inner());
+        assert!(copy == first, "the copy differs");
     }
 }

@@ -253,3 +253,37 @@ fn xca_reference(input: &[u8], out: &mut [u8]) -> usize {
         }
     }
 }
+
+/// `schema_payload`: the first two bytes choose one schema of our tables
+/// (CLR, kernel, KernelTraceControl, SysConfig, Kernel-Process; low 15
+/// bits) and the pointer size (top bit), the rest is its payload: decoding never panics, and a
+/// decode that succeeds reads no more than the payload.
+pub fn schema_payload(data: &[u8]) {
+    let reg = etl::decode::schema::SchemaRegistry::new();
+    let (pick, ptr, payload) = match data {
+        [a, b, rest @ ..] => (
+            usize::from(a & 0x7f) << 8 | usize::from(*b),
+            if a & 0x80 == 0 { 8 } else { 4 },
+            rest,
+        ),
+        _ => return,
+    };
+    if reg.is_empty() {
+        return;
+    }
+    let row = (pick % reg.len()) as u32;
+    if let Some(Ok((fields, used))) = reg.decode_measured(row, payload, ptr) {
+        assert!(used <= payload.len(), "read past the payload");
+        black_box(fields.len());
+    }
+}
+
+/// `lznt1`: any bytes through the LZNT1 decompressor (WinSAT's XML): it
+/// never panics and never returns more than its limit.
+pub fn lznt1(data: &[u8]) {
+    const LIMIT: usize = 1 << 16;
+    if let Some(out) = etl::decode::lznt1::decompress(data, LIMIT) {
+        assert!(out.len() <= LIMIT, "output past the limit");
+        black_box(out.len());
+    }
+}

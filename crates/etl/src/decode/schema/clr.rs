@@ -37,13 +37,22 @@ fn short_task(task: &str) -> &str {
 pub fn event_name(task: &str, opcode: &str) -> String {
     let short = short_task(task);
     let mut op = opcode.strip_prefix("win:").unwrap_or(opcode);
-    for prefix in [short, "GC", "Method", "Loader", "CLR"] {
+    // Binding's opcodes keep their Loader prefix (Binding/LoaderPhaseStart).
+    let prefixes: &[&str] = match short {
+        "Binding" => &["Binding"],
+        _ => &[short, "GC", "Method", "Loader", "CLR"],
+    };
+    for &prefix in prefixes {
         if let Some(rest) = op.strip_prefix(prefix) {
             if rest.starts_with(|c: char| c.is_ascii_uppercase()) {
                 op = rest;
                 break;
             }
         }
+    }
+    // PerfView's name for the manifest's GCMarkOlderGenerationRoots (id 28).
+    if op == "MarkOlderGenerationRoots" {
+        op = "MarkCards";
     }
     let mut op = op.to_string();
     for (from, to) in [("Begin", "Start"), ("End", "Stop")] {
@@ -141,5 +150,18 @@ mod tests {
             "Method/DCStopVerbose"
         );
         assert_eq!(event_name("Type", "BulkType"), "Type/BulkType");
+        // Names from PerfView's net.4.5.2.x64.baseline.txt COUNT lines.
+        assert_eq!(
+            event_name("Binding", "LoaderAssemblyInitPhaseEnd"),
+            "Binding/LoaderAssemblyInitPhaseStop"
+        );
+        assert_eq!(
+            event_name("Binding", "BindingNgenPhaseStart"),
+            "Binding/NgenPhaseStart"
+        );
+        assert_eq!(
+            event_name("CLRNgenBinder", "NgenBind"),
+            "NgenBinder/NgenBind"
+        );
     }
 }

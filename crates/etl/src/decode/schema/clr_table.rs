@@ -47,6 +47,12 @@ R 203 2 GarbageCollection GCJoin Heap:u32 JoinTime:u32 JoinType:u32 ClrInstanceI
 R 204 3 GarbageCollection GCPerHeapHistory ClrInstanceID:u16 FreeListAllocated:ptr FreeListRejected:ptr EndOfSegAllocated:ptr CondemnedAllocated:ptr PinnedAllocated:ptr PinnedAllocatedAdvance:ptr RunningFreeListEfficiency:u32 CondemnReasons0:u32 CondemnReasons1:u32 CompactMechanisms:u32 ExpandMechanisms:u32 HeapIndex:u32 ExtraGen0Commit:ptr Count:u32 Values:{SizeBefore:ptr,FreeListBefore:ptr,FreeObjBefore:ptr,SizeAfter:ptr,FreeListAfter:ptr,FreeObjAfter:ptr,In:ptr,PinnedSurv:ptr,NonePinnedSurv:ptr,NewAllocation:ptr}[Count]
 R 205 2 GarbageCollection GCGlobalHeapHistory FinalYoungestDesired:x64 NumHeaps:i32 CondemnedGeneration:u32 Gen0ReductionCount:u32 Reason:u32 GlobalMechanisms:u32 ClrInstanceID:u16 PauseMode:u32 MemoryPressure:u32
 R 205 3 GarbageCollection GCGlobalHeapHistory FinalYoungestDesired:x64 NumHeaps:i32 CondemnedGeneration:u32 Gen0ReductionCount:u32 Reason:u32 GlobalMechanisms:u32 ClrInstanceID:u16 PauseMode:u32 MemoryPressure:u32 CondemnReasons0:u32 CondemnReasons1:u32
+# 205 v4, 208 and 209 (.NET 5+): layouts as PerfView's ClrTraceEventParser
+# reads them (GCGlobalHeapHistoryTraceData, GCLOHCompactTraceData: 64-bit
+# elements with 4 bytes before TotalRefs, GCFitBucketInfoTraceData).
+R 205 4 GarbageCollection GCGlobalHeapHistory FinalYoungestDesired:x64 NumHeaps:i32 CondemnedGeneration:u32 Gen0ReductionCount:u32 Reason:u32 GlobalMechanisms:u32 ClrInstanceID:u16 PauseMode:u32 MemoryPressure:u32 CondemnReasons0:u32 CondemnReasons1:u32 Count:u32 Times:u32[Count]
+R 208 0 GarbageCollection GCLOHCompact ClrInstanceID:u16 Count:u16 Values:{TimePlan:u32,TimeCompact:u32,TimeRelocate:u32,Reserved:u32,TotalRefs:ptr,ZeroRefs:ptr}[Count]
+R 209 0 GarbageCollection GCFitBucketInfo ClrInstanceID:u16 BucketKind:u16 TotalSize:u64 Count:u16 Values:{Index:u32,Count:u32,Size:ptr}[Count]
 # Type, thread pool, exceptions, stacks
 R 15 0 Type BulkType Count:u32 ClrInstanceID:u16 Values:{TypeID:x64,ModuleID:x64,TypeNameID:u32,Flags:u32=TypeFlagsMap,CorElementType:u8,Name:str,TypeParameterCount:u32,TypeParameters:x64[TypeParameterCount]}[Count]
 R 50 0 ThreadPoolWorkerThread win:Start ActiveWorkerThreadCount:u32 RetiredWorkerThreadCount:u32 ClrInstanceID:u16
@@ -102,6 +108,26 @@ P 7 1 GarbageCollectionPrivate GCMarkStackRoots HeapNum:u32 ClrInstanceID:u16
 P 8 1 GarbageCollectionPrivate GCMarkFinalizeQueueRoots HeapNum:u32 ClrInstanceID:u16
 P 9 1 GarbageCollectionPrivate GCMarkHandles HeapNum:u32 ClrInstanceID:u16
 P 10 1 GarbageCollectionPrivate GCMarkCards HeapNum:u32 ClrInstanceID:u16
+# GCPerHeapHistory version 2 has no template in the manifest (the runtime
+# logs its gc_history_per_heap struct raw); the layout of .NET 4.5.2's is
+# PerfView's (ClrTraceEventParser GCPerHeapHistoryTraceData, version 2
+# minor 2): five gen_data of ten pointers, six Int32, Int64, one byte.
+P 4 2 GarbageCollectionPrivate GCPerHeapHistory Values:{SizeBefore:ptr,FreeListBefore:ptr,FreeObjBefore:ptr,SizeAfter:ptr,FreeListAfter:ptr,FreeObjAfter:ptr,In:ptr,PinnedSurv:ptr,NonePinnedSurv:ptr,NewAllocation:ptr}[5] CondemnReasons0:u32 CondemnReasons1:u32 MemoryPressure:u32 ExpandMechanisms:x32 CompactMechanisms:x32 HeapIndex:u32 ExtraGen0Commit:u64 ClrInstanceID:u8
+# Microsoft-Windows-DotNETRuntimePrivate: binding (opcode names kept whole,
+# as PerfView does; 175 is PerfView's LoaderDeliverEventPhaseStart)
+P 161 0 Binding BindingNgenPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 162 0 Binding BindingNgenPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 165 0 Binding LoaderPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 166 0 Binding LoaderPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 171 0 Binding LoaderAssemblyInitPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 172 0 Binding LoaderAssemblyInitPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 173 0 Binding LoaderMappingPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 174 0 Binding LoaderMappingPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 175 0 Binding LoaderDeliverEventPhaseStart AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 176 0 Binding LoaderDeliverEventsPhaseEnd AppDomainID:u32 LoadContextID:u32 FromLoaderCache:u32 DynamicLoad:u32 AssemblyCodebase:str AssemblyName:str ClrInstanceID:u16
+P 188 0 CLRNgenBinder NgenBind ClrInstanceID:u16 BindingID:u64 ReasonCode:u32 AssemblyName:str
+P 196 0 Binding FusionMessage ClrInstanceID:u16 Prepend:bool Message:str
+P 197 0 Binding FusionErrorCode ClrInstanceID:u16 Category:u32 ErrorCode:u32
 ";
 
 /// `valuemap|bitmap Name value=Text...`: the manifest's map texts (none

@@ -62,4 +62,13 @@ mod tests {
         );
         assert_eq!(s.event_name, "TcpIp/Send");
     }
+
+    #[test]
+    fn names_windows_10_config_rundown() {
+        // evntrace.h: EVENT_TRACE_TYPE_CONFIG_FLIGHTID 0x22, _BOOT 0x25,
+        // _OPTICALMEDIA 18 in the SystemConfig group 0x0B.
+        assert_eq!(event_name(0x0B22), Some("SystemConfig/FlightIds"));
+        assert_eq!(event_name(0x0B25), Some("SystemConfig/Boot"));
+        assert_eq!(event_name(0x0B12), Some("SystemConfig/OpticalMedia"));
+    }
 }

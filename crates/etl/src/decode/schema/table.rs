@@ -1,13 +1,18 @@
 //! The line format of our own schema tables ([`super::clr_table`],
 //! [`super::kernel_table`]): `P id version Task Opcode field...`, P naming
 //! the provider (R Runtime, D Rundown, P Private, K a kernel event whose id
-//! is its hook id in hex), each field `Name:type`, `Name:type=Map`,
+//! is its hook id in hex, T KernelTraceControl and S SysConfig: classic
+//! events whose id is their opcode, KP Microsoft-Windows-Kernel-Process),
+//! each field `Name:type`, `Name:type=Map`,
 //! `Name:type[CountField]` or `Name:{member,member}[CountField]`.
 
 use super::registry::SchemaKey;
 use super::tdh::task_opcode_name;
 use super::{in_type as t, out_type as o, EventSchema, Extent, Field};
-use crate::decode::providers::{CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, SYSTEM_TRACE};
+use crate::decode::providers::{
+    CLR_PRIVATE, CLR_RUNDOWN, CLR_RUNTIME, KERNEL_PROCESS, KERNEL_TRACE_CONTROL, SYSCONFIG,
+    SYSTEM_TRACE,
+};
 use crate::Guid;
 
 fn provider_of(tag: &str) -> Option<(Guid, &'static str)> {
@@ -16,6 +21,9 @@ fn provider_of(tag: &str) -> Option<(Guid, &'static str)> {
         "D" => Some((CLR_RUNDOWN, "Microsoft-Windows-DotNETRuntimeRundown")),
         "P" => Some((CLR_PRIVATE, "Microsoft-Windows-DotNETRuntimePrivate")),
         "K" => Some((SYSTEM_TRACE, "Windows Kernel")),
+        "T" => Some((KERNEL_TRACE_CONTROL, "KernelTraceControl")),
+        "S" => Some((SYSCONFIG, "Windows Kernel/SysConfig")),
+        "KP" => Some((KERNEL_PROCESS, "Microsoft-Windows-Kernel-Process")),
         _ => None,
     }
 }
@@ -45,6 +53,7 @@ fn parse_field(spec: &str, earlier: &[Field]) -> Option<Field> {
             "u16" => (t::UINT16, 0),
             "u32" => (t::UINT32, 0),
             "u64" => (t::UINT64, 0),
+            "i16" => (t::INT16, 0),
             "i32" => (t::INT32, 0),
             "i64" => (t::INT64, 0),
             "x8" => (t::UINT8, o::HEXINT8),
@@ -54,6 +63,7 @@ fn parse_field(spec: &str, earlier: &[Field]) -> Option<Field> {
             "ptr" => (t::POINTER, 0),
             "str" => (t::UNICODE_STRING, 0),
             "guid" => (t::GUID, 0),
+            "time" => (t::FILETIME, 0),
             "bool" => (t::BOOLEAN, 0),
             "f32" => (t::FLOAT, 0),
             "f64" => (t::DOUBLE, 0),
@@ -102,6 +112,11 @@ pub fn parse_line(line: &str) -> Option<(SchemaKey, EventSchema)> {
     }
     let key = match tag {
         "K" => SchemaKey::Kernel { hook: id, version },
+        "T" | "S" => SchemaKey::Classic {
+            guid: provider,
+            opcode: u8::try_from(id).ok()?,
+            version,
+        },
         _ => SchemaKey::Manifest {
             provider,
             id,
@@ -114,7 +129,7 @@ pub fn parse_line(line: &str) -> Option<(SchemaKey, EventSchema)> {
             provider,
             provider_name: provider_name.to_string(),
             event_name: match tag {
-                "K" => task_opcode_name(task, opcode, id),
+                "K" | "T" | "S" | "KP" => task_opcode_name(task, opcode, id),
                 _ => super::clr::event_name(task, opcode),
             },
             task_name: task.to_string(),

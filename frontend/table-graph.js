@@ -1,0 +1,348 @@
+// The graph above a table (WPA's graph + table pairs), on a canvas: the rows of one table level
+// (the top-level groups, or the children of the last expanded row) as stacked series over time,
+// or for Processes, Threads and Images one lifetime bar per row (a Gantt chart). One /graph query
+// per load; selecting, hiding and hovering only redraw.
+import * as api from './api.js';
+import { h, clear, fmt2, fmtInt, fmtSecs } from './dom.js';
+import { OTHER, hash } from './palette.js';
+import { clock, fmtWallClock } from './value-columns.js';
+
+/** Tables whose rows are lifetimes: a Gantt chart, one bar per row. */
+export const LIFETIME_TABLES = ['processes', 'threads', 'images'];
+/** The fill of highlighted (selected) bars and the outline of highlighted series. */
+export const HIGHLIGHT = '#1e5ac8';
+/** Series kept; the rest are one "other" series. */
+const TOP = 10;
+const AXIS_H = 16;
+
+/** A series' colour from its row identity (not its rank), so it keeps it across zoom and filters. @param {string} ref */
+export function colourOf(ref) {
+  const x = hash(ref);
+  return `hsl(${x % 360} ${50 + ((x >> 9) % 25)}% ${48 + ((x >> 17) % 14)}%)`;
+}
+
+/**
+ * @typedef {{
+ *   traceId: string, table: string, start: number, duration: number,
+ *   request: (path: string[]) => any,
+ *   measures: {value: string, label: string}[],
+ *   onSelect: (refs: string[]) => void,
+ *   labelOf: (path: string[]) => string,
+ * }} GraphOpts
+ * `request` gives the table's /table body for a level; `measures` the event tables' choices;
+ * `labelOf` names the expanded row (links name it by identity).
+ */
+
+/** The measure chosen per table, kept for the session. @type {Map<string, string>} */
+const measureOf = new Map();
+/** Loads so far on this page: `data-load` tells a finished graph from the one before it (perf test). */
+let loads = 0;
+
+export class TableGraph {
+  /** @param {HTMLElement} host @param {GraphOpts} o */
+  constructor(host, o) {
+    this.o = o;
+    this.gantt = LIFETIME_TABLES.includes(o.table);
+    this.el = h('section', { class: `table-graph ${this.gantt ? 'gantt' : ''}`, 'data-testid': 'table-graph', 'data-state': 'loading' });
+    this.title = h('span', { class: 'tg-title' });
+    this.info = h('span', { class: 'tg-info' });
+    const bar = h('div', { class: 'tg-bar' }, [this.title, this.info]);
+    if (!this.gantt && o.measures.length > 1) {
+      const sel = /** @type {HTMLSelectElement} */ (h('select', { class: 'tg-measure', 'data-testid': 'graph-measure', title: 'What the graph plots per time bin' },
+        o.measures.map((m) => h('option', { value: m.value, text: m.label }))));
+      sel.value = measureOf.get(o.table) || o.measures[0].value;
+      sel.addEventListener('change', () => { measureOf.set(o.table, sel.value); this.load(this.path); });
+      bar.append(sel);
+    }
+    this.canvas = /** @type {HTMLCanvasElement} */ (h('canvas', { class: 'tg-canvas', 'data-testid': 'graph-canvas' }));
+    this.legend = h('div', { class: 'legend tg-legend', 'data-testid': 'graph-legend' });
+    this.tip = h('div', { class: 'tip', 'data-testid': 'graph-tip', style: { display: 'none' } });
+    this.el.append(bar, h('div', { class: 'tl-body' }, this.gantt ? [this.canvas] : [this.canvas, this.legend]));
+    host.append(this.el);
+    document.body.append(this.tip);
+    /** @type {any} */
+    this.data = null;
+    /** @type {string[]} the expanded row whose children are drawn */
+    this.path = [];
+    /** @type {Set<string>} hidden series (by row identity) */
+    this.hidden = new Set();
+    /** @type {string|null} the highlighted row at this level */
+    this.lit = null;
+    this.gen = 0;
+    this.bind();
+    new ResizeObserver(() => this.draw()).observe(this.canvas);
+  }
+
+  /** Remove what lives outside the host (the tooltip). */
+  destroy() { this.tip.remove(); }
+
+  /** A series' or bar's row identity at this level (null for "other"). @param {any} s */
+  static ref(s) { return s.id ?? s.label; }
+
+  /** Load the level under `path` (identities or labels, as the table's links name rows). @param {string[]} path */
+  async load(path = []) {
+    const gen = ++this.gen;
+    this.path = path;
+    this.el.dataset.state = 'loading';
+    this.el.dataset.load = String(++loads);
+    this.info.textContent = 'loading…';
+    const q = this.o.request(path);
+    if (this.gantt) {
+      q.limit = Math.min(q.limit || 500, 2000);
+    } else {
+      delete q.limit;
+      q.bins = Math.max(50, Math.min(600, Math.floor((this.canvas.clientWidth || 900) / 3)));
+      q.top = TOP;
+      // Without a time selection: from the first event, as the timeline.
+      if (!q.range) q.range = { start_s: this.o.start, end_s: this.o.duration };
+      const m = measureOf.get(this.o.table) || (this.o.measures[0] && this.o.measures[0].value);
+      if (m) q.measure = m;
+    }
+    let d;
+    try {
+      d = await api.graph(this.o.traceId, q);
+    } catch (e) {
+      if (gen !== this.gen) return;
+      this.data = null;
+      this.info.textContent = `graph unavailable: ${e.message}`;
+      this.el.dataset.state = 'error';
+      this.draw();
+      return;
+    }
+    if (gen !== this.gen) return;
+    // Without a time selection the bars are drawn from the first event, as the timeline.
+    if (this.gantt && !q.range) d.range = { start_s: this.o.start, end_s: this.o.duration };
+    this.data = d;
+    const what = path.length ? `under ${this.o.labelOf(path)}` : '';
+    const by = d.column ? `by ${d.column}` : '';
+    this.title.textContent = this.gantt ? `Lifetimes ${by} ${what}` : `${d.measure === 'count' ? 'Count' : d.measure === 'weight' ? 'Weight' : d.measure} ${by} ${what}`;
+    const n = this.gantt ? d.spans.length : d.series.length;
+    this.info.textContent = this.gantt ? `${fmtInt(n)} rows${d.omitted ? ` (+${fmtInt(d.omitted)} not drawn)` : ''}` : (d.unit ? `per bin of ${fmtSecs(d.bin_s)}, ${d.unit}` : `per bin of ${fmtSecs(d.bin_s)}`);
+    this.el.dataset.columns = d.column || '';
+    this.renderLegend();
+    this.draw();
+    this.el.dataset.state = 'ready';
+  }
+
+  /** Highlight the row `refs` (a full table path) names, if it is at or under this level. @param {string[]|null} refs */
+  highlight(refs) {
+    const p = this.path;
+    const under = refs && refs.length > p.length && p.every((x, i) => refs[i] === x);
+    this.lit = under && refs ? refs[p.length] : null;
+    this.draw();
+  }
+
+  /** Series in drawing order (bottom first), "other" last. */
+  allSeries() {
+    const d = this.data;
+    if (!d || this.gantt) return [];
+    return [...d.series.map((/** @type {any} */ s) => ({ s, ref: TableGraph.ref(s), colour: colourOf(TableGraph.ref(s)) })),
+      ...(d.other ? [{ s: d.other, ref: '\u0000other', colour: OTHER }] : [])];
+  }
+
+  renderLegend() {
+    clear(this.legend);
+    if (this.gantt || !this.data) return;
+    for (const { s, ref, colour } of this.allSeries()) {
+      const e = h('div', { class: `lg ${this.hidden.has(ref) ? 'off' : ''}`, title: `${s.label}\nClick: hide or show; Alt/Ctrl-click: show only this one`, 'data-ref': ref }, [
+        h('span', { class: 'sw', style: { background: colour } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: fmt2(s.total) })]);
+      e.addEventListener('click', (ev) => this.legendClick(ref, ev.altKey || ev.ctrlKey || ev.metaKey));
+      this.legend.append(e);
+    }
+  }
+
+  /** Hide/show one series, or (isolate) show only it; isolating the only one shown shows all again. @param {string} ref @param {boolean} isolate */
+  legendClick(ref, isolate) {
+    const refs = this.allSeries().map((x) => x.ref);
+    if (isolate) {
+      const alone = !this.hidden.has(ref) && refs.every((r) => r === ref || this.hidden.has(r));
+      this.hidden = new Set(alone ? [] : refs.filter((r) => r !== ref));
+    } else if (this.hidden.has(ref)) this.hidden.delete(ref);
+    else this.hidden.add(ref);
+    this.renderLegend();
+    this.draw();
+  }
+
+  /** The binned (or spanned) time window. @returns {[number, number]} */
+  view() {
+    const r = this.data && this.data.range;
+    return r && r.end_s > r.start_s ? [r.start_s, r.end_s] : [this.o.start, this.o.duration];
+  }
+
+  /** @param {number} t */
+  tToX(t) { const [a, b] = this.view(); return ((t - a) / (b - a)) * this.canvas.clientWidth; }
+
+  draw() {
+    const c = this.canvas;
+    const W = c.clientWidth;
+    const H = c.clientHeight;
+    if (!W || !H) return;
+    const dpr = window.devicePixelRatio || 1;
+    c.width = W * dpr;
+    c.height = H * dpr;
+    const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
+    g.scale(dpr, dpr);
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, W, H);
+    const bottom = H - AXIS_H;
+    this.axis(g, W, H, bottom);
+    /** @type {any} */
+    const model = { kind: this.gantt ? 'spans' : 'series', view: this.view(), lit: this.lit, bars: [], series: [] };
+    if (this.data && this.gantt) this.drawGantt(g, W, bottom, model);
+    else if (this.data) this.drawSeries(g, bottom, model);
+    this.model = model;
+    /** @type {any} */ (this.el).__graph = model;
+    this.el.dataset.highlight = this.lit ?? '';
+  }
+
+  /** Time ticks (seconds from the trace start, or dates in the clock's mode). */
+  axis(/** @type {CanvasRenderingContext2D} */ g, /** @type {number} */ W, /** @type {number} */ H, /** @type {number} */ bottom) {
+    const [a, b] = this.view();
+    const step = niceStep((b - a) / 8);
+    g.strokeStyle = '#eceef1';
+    g.fillStyle = '#8a9099';
+    g.font = '10px system-ui, sans-serif';
+    for (let t = Math.ceil(a / step) * step; t <= b; t += step) {
+      const x = this.tToX(t);
+      g.textAlign = x < 30 ? 'left' : x > W - 30 ? 'right' : 'center';
+      g.fillText(clock.mode === 'trace' ? `${+t.toFixed(6)} s` : fmtWallClock(t).slice(11, 23), x, H - 4);
+      g.beginPath(); g.moveTo(x + 0.5, 0); g.lineTo(x + 0.5, bottom); g.stroke();
+    }
+    g.textAlign = 'left';
+  }
+
+  /** Stacked bins; a highlighted series stays opaque (the others fade) and its time span is outlined. */
+  drawSeries(/** @type {CanvasRenderingContext2D} */ g, /** @type {number} */ bottom, /** @type {any} */ model) {
+    const d = this.data;
+    const shown = this.allSeries().filter((x) => !this.hidden.has(x.ref));
+    const n = d.series.length ? d.series[0].values.length : d.other ? d.other.values.length : 0;
+    const acc = new Float64Array(n);
+    for (const x of shown) x.s.values.forEach((/** @type {number} */ v, /** @type {number} */ k) => { acc[k] += Math.max(0, v); });
+    const max = Math.max(...acc, 0) || 1;
+    const ph = bottom - 4;
+    acc.fill(0);
+    const x0 = (/** @type {number} */ k) => this.tToX(d.start_s + k * d.bin_s);
+    for (const { s, ref, colour } of shown) {
+      const lit = this.lit === ref;
+      g.globalAlpha = this.lit && !lit ? 0.3 : 1;
+      g.fillStyle = colour;
+      let first = -1;
+      let last = -1;
+      for (let k = 0; k < n; k++) {
+        const v = Math.max(0, s.values[k]);
+        if (v <= 0) continue;
+        if (first < 0) first = k;
+        last = k;
+        const y0 = bottom - (acc[k] / max) * ph;
+        acc[k] += v;
+        const y1 = bottom - (acc[k] / max) * ph;
+        g.fillRect(x0(k), y1, Math.max(1, x0(k + 1) - x0(k) - 0.3), y0 - y1);
+      }
+      g.globalAlpha = 1;
+      if (lit && first >= 0) {
+        g.strokeStyle = HIGHLIGHT;
+        g.lineWidth = 2;
+        g.strokeRect(x0(first) + 1, 1, x0(last + 1) - x0(first) - 2, bottom - 2);
+        g.lineWidth = 1;
+      }
+    }
+    model.series = this.allSeries().map((x) => ({ ref: x.ref, label: x.s.label, colour: x.colour, hidden: this.hidden.has(x.ref), total: x.s.total, values: x.s.values }));
+    model.max = max;
+    model.bin = { start_s: d.start_s, bin_s: d.bin_s, n };
+    g.fillStyle = '#5b6472';
+    g.fillText(fmt2(max), 3, 12);
+    if (!shown.length) this.empty(g, bottom, d.series.length || d.other ? 'Every series is hidden (click the legend)' : 'No rows in this range / with these filters');
+  }
+
+  /** One bar per row, in table order; an open end runs to the edge of the window. */
+  drawGantt(/** @type {CanvasRenderingContext2D} */ g, /** @type {number} */ W, /** @type {number} */ bottom, /** @type {any} */ model) {
+    const spans = this.data.spans;
+    const [a, b] = this.view();
+    const rowH = spans.length ? Math.max(1, Math.min(14, (bottom - 4) / spans.length)) : 0;
+    spans.forEach((/** @type {any} */ s, /** @type {number} */ i) => {
+      const ref = TableGraph.ref(s);
+      const start = s.start_s ?? a;
+      const end = s.end_s ?? b;
+      const bx0 = Math.max(0, this.tToX(start));
+      const bx1 = Math.min(W, Math.max(bx0 + 2, this.tToX(end)));
+      const y0 = 2 + i * rowH;
+      const y1 = y0 + Math.max(1, rowH - (rowH > 4 ? 1 : 0));
+      const lit = this.lit === ref;
+      g.fillStyle = lit ? HIGHLIGHT : colourOf(ref);
+      g.fillRect(bx0, y0, bx1 - bx0, y1 - y0);
+      model.bars.push({ ref, label: s.label, start_s: s.start_s, end_s: s.end_s, x0: bx0, x1: bx1, y0, y1, lit });
+    });
+    if (!spans.length) this.empty(g, bottom, 'No rows in this range / with these filters');
+  }
+
+  empty(/** @type {CanvasRenderingContext2D} */ g, /** @type {number} */ bottom, /** @type {string} */ msg) {
+    g.fillStyle = '#6b7280';
+    g.font = '12px system-ui, sans-serif';
+    g.textAlign = 'center';
+    g.fillText(msg, this.canvas.clientWidth / 2, bottom / 2);
+    g.textAlign = 'left';
+  }
+
+  /** What is under canvas point (x, y): a bar, or a series and bin. @param {number} x @param {number} y */
+  hit(x, y) {
+    const m = this.model;
+    if (!m || !this.data) return null;
+    if (m.kind === 'spans') {
+      const bar = m.bars.find((/** @type {any} */ b) => y >= b.y0 && y < Math.max(b.y1, b.y0 + 1) && x >= b.x0 - 1 && x <= b.x1 + 1);
+      return bar ? { ref: bar.ref, bar } : null;
+    }
+    if (!m.bin || !m.bin.n) return null;
+    const t = m.view[0] + (x / this.canvas.clientWidth) * (m.view[1] - m.view[0]);
+    const k = Math.floor((t - m.bin.start_s) / m.bin.bin_s);
+    if (k < 0 || k >= m.bin.n) return null;
+    const bottom = this.canvas.clientHeight - AXIS_H;
+    const v = ((bottom - y) / (bottom - 4)) * m.max;
+    let acc = 0;
+    for (const s of m.series) {
+      if (s.hidden) continue;
+      acc += Math.max(0, s.values[k]);
+      if (v <= acc && s.values[k] > 0) return { ref: s.ref, series: s, k, t0: m.bin.start_s + k * m.bin.bin_s };
+    }
+    return { ref: null, k, t0: m.bin.start_s + k * m.bin.bin_s };
+  }
+
+  bind() {
+    const c = this.canvas;
+    c.addEventListener('mousemove', (e) => this.showTip(this.hit(e.offsetX, e.offsetY), e));
+    c.addEventListener('mouseleave', () => { this.tip.style.display = 'none'; });
+    c.addEventListener('click', (e) => {
+      const x = this.hit(e.offsetX, e.offsetY);
+      if (x && x.ref && !x.ref.startsWith('\u0000')) this.o.onSelect([...this.path, x.ref]);
+    });
+  }
+
+  /** The tooltip: time and value (text only: trace strings are never parsed as HTML). @param {any} x @param {MouseEvent} e */
+  showTip(x, e) {
+    const tip = this.tip;
+    if (!x || (!x.bar && !x.series && x.k === undefined)) { tip.style.display = 'none'; return; }
+    const t = (/** @type {number} */ s) => (clock.mode === 'trace' ? `${s.toFixed(6)} s` : fmtWallClock(s));
+    /** @type {string[]} */
+    let lines;
+    if (x.bar) {
+      const b = x.bar;
+      const dur = b.start_s !== null && b.end_s !== null ? ` (${fmtSecs(b.end_s - b.start_s)})` : '';
+      lines = [b.label, `${b.start_s === null ? 'before the trace' : t(b.start_s)} – ${b.end_s === null ? 'still alive at its end' : t(b.end_s)}${dur}`];
+    } else {
+      const d = this.data;
+      const range = `${t(x.t0)} – ${t(x.t0 + d.bin_s)}`;
+      lines = x.series ? [x.series.label, range, `${fmt2(x.series.values[x.k])}${d.unit ? ` ${d.unit}` : ''}`] : [range];
+    }
+    clear(tip);
+    tip.append(h('div', { class: 'tip-title', text: lines[0] }), ...lines.slice(1).map((l) => h('div', { text: l })));
+    tip.style.display = 'block';
+    tip.style.left = `${e.clientX + 12}px`;
+    tip.style.top = `${e.clientY + 12}px`;
+  }
+}
+
+/** @param {number} raw */
+function niceStep(raw) {
+  const p = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+  const m = raw / p;
+  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}

@@ -1,0 +1,117 @@
+// Timing of interactions inside the page, shared by the browser benchmarks (perf.test.mjs,
+// perf-values.test.mjs): t0 is the input event's timeStamp (a capturing window listener sees it
+// before the app's handlers); "dom" is when a MutationObserver first sees the finished view;
+// "painted" is after the next animation frame's rendering step; "round trip" adds playwright's
+// own latency.
+
+/**
+ * Runs in the page before its scripts: records the input event's timeStamp and watches the DOM
+ * for the finished view. `__perfArm(on, what, arg)` arms one measurement; `__perfDone` resolves
+ * with {dom, frame, painted} in ms after the input event.
+ */
+export function instrument() {
+  const w = /** @type {any} */ (window);
+  /** @type {Record<string, (arg: any, records: MutationRecord[]) => boolean>} */
+  const views = {
+    // The table shows the grouping `arg` (key columns joined by commas), with rows, not loading.
+    groups: (arg) => {
+      const s = document.querySelector('[data-testid=table-status]');
+      if (!s || /Loading|Expanding/.test(s.textContent)) return false;
+      const keys = [...document.querySelectorAll('[data-testid=table] th.key')].map((x) => x.getAttribute('data-col')).join(',');
+      return keys === arg && !!document.querySelector('[data-testid=table] tbody tr[data-path]');
+    },
+    // A header `arg` is shown (a value column's new aggregation), with rows, not loading.
+    header: (arg) => {
+      const s = document.querySelector('[data-testid=table-status]');
+      if (!s || /Loading|Expanding/.test(s.textContent)) return false;
+      return [...document.querySelectorAll('[data-testid=table] th')].some((x) => x.getAttribute('data-col') === arg) && !!document.querySelector('[data-testid=table] tbody tr[data-path]');
+    },
+    // The table's total differs from `arg`, with rows, not loading (a new time range applied).
+    total: (arg) => {
+      const s = document.querySelector('[data-testid=table-status]');
+      if (!s || /Loading|Expanding/.test(s.textContent)) return false;
+      return s.getAttribute('data-total') !== String(arg) && !!document.querySelector('[data-testid=table] tbody tr[data-path]');
+    },
+    // The graph above the table finished a load newer than `arg` (its canvas is drawn before
+    // data-state turns ready, in the same task).
+    graph: (arg) => {
+      const g = document.querySelector('[data-testid=table-graph]');
+      return !!g && g.getAttribute('data-state') === 'ready' && Number(g.getAttribute('data-load')) > arg;
+    },
+    // The breadcrumb has `arg` entries (the canvas is drawn in the same task, before it).
+    crumbs: (arg) => document.querySelectorAll('[data-testid=flame-crumbs] .crumb').length === arg,
+    // The search match figure was rewritten (draw() sets it after painting the canvas).
+    match: (_arg, records) => records.some((r) => {
+      const m = document.querySelector('[data-testid=flame-match]');
+      return !!m && (r.target === m || m.contains(r.target));
+    }),
+  };
+  /** @type {any} */ let armed = null;
+  for (const type of ['pointerup', 'click', 'keydown']) {
+    window.addEventListener(type, (e) => { if (armed && armed.on === type && !armed.t0) armed.t0 = e.timeStamp; }, true);
+  }
+  const obs = new MutationObserver((records) => {
+    const a = armed;
+    if (!a || !a.t0 || a.dom) return;
+    if (!views[a.what](a.arg, records)) return;
+    a.dom = performance.now() - a.t0;
+    requestAnimationFrame(() => {
+      const frame = performance.now() - a.t0;
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => { armed = null; a.resolve({ dom: a.dom, frame, painted: performance.now() - a.t0 }); };
+      ch.port2.postMessage(0);
+    });
+  });
+  w.__perfArm = (/** @type {string} */ on, /** @type {string} */ what, /** @type {any} */ arg) => {
+    const a = { on, what, arg, t0: 0, dom: 0, resolve: /** @type {(v: any) => void} */ (() => {}) };
+    w.__perfDone = new Promise((resolve) => { a.resolve = resolve; });
+    armed = a;
+  };
+  const start = () => obs.observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
+  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+}
+
+/**
+ * Arm a measurement, send the input, and wait for the page's figures.
+ * @param {import('playwright-core').Page} p @param {string} on @param {string} what @param {any} arg
+ * @param {() => Promise<void>} input
+ * @returns {Promise<{dom: number, frame: number, painted: number, roundTrip: number}>}
+ */
+export async function measure(p, on, what, arg, input) {
+  await p.evaluate(([o, w, a]) => /** @type {any} */ (window).__perfArm(o, w, a), [on, what, arg]);
+  const t = performance.now();
+  await input();
+  // A view that never finishes fails the test instead of hanging it.
+  const r = await p.evaluate(() => Promise.race([/** @type {any} */ (window).__perfDone,
+    new Promise((_, reject) => setTimeout(() => reject(new Error('the view did not finish within 30 s')), 30000))]));
+  return { ...r, roundTrip: performance.now() - t };
+}
+
+/** @param {number[]} xs */
+export function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return { n: s.length, median, max: s[s.length - 1] };
+}
+
+/** One line per interaction: median and max of each figure. @param {string} name @param {any[]} runs */
+export function report(t, name, runs) {
+  const f = (/** @type {string} */ k) => { const s = stats(runs.map((r) => r[k])); return `${k} median ${s.median.toFixed(0)} / max ${s.max.toFixed(0)} ms`; };
+  t.diagnostic(`${name} (n=${runs.length}): ${f('painted')}; ${f('dom')}; ${f('roundTrip')}`);
+  return stats(runs.map((r) => r.painted));
+}
+
+/**
+ * Drag a header by real mouse moves to the left edge of another header (or the gold bar), then
+ * release it inside a measurement that waits for the grouping `want`.
+ * @param {import('playwright-core').Page} p @param {string} col @param {string} before @param {string[]} want
+ */
+export async function regroup(p, col, before, want) {
+  const from = await p.locator(`[data-testid=table] th[data-col="${col}"]`).boundingBox();
+  const to = await p.locator(`[data-testid=table] th[data-col="${before}"]`).boundingBox();
+  await p.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await p.mouse.down();
+  await p.mouse.move(from.x + from.width / 2 + 10, from.y + 8, { steps: 3 });
+  await p.mouse.move(to.x + 2, to.y + to.height / 2, { steps: 12 });
+  return measure(p, 'pointerup', 'groups', want.join(','), () => p.mouse.up());
+}

@@ -1,0 +1,75 @@
+// The trace page's frame (issue 16.6 defects): the browser tab names the trace, the table tabs are
+// ARIA tabs, Generic Events opens without a notice about its own default columns, and a truncated
+// trace's notice is a sentence naming the file offset, not raw JSON.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, newPage, waitTable } from './browser.mjs';
+import { buildRelease, startServer, repoRoot } from './server.mjs';
+
+const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
+/** @type {any} */ let srv;
+/** @type {import('playwright-core').Browser} */ let browser;
+let tmp = '';
+/** Where the truncated copy ends: inside the 40th 64 KiB buffer. */
+const CUT = 40 * 65536 + 1000;
+
+before(async () => {
+  buildRelease();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-trunc-'));
+  const cut = path.join(tmp, 'truncated.etl');
+  fs.writeFileSync(cut, fs.readFileSync(DEMO).subarray(0, CUT));
+  srv = await startServer([DEMO, cut]);
+  browser = await launch();
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (srv) srv.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('the browser tab names the trace; table tabs are ARIA tabs with the open one selected', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
+  await waitTable(p);
+  assert.equal(await p.title(), 'explorer-overlay.etl - etlscope');
+  const tabs = () => p.$$eval('[data-testid=trace-page] [role=tablist] > [role=tab], .tabs > [role=tab]', (ts) => ts.map((t) => [t.getAttribute('data-testid'), t.getAttribute('aria-selected')]));
+  let t = await tabs();
+  assert.ok(t.length >= 9, `tabs: ${JSON.stringify(t)}`);
+  assert.deepEqual(t.filter((x) => x[1] === 'true').map((x) => x[0]), ['tab-cpu-sampled']);
+  await p.click('[data-testid=tab-file-io]');
+  await p.waitForURL(/t=file-io/);
+  await waitTable(p);
+  t = await tabs();
+  assert.deepEqual(t.filter((x) => x[1] === 'true').map((x) => x[0]), ['tab-file-io']);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('Generic Events opens without a notice about its own default columns', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
+  await waitTable(p);
+  await p.click('[data-testid=tab-generic]');
+  await p.waitForURL(/t=generic/);
+  await waitTable(p);
+  const notices = await p.textContent('[data-testid=notices]');
+  assert.doesNotMatch(notices || '', /Unknown column/);
+  assert.ok(await p.$('[data-testid=table] th[data-col="First (s)"]'), 'First (s) is a column');
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('a truncated trace says what was lost and where, in words', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[1]}`);
+  await p.waitForSelector('[data-testid=notices] .notice');
+  const text = await p.textContent('[data-testid=notices]');
+  assert.match(text || '', /problem/);
+  assert.match(text || '', /file offset 0x[0-9a-f]+/);
+  assert.doesNotMatch(text || '', /[{}]|"offset"/);
+  assert.deepEqual(errors, []);
+  await c.close();
+});

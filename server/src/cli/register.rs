@@ -1,0 +1,127 @@
+//! Adding local files to the library by reference (`etlscope open`,
+//! `etlscope serve FILE`): the catalog keeps their absolute paths and sizes,
+//! never a copy.
+
+use crate::catalog::{MemberFile, TraceEntry};
+use crate::store::{now_rfc3339, Store};
+use anyhow::{bail, Context};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Add the files of one trace (one file, or several read as one trace) by
+/// reference. One file gets the id an upload of it would get (the first
+/// 128 bits of its SHA-256); several get an id from their sorted hashes, so
+/// the same files in any order are the same trace.
+pub fn register_local(store: &Store, paths: &[PathBuf]) -> anyhow::Result<TraceEntry> {
+    let mut files: Vec<(PathBuf, [u8; 32], u64)> = Vec::new();
+    for p in paths {
+        let abs =
+            std::fs::canonicalize(p).with_context(|| format!("cannot open {}", p.display()))?;
+        let (hash, size) = hash_file(&abs)?;
+        files.push((abs, hash, size));
+    }
+    check_readable(&files)?;
+    let id = match files.as_slice() {
+        [(_, h, _)] => hex(&h[..16]),
+        _ => {
+            let mut hashes: Vec<[u8; 32]> = files.iter().map(|f| f.1).collect();
+            hashes.sort_unstable();
+            let mut h = Sha256::new();
+            h.update(b"etlscope: one trace of several files\n");
+            for x in &hashes {
+                h.update(x);
+            }
+            hex(&h.finalize()[..16])
+        }
+    };
+    if let Some(e) = store.catalog.get(&id)? {
+        return Ok(e);
+    }
+    let Some((first, _, _)) = files.first() else {
+        bail!("no trace file given");
+    };
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let name = match files.len() {
+        1 => name_of(first),
+        n => format!("{} (+{} files)", name_of(first), n - 1),
+    };
+    let members = if files.len() > 1 {
+        files
+            .iter()
+            .map(|(p, _, size)| MemberFile {
+                path: p.to_string_lossy().into_owned(),
+                size: *size,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let e = TraceEntry {
+        id,
+        name,
+        size: files.iter().map(|f| f.2).fold(0, u64::saturating_add),
+        file_name: first.to_string_lossy().into_owned(),
+        uploaded_at: now_rfc3339(),
+        uploader: "local".into(),
+        notes: String::new(),
+        status: "pending".into(),
+        error: String::new(),
+        members,
+    };
+    store.catalog.insert(&e)?;
+    Ok(e)
+}
+
+/// One file must be a readable trace. Of several, an unreadable one is
+/// read as a member that costs only its own events (the ingest names it),
+/// as long as one of them is readable.
+fn check_readable(files: &[(PathBuf, [u8; 32], u64)]) -> anyhow::Result<()> {
+    let mut first_error = None;
+    let mut readable = 0;
+    for (p, _, _) in files {
+        match etl::EtlFile::probe(p) {
+            Ok(_) => readable += 1,
+            Err(e) => {
+                if files.len() > 1 {
+                    eprintln!(
+                        "etlscope: {} is not a readable trace ({e}); the others are read without it",
+                        p.display()
+                    );
+                }
+                first_error.get_or_insert((p.clone(), e));
+            }
+        }
+    }
+    match first_error {
+        Some((p, e)) if readable == 0 => {
+            Err(e).with_context(|| format!("{} is not a readable trace", p.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn hash_file(path: &Path) -> anyhow::Result<([u8; 32], u64)> {
+    let mut f =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        h.update(buf.get(..n).unwrap_or_default());
+    }
+    Ok((h.finalize().into(), size))
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|b| format!("{b:02x}")).collect()
+}

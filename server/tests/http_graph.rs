@@ -1,0 +1,101 @@
+//! `/graph` on the demo trace: the series of CPU Usage (Sampled) by
+//! process over 7-23 s hold the figure the README derives by hand
+//! (explorer.exe 42,300 samples of 1 ms), the event table's per-bin
+//! counts add up to `etlscope export`'s rows (flat_table, other code), and
+//! the Processes spans are export's Start/End Time per process.
+
+mod common;
+
+use common::{export_json, temp_dir, Server};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn demo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/explorer-overlay.etl")
+}
+
+fn sum(v: &Value) -> f64 {
+    v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .sum()
+}
+
+#[test]
+fn graph_series_and_spans_match_the_tables() {
+    let data = temp_dir("http-graph");
+    let demo = demo();
+    let d = demo.to_str().unwrap();
+    let server = Server::start(&data, &[d]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().unwrap().to_string();
+    server.wait_ready(&id, 120);
+    let url = format!("/api/traces/{id}/graph");
+    let q = |body: Value| {
+        let (s, v) = server.json("POST", &url, &body.to_string());
+        assert_eq!(s, 200, "{body}: {v}");
+        v
+    };
+    let g = q(
+        json!({"columns": ["Process", "Stack"], "range": {"start_s": 7.0, "end_s": 23.0}, "bins": 16, "top": 3}),
+    );
+    assert_eq!(g["kind"], "series");
+    assert_eq!(g["column"], "Process");
+    assert_eq!(g["bin_s"].as_f64().unwrap(), 1.0);
+    let first = &g["series"][0];
+    assert_eq!(first["label"], "explorer.exe (6148)");
+    assert_eq!(
+        first["id"].as_str().unwrap().split('@').next(),
+        Some("pid:6148")
+    );
+    assert!((sum(first) - 42_300.0).abs() < 1e-6, "{}", sum(first));
+    assert!((first["total"].as_f64().unwrap() - 42_300.0).abs() < 1e-6);
+    assert_eq!(g["series"].as_array().unwrap().len(), 3);
+
+    // File I/O by Type: per-bin counts of each type add to export's count.
+    let g = q(
+        json!({"table": "file-io", "columns": ["Type", "File Path"], "measure": "count", "top": 100}),
+    );
+    let rows = export_json(&[d, "--table", "file-io", "--group", "Type"]);
+    let rows = rows.as_array().unwrap();
+    let series = g["series"].as_array().unwrap();
+    assert_eq!(series.len(), rows.len());
+    for r in rows {
+        let s = series.iter().find(|s| s["label"] == r["Type"]).unwrap();
+        assert_eq!(sum(s), r["Count"].as_f64().unwrap(), "{r}");
+    }
+    // A measure the table lacks is refused.
+    let (s, _) = server.json(
+        "POST",
+        &url,
+        &json!({"table": "file-io", "columns": ["Type"], "measure": "File Path"}).to_string(),
+    );
+    assert_eq!(s, 400);
+
+    // Processes: one span per process, export's Start/End Time.
+    let g = q(
+        json!({"table": "processes", "columns": ["Process"], "sort": {"by": "label", "descending": false}}),
+    );
+    assert_eq!(g["kind"], "spans");
+    let want = export_json(&[
+        d,
+        "--table",
+        "processes",
+        "--group",
+        "Process",
+        "--values",
+        "Start Time,End Time",
+    ]);
+    let want = want.as_array().unwrap();
+    let spans = g["spans"].as_array().unwrap();
+    assert_eq!(spans.len(), want.len());
+    for w in want {
+        let s = spans.iter().find(|s| s["label"] == w["Process"]).unwrap();
+        assert_eq!(s["start_s"], w["Start Time"], "{w}");
+        assert_eq!(s["end_s"], w["End Time"], "{w}");
+    }
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+}
