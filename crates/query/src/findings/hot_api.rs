@@ -100,9 +100,10 @@ pub(crate) fn run(engine: &Engine) -> Vec<Finding> {
             rule: "hot-api",
             category: Category::Cpu,
             title: format!(
-                "{pattern}: {label} is on the stack of {} samples, on {} distinct call paths{caller}",
+                "{pattern}: {label} is on the stack of {} samples, on {} distinct call path{}{caller}",
                 thousands(n),
-                thousands(stacks as u64)
+                thousands(stacks as u64),
+                if stacks == 1 { "" } else { "s" }
             ),
             figure: n as f64,
             unit: "samples",
