@@ -45,6 +45,8 @@ export const summary = (id) => call(`${tr(id)}/summary`);
 /** @param {string} id */
 export const systemConfig = (id) => call(`${tr(id)}/system-config`);
 /** @param {string} id */
+export const findings = (id) => call(`${tr(id)}/findings`);
+/** @param {string} id */
 export const columns = (id) => call(`${tr(id)}/columns`);
 /** @param {string} id @param {any} q */
 export const table = (id, q) => post(`${tr(id)}/table`, q);

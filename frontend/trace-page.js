@@ -16,6 +16,7 @@ import { moduleOf } from './palette.js';
 import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
 import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
+import { findingsPanel } from './findings.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -131,7 +132,7 @@ export class TracePage {
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
-    this.root.append(tlHost, this.analysis);
+    this.root.append(findingsPanel(this.id, this.navigate), tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),

@@ -6,6 +6,7 @@ mod catalog;
 mod cell_json;
 mod cli;
 mod companions;
+mod findings_json;
 mod heal;
 mod store;
 mod symbolize;

@@ -74,6 +74,25 @@ fn committed_demo_trace_is_regenerated_byte_for_byte() {
 }
 
 #[test]
+fn committed_fixed_trace_is_regenerated_byte_for_byte() {
+    let out = std::env::temp_dir().join(format!("fixed-regen-{}.etl", std::process::id()));
+    etlscope(&[
+        "synth",
+        "explorer-overlay",
+        "--without-shell-extension",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let fresh = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let committed = std::fs::read(repo().join("traces/explorer-fixed.etl")).unwrap();
+    assert!(
+        fresh == committed,
+        "the regenerated trace differs from traces/explorer-fixed.etl"
+    );
+}
+
+#[test]
 fn explorer_samples_between_7_and_23_seconds() {
     let rows = export(&[
         "--table",

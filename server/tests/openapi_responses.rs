@@ -84,6 +84,7 @@ fn every_endpoint_answers_as_documented() {
         "/api/traces/{id}/summary",
         "/api/traces/{id}/columns",
         "/api/traces/{id}/symbols",
+        "/api/traces/{id}/findings",
     ] {
         check(&doc, p, "get", &get(p));
     }

@@ -21,9 +21,19 @@ fn a_copied_binary_serves_the_embedded_demo_with_its_symbols() {
     let srv = Server::start(&data, &["--demo"]);
     let (_, list) = srv.json("GET", "/api/traces", "");
     let traces = list["traces"].as_array().unwrap();
-    assert_eq!(traces.len(), 1, "{list}");
-    assert_eq!(traces[0]["name"], "explorer-overlay.etl");
-    let id = traces[0]["id"].as_str().unwrap().to_string();
+    // The demo, and the same scenario without the shell extension to compare with.
+    let mut names: Vec<&str> = traces.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["explorer-fixed.etl", "explorer-overlay.etl"],
+        "{list}"
+    );
+    let demo = traces
+        .iter()
+        .find(|t| t["name"] == "explorer-overlay.etl")
+        .unwrap();
+    let id = demo["id"].as_str().unwrap().to_string();
     let written = data.join("demo/explorer-overlay.etl");
     let committed =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/explorer-overlay.etl");

@@ -69,12 +69,32 @@ const SYSTEM_PID: u32 = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExplorerParams {
     pub seed: u64,
+    /// False: the same scenario after the shell extension is uninstalled
+    /// (`traces/explorer-fixed.etl`): its CPU work (every stack with
+    /// tishell64 on it) idles instead and its ti_managers_proxy.dll opens
+    /// are gone; everything else, drawn from the same seed, stays as it is.
+    pub shell_extension: bool,
 }
 
 impl Default for ExplorerParams {
     fn default() -> Self {
-        ExplorerParams { seed: 0x5EED_0E7A }
+        ExplorerParams {
+            seed: 0x5EED_0E7A,
+            shell_extension: true,
+        }
     }
+}
+
+/// The work the shell extension does (its samples and file opens).
+fn is_extension_work(w: Work) -> bool {
+    matches!(
+        w,
+        Work::OverlaySnapshot
+            | Work::OverlayProcessNext
+            | Work::OverlayExtension
+            | Work::ExtensionElsewhere
+            | Work::OpenProxy
+    )
 }
 
 fn writer_config() -> WriterConfig {
@@ -298,7 +318,7 @@ pub fn write_explorer_overlay<W: Write + Seek>(
         ts0,
     };
     rundown(&mut g, &procs, &imgs)?;
-    samples(&mut g, &procs)?;
+    samples(&mut g, &procs, params.shell_extension)?;
     finish_rundown(&mut g)?;
     g.w.finish()
 }
@@ -458,7 +478,11 @@ fn create_plan(rng: &mut Rng) -> Vec<(u64, u32, u64, &'static str, Work)> {
     v
 }
 
-fn samples<W: Write + Seek>(g: &mut Gen<'_, W>, procs: &[ProcessSpec]) -> io::Result<()> {
+fn samples<W: Write + Seek>(
+    g: &mut Gen<'_, W>,
+    procs: &[ProcessSpec],
+    shell_extension: bool,
+) -> io::Result<()> {
     let mut plan_rng = Rng::new(g.rng.next_u64());
     let window = window_plan(&mut plan_rng);
     let creates = create_plan(&mut plan_rng);
@@ -484,6 +508,13 @@ fn samples<W: Write + Seek>(g: &mut Gen<'_, W>, procs: &[ProcessSpec]) -> io::Re
                 window.get(in_window - 1).copied().unwrap_or(Work::Idle)
             } else {
                 quiet_work(&mut plan_rng)
+            };
+            // Without the extension its work idles; the plan (and the random
+            // draws below) stay as they are, so the rest is unchanged.
+            let work = if !shell_extension && is_extension_work(work) {
+                Work::Idle
+            } else {
+                work
             };
             let (pid, pool): (u32, &[u32]) = match work {
                 Work::Idle => (IDLE_PID, &[]),
@@ -517,6 +548,9 @@ fn samples<W: Write + Seek>(g: &mut Gen<'_, W>, procs: &[ProcessSpec]) -> io::Re
                 break;
             }
             next_create += 1;
+            if !shell_extension && is_extension_work(work) {
+                continue;
+            }
             let cpu = (n % CPUS as u64) as u16;
             let pool = if pid == EXPLORER_PID {
                 workers

@@ -2,6 +2,7 @@
 
 pub mod error;
 mod export;
+mod findings;
 mod graph;
 pub mod guard;
 pub mod query;
@@ -46,6 +47,7 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/progress", get(traces::progress))
         .route("/traces/{id}/symbols", get(traces::symbols))
         .route("/traces/{id}/system-config", get(traces::system_config))
+        .route("/traces/{id}/findings", get(findings::get))
         .route("/traces/{id}/columns", get(query::columns))
         .route("/traces/{id}/table", post(query::table))
         .route("/traces/{id}/flame", post(query::flame))

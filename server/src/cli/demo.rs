@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 
 const TRACE_NAME: &str = "explorer-overlay.etl";
 const TRACE: &[u8] = include_bytes!("../../../traces/explorer-overlay.etl");
+/// The same scenario after the shell extension is uninstalled, to compare with.
+const FIXED_NAME: &str = "explorer-fixed.etl";
+const FIXED: &[u8] = include_bytes!("../../../traces/explorer-fixed.etl");
 
 macro_rules! pdbs {
     ($($name:literal),* $(,)?) => {
@@ -33,7 +36,11 @@ const PDBS: &[(&str, &[u8])] = pdbs![
 /// `data_dir/demo/` (the same bytes as the source tree's, a test checks), so
 /// that a binary copied anywhere serves it with its symbols.
 pub fn demo_traces(data_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    Ok(vec![materialize(&data_dir.join("demo"))?])
+    let dir = data_dir.join("demo");
+    let demo = materialize(&dir)?;
+    let fixed = dir.join(FIXED_NAME);
+    write_if_changed(&fixed, FIXED)?;
+    Ok(vec![demo, fixed])
 }
 
 /// Write the embedded demo into `dir` (the trace, and its PDBs in
@@ -78,6 +85,10 @@ mod tests {
         assert_eq!(
             std::fs::read(root.join(TRACE_NAME)).ok().as_deref(),
             Some(TRACE)
+        );
+        assert_eq!(
+            std::fs::read(root.join(FIXED_NAME)).ok().as_deref(),
+            Some(FIXED)
         );
         let mut names = Vec::new();
         let mut dirs = vec![root.join("symbols")];

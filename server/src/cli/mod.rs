@@ -9,10 +9,12 @@ macro_rules! say {
     }};
 }
 
+mod compare;
 mod demo;
 mod dump;
 pub(crate) mod export;
 mod files;
+mod findings;
 mod info;
 mod info_text;
 mod listen;
@@ -122,6 +124,44 @@ pub enum Command {
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
+    /// Compare two traces: the same grouped table on both, rows matched by identity, with
+    /// baseline, comparison, delta and delta % per value column, largest loss first.
+    Compare {
+        base: PathBuf,
+        new: PathBuf,
+        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io or generic.
+        #[arg(long)]
+        table: String,
+        /// Key columns, in order, e.g. "Process Name,Module".
+        #[arg(long, value_delimiter = ',')]
+        group: Vec<String>,
+        /// Value columns with aggregations; without it, the table's defaults.
+        #[arg(long, value_delimiter = ',')]
+        values: Option<Vec<String>>,
+        /// Time range START-END in seconds on the baseline.
+        #[arg(long)]
+        range_base: Option<String>,
+        /// Time range START-END in seconds on the comparison.
+        #[arg(long)]
+        range_new: Option<String>,
+        /// Scale the baseline by the ratio of the time ranges or of the total rows (samples).
+        #[arg(long, default_value = "none", value_parser = ["none", "time", "samples"])]
+        normalize: String,
+        #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
+        format: String,
+        #[arg(long, env = "_NT_SYMBOL_PATH")]
+        symbol_path: Option<String>,
+    },
+    /// List what in the trace deserves a look, each with its figure, UI link and export command.
+    Findings {
+        file: PathBuf,
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+        /// Symbol path (_NT_SYMBOL_PATH syntax); a `symbols/` folder beside
+        /// the trace is searched first.
+        #[arg(long, env = "_NT_SYMBOL_PATH")]
+        symbol_path: Option<String>,
+    },
     /// List the trace's modules, their PDB identities and symbol status.
     Symbols {
         /// The files of the trace (several are read as one, merged by time).
@@ -144,6 +184,36 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     let companions = !cli.no_companions;
     match cli.command {
         Some(Command::Info { file, json }) => info::run(&file, json, companions),
+        Some(Command::Compare {
+            base,
+            new,
+            table,
+            group,
+            values,
+            range_base,
+            range_new,
+            normalize,
+            format,
+            symbol_path,
+        }) => compare::run(
+            &base,
+            &new,
+            compare::CompareArgs {
+                table,
+                group,
+                values,
+                range_base: range_base.as_deref().map(export::parse_range).transpose()?,
+                range_new: range_new.as_deref().map(export::parse_range).transpose()?,
+                normalize,
+                json: format == "json",
+                symbol_path,
+            },
+        ),
+        Some(Command::Findings {
+            file,
+            format,
+            symbol_path,
+        }) => findings::run(&file, format == "json", symbol_path.as_deref()),
         Some(Command::Dump {
             file,
             limit,

@@ -17,6 +17,10 @@ pub enum Scenario {
         output: PathBuf,
         #[arg(long)]
         seed: Option<u64>,
+        /// The same scenario after the shell extension is uninstalled
+        /// (`traces/explorer-fixed.etl`): its samples idle, its file opens are gone.
+        #[arg(long)]
+        without_shell_extension: bool,
     },
     /// Sampled-CPU benchmark trace: rundown, then samples with stacks.
     Bench(BenchArgs),
@@ -58,8 +62,15 @@ pub struct BenchArgs {
 
 pub fn run(scenario: Scenario) -> anyhow::Result<()> {
     let (path, summary) = match scenario {
-        Scenario::ExplorerOverlay { output, seed } => {
-            let mut params = synth::ExplorerParams::default();
+        Scenario::ExplorerOverlay {
+            output,
+            seed,
+            without_shell_extension,
+        } => {
+            let mut params = synth::ExplorerParams {
+                shell_extension: !without_shell_extension,
+                ..Default::default()
+            };
             if let Some(s) = seed {
                 params.seed = s;
             }

@@ -1,0 +1,95 @@
+//! Findings: what in a trace deserves a look, each with its figure and the
+//! view (a link, and the `etlscope export` command) that shows that figure.
+//! One rule per file, each with its threshold; every rule asks the query
+//! engine (`Engine::table`, `Engine::butterfly`, `flat_table::group`).
+
+mod cpu_share;
+mod disk_io;
+mod file_opens;
+mod health;
+mod hot_api;
+mod third_party;
+mod view;
+mod waits;
+
+pub use view::{FindingView, ViewKind};
+
+use crate::Engine;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Cpu,
+    Io,
+    Health,
+}
+
+impl Category {
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Cpu => "cpu",
+            Category::Io => "io",
+            Category::Health => "health",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// The rule's name (its file), e.g. `third-party-module`.
+    pub rule: &'static str,
+    pub category: Category,
+    /// One sentence with the figures; trace strings in it are untrusted.
+    pub title: String,
+    /// The number the view shows (in `unit`).
+    pub figure: f64,
+    pub unit: &'static str,
+    pub view: FindingView,
+}
+
+/// Every rule's findings, in rule order (CPU, I/O, health).
+pub fn run(engine: &Engine) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let procs = cpu_share::process_rows(engine);
+    out.extend(cpu_share::processes(engine, &procs));
+    out.extend(cpu_share::modules(engine));
+    out.extend(third_party::run(engine, &procs));
+    out.extend(hot_api::run(engine));
+    out.extend(file_opens::run(engine));
+    out.extend(disk_io::run(engine));
+    out.extend(waits::run(engine));
+    out.extend(health::run(engine));
+    out
+}
+
+/// A count cell of a grouped table (Count sums a column of ones).
+pub(crate) fn count_of(c: Option<&crate::CellValue>) -> Option<u64> {
+    match c? {
+        crate::CellValue::Count(n) => Some(*n),
+        crate::CellValue::Number(n) => u64::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+/// `n` with thousands separators, as the UI shows counts.
+pub(crate) fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_by_three() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(4663), "4,663");
+        assert_eq!(super::thousands(1_234_567), "1,234,567");
+    }
+}

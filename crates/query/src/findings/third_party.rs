@@ -1,0 +1,136 @@
+//! CPU: a module not from Microsoft, or without version information or
+//! company name, loaded into a busy process and costing it CPU: the
+//! blog's shell extension inside Explorer. Its cost is what Callers by
+//! module totals: every sample of the process with the module on its stack.
+
+use super::{thousands, Category, Finding, FindingView};
+use crate::flat_table::{self, FlatRequest};
+use crate::{
+    ButterflyRequest, ButterflyTarget, CellValue, Column, ColumnFilter, Engine, Filters,
+    NeighborBy, Row, TableDef,
+};
+use rustc_hash::FxHashMap;
+
+/// A process is busy from this share of the samples.
+pub const BUSY_SHARE: f64 = 0.05;
+/// A module is named from this share of its process's samples.
+pub const MIN_COST: f64 = 0.01;
+
+/// Whether an image's version resource marks it as suspect.
+pub(crate) fn suspect(company: &str, has_version: &str) -> bool {
+    company.trim().is_empty() || has_version == "false" || !company.contains("Microsoft")
+}
+
+/// (process label, image name, company, has version info) of every image.
+fn images(engine: &Engine) -> Vec<[String; 4]> {
+    let t = engine.trace();
+    let Some(def) = TableDef::of(t, "images") else {
+        return Vec::new();
+    };
+    let cols = ["Process", "Image Name", "Company Name", "Has Version Info"];
+    let Some(keys) = cols
+        .iter()
+        .map(|c| def.column(c))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Vec::new();
+    };
+    let req = FlatRequest {
+        keys,
+        ..Default::default()
+    };
+    let Ok(table) = flat_table::group(t, &def, &req) else {
+        return Vec::new();
+    };
+    let text = |c: &CellValue| match c {
+        CellValue::Text(s) => s.clone(),
+        _ => String::new(),
+    };
+    table
+        .rows
+        .iter()
+        .filter_map(|r| match r.keys.as_slice() {
+            [p, n, c, v] => Some([text(p), text(n), text(c), text(v)]),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(crate) fn run(engine: &Engine, _procs: &(Vec<Row>, u64)) -> Vec<Finding> {
+    let (rows, total) = super::cpu_share::rows(engine, Column::Process);
+    let busy: FxHashMap<&str, &Row> = rows
+        .iter()
+        .filter(|r| r.label != "Idle (0)" && r.count as f64 >= BUSY_SHARE * total as f64)
+        .map(|r| (r.label.as_str(), r))
+        .collect();
+    if busy.is_empty() {
+        return Vec::new();
+    }
+    let mut module_keys: FxHashMap<String, u32> = FxHashMap::default();
+    for f in 0..engine.funcs().len() as u32 {
+        let m = engine.module_key_of_func(f);
+        module_keys
+            .entry(engine.label(Column::Module, m))
+            .or_insert(m);
+    }
+    let mut out = Vec::new();
+    for [process, image, company, has_version] in images(engine) {
+        if !suspect(&company, &has_version) {
+            continue;
+        }
+        let (Some(p), Some(&m)) = (busy.get(process.as_str()), module_keys.get(&image)) else {
+            continue;
+        };
+        let req = ButterflyRequest {
+            target: ButterflyTarget::Module(m),
+            by: NeighborBy::Module,
+            filters: Filters {
+                columns: vec![ColumnFilter {
+                    column: Column::Process,
+                    values: vec![p.key],
+                    exclude: false,
+                }],
+                ..Default::default()
+            },
+        };
+        let Ok(b) = engine.butterfly(&req) else {
+            continue;
+        };
+        let cost = b.inclusive.count;
+        if cost == 0 || (cost as f64) < MIN_COST * p.count as f64 {
+            continue;
+        }
+        let why = match (company.trim().is_empty(), has_version == "false") {
+            (_, true) => "without version information".to_string(),
+            (true, false) => "without a company name".to_string(),
+            _ => format!("from {company}"),
+        };
+        out.push(Finding {
+            rule: "third-party-module",
+            category: Category::Cpu,
+            title: format!(
+                "{image} ({why}) is on the stack of {} of {}'s {} samples ({:.1}%)",
+                thousands(cost),
+                process,
+                thousands(p.count),
+                cost as f64 * 100.0 / p.count.max(1) as f64
+            ),
+            figure: cost as f64,
+            unit: "samples",
+            view: FindingView::butterfly(image.clone(), false).filter("Process", &process),
+        });
+    }
+    out.sort_by(|a, b| b.figure.total_cmp(&a.figure));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn suspect_images() {
+        assert!(!super::suspect("Microsoft Corporation", "true"));
+        assert!(super::suspect("Microsoft Corporation", "false"));
+        assert!(super::suspect("", "true"));
+        assert!(super::suspect("Acronis International GmbH", "true"));
+    }
+}
