@@ -203,21 +203,25 @@ pub fn run(
                 "etlscope: answering only to localhost and IP addresses; add --allowed-host NAME (or --public-url URL) for each name users open this server by"
             );
         }
-        println!(
+        // Written, not println!: a server whose stdout was closed (a pipe
+        // read by a script that went away) keeps serving instead of panicking.
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        let _ = writeln!(
+            out,
             "etlscope is serving on http://{addr}/ (data in {})",
             data_dir.display()
         );
         for (id, files) in ids.iter().zip(&shown) {
             let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-            println!("  {} -> http://{addr}/t/{id}", names.join(" + "));
+            let _ = writeln!(out, "  {} -> http://{addr}/t/{id}", names.join(" + "));
             let demo_file = matches!(files.as_slice(),
                 [path] if path.file_name().is_some_and(|n| n == "explorer-overlay.etl"));
             if demo_file {
-                println!("    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}");
+                let _ = writeln!(out, "    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}");
             }
         }
-        use std::io::Write;
-        std::io::stdout().flush().ok();
+        out.flush().ok();
         super::listen::serve(
             listener,
             api::router(state),
@@ -226,7 +230,7 @@ pub fn run(
             shutdown_signal(),
         )
         .await?;
-        println!("etlscope stopped");
+        let _ = writeln!(std::io::stdout(), "etlscope stopped");
         anyhow::Ok(())
     })
 }
