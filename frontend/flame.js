@@ -10,7 +10,7 @@ const ROW = 17;
  * @typedef {{traceId: string, query: () => any, zoom: string[], search: string, icicle: boolean, perProcess: boolean,
  *   noStack?: boolean, onNoStack?: (on: boolean) => void,
  *   onZoom: (path: string[]) => void, onSearch: (q: string) => void, onIcicle: (on: boolean) => void, onPerProcess: (on: boolean) => void,
- *   onNotice: (msg: string) => void, onContext: (label: string, ev: MouseEvent) => void}} FlameOpts
+ *   onNotice: (msg: string) => void, onContext: (label: string, ev: MouseEvent, isProcess: boolean) => void}} FlameOpts
  */
 
 export class Flame {
@@ -257,7 +257,8 @@ export class Flame {
     });
     this.canvas.addEventListener('contextmenu', (e) => {
       const i = this.hit(e.offsetX, e.offsetY);
-      if (i > 0) { e.preventDefault(); this.o.onContext(String(this.d.label[i]), e); }
+      // By process, the boxes just above the root are processes, not frames.
+      if (i > 0) { e.preventDefault(); this.o.onContext(String(this.d.label[i]), e, !!this.o.perProcess && this.d.depth[i] === 1); }
     });
   }
 

@@ -510,7 +510,12 @@ export class TracePage {
       noStack: !!s.noStack,
       onNoStack: (on) => this.update({ noStack: on, flameZoom: [] }),
       onNotice: (m) => this.notice(m),
-      onContext: (label, ev) => showMenu(ev, [
+      onContext: (label, ev, isProcess) => showMenu(ev, isProcess ? [
+        // A process box: filter the graph to it or leave it out, as the table's Process rows do.
+        { label: `Filter to Process = ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Process', value: label, label, exclude: false }], flameZoom: [] }) },
+        { label: `Exclude Process ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Process', value: label, label, exclude: true }], flameZoom: [] }) },
+        { label: 'Copy name', action: () => copyText(label) },
+      ] : [
         { label: 'View callers/callees of this function', action: () => this.update({ view: 'butterfly', bfKind: 'function', bfTarget: label, bfBy: 'function' }) },
         { label: `View callers of module ${moduleOf(label)} by module`, action: () => this.update({ view: 'butterfly', bfKind: 'module', bfTarget: moduleOf(label), bfBy: 'module' }) },
         { label: 'Copy name', action: () => copyText(label) },

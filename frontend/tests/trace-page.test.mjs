@@ -73,3 +73,25 @@ test('a truncated trace says what was lost and where, in words', async () => {
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('flame graph by process: a process box offers filter and exclude, not callers of a module', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?v=1&view=flame&pp=1`);
+  await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  const box = await p.locator('[data-testid=flame]').boundingBox();
+  const scroll = await p.locator('.flame-scroll').boundingBox();
+  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
+  const bottom = Math.min(scroll.y + visibleH, box.y + box.height);
+  // The row just above the root: one box per process.
+  await p.mouse.click(box.x + 5, bottom - 17 * 1.5, { button: 'right' });
+  const menu = await p.textContent('[data-testid=context-menu]');
+  assert.match(menu || '', /Exclude Process .+ \(\d+\)/);
+  assert.doesNotMatch(menu || '', /callers of module/);
+  const proc = /Exclude Process (.+ \(\d+\))/.exec(menu || '')?.[1];
+  await p.click('[data-testid=context-menu] >> text=Exclude Process');
+  await p.waitForURL(/[?&]x=Process/);
+  const chips = await p.textContent('[data-testid=filters]');
+  assert.ok((chips || '').includes(`Process ≠ ${proc}`), `${chips}`);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
