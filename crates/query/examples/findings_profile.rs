@@ -20,6 +20,21 @@ fn grouped(t: &model::Trace, col: &str) -> flat_table::FlatTable {
 }
 
 fn main() {
+    // A file: the findings of that trace (built as the server builds it).
+    if let Some(path) = std::env::args().nth(1).filter(|a| a.ends_with(".etl")) {
+        let file = etl::EtlFile::open(std::path::Path::new(&path)).expect("open");
+        let t = Instant::now();
+        let engine = Engine::new(Arc::new(model::build(&file)));
+        let built = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let list = findings::run(&engine);
+        println!(
+            "{path}: model {built:.0} ms; findings: {} in {:.0} ms",
+            list.len(),
+            t.elapsed().as_secs_f64() * 1e3
+        );
+        return;
+    }
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|x| x.parse().ok())

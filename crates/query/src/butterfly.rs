@@ -172,6 +172,62 @@ impl Engine {
         })
     }
 
+    /// For every Module key at once, the samples (kept by `filters`) whose
+    /// stack contains the module: what `butterfly` reports as `inclusive`
+    /// for a module target, in one scan and one walk of the call tree
+    /// instead of one butterfly per module. Indexed by module key.
+    pub fn inclusive_by_module(&self, filters: &Filters) -> Result<Vec<u64>, QueryError> {
+        let own = self.node_self(filters)?;
+        let tree = &self.tree;
+        let mut inc = own;
+        for n in (1..inc.len()).rev() {
+            let c = inc[n];
+            if let Some(p) = inc.get_mut(tree.parent[n] as usize) {
+                p.merge(&c);
+            }
+        }
+        let space = self.keys.no_stack_module as usize + 1;
+        let mut present = vec![0u32; space];
+        let mut total = vec![0u64; space];
+        const NO: usize = usize::MAX;
+        // Path from the root: (node, module slot of its frame).
+        let mut path: Vec<(u32, usize)> = Vec::new();
+        let mut n = 1u32;
+        while (n as usize) < tree.len() {
+            let i = n as usize;
+            if inc[i].count == 0 {
+                n = tree.end[i];
+                continue;
+            }
+            let p = tree.parent[i];
+            while let Some(&(top, slot)) = path.last() {
+                if top == p {
+                    break;
+                }
+                path.pop();
+                if slot != NO {
+                    present[slot] -= 1;
+                }
+            }
+            let f = tree.func.get(i).copied().unwrap_or(NONE);
+            let slot = if f == NONE {
+                NO
+            } else {
+                (self.module_key(f) as usize).min(space - 1)
+            };
+            if slot != NO {
+                // The module's topmost frame on this path counts the node's samples once.
+                if present[slot] == 0 {
+                    total[slot] += inc[i].count;
+                }
+                present[slot] += 1;
+            }
+            path.push((n, slot));
+            n += 1;
+        }
+        Ok(total)
+    }
+
     /// Module key of a func key, as the Module column numbers modules.
     pub(crate) fn module_key(&self, f: u32) -> u32 {
         match self.funcs.module_of(f) {

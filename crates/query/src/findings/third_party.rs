@@ -5,10 +5,7 @@
 
 use super::{thousands, Category, Finding, FindingView};
 use crate::flat_table::{self, FlatRequest};
-use crate::{
-    ButterflyRequest, ButterflyTarget, CellValue, Column, ColumnFilter, Engine, Filters,
-    NeighborBy, Row, TableDef,
-};
+use crate::{CellValue, Column, ColumnFilter, Engine, Filters, Row, TableDef};
 use rustc_hash::FxHashMap;
 
 /// A process is busy from this share of the samples.
@@ -74,6 +71,9 @@ pub(crate) fn run(engine: &Engine, _procs: &(Vec<Row>, u64)) -> Vec<Finding> {
             .or_insert(m);
     }
     let mut out = Vec::new();
+    // Every module's cost in a busy process, one walk per process (a
+    // butterfly per image cost seconds on a trace with hundreds of images).
+    let mut costs: FxHashMap<u32, Vec<u64>> = FxHashMap::default();
     for [process, image, company, has_version] in images(engine) {
         if !suspect(&company, &has_version) {
             continue;
@@ -81,22 +81,24 @@ pub(crate) fn run(engine: &Engine, _procs: &(Vec<Row>, u64)) -> Vec<Finding> {
         let (Some(p), Some(&m)) = (busy.get(process.as_str()), module_keys.get(&image)) else {
             continue;
         };
-        let req = ButterflyRequest {
-            target: ButterflyTarget::Module(m),
-            by: NeighborBy::Module,
-            filters: Filters {
-                columns: vec![ColumnFilter {
-                    column: Column::Process,
-                    values: vec![p.key],
-                    exclude: false,
-                }],
-                ..Default::default()
-            },
+        let by_module = match costs.entry(p.key) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let filters = Filters {
+                    columns: vec![ColumnFilter {
+                        column: Column::Process,
+                        values: vec![p.key],
+                        exclude: false,
+                    }],
+                    ..Default::default()
+                };
+                let Ok(v) = engine.inclusive_by_module(&filters) else {
+                    continue;
+                };
+                e.insert(v)
+            }
         };
-        let Ok(b) = engine.butterfly(&req) else {
-            continue;
-        };
-        let cost = b.inclusive.count;
+        let cost = by_module.get(m as usize).copied().unwrap_or(0);
         if cost == 0 || (cost as f64) < MIN_COST * p.count as f64 {
             continue;
         }
