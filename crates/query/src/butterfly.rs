@@ -65,13 +65,7 @@ impl Engine {
     pub fn butterfly(&self, req: &ButterflyRequest) -> Result<Butterfly, QueryError> {
         let own = self.node_self(&req.filters)?;
         let tree = &self.tree;
-        let mut inc = own.clone();
-        for n in (1..inc.len()).rev() {
-            let c = inc[n];
-            if let Some(p) = inc.get_mut(tree.parent[n] as usize) {
-                p.merge(&c);
-            }
-        }
+        let inc = self.subtree_totals(&own);
         let module_target = matches!(req.target, ButterflyTarget::Module(_));
         let is_x = |n: u32| {
             let f = tree.func.get(n as usize).copied().unwrap_or(NONE);
@@ -177,15 +171,8 @@ impl Engine {
     /// for a module target, in one scan and one walk of the call tree
     /// instead of one butterfly per module. Indexed by module key.
     pub fn inclusive_by_module(&self, filters: &Filters) -> Result<Vec<u64>, QueryError> {
-        let own = self.node_self(filters)?;
+        let inc = self.subtree_totals(&self.node_self(filters)?);
         let tree = &self.tree;
-        let mut inc = own;
-        for n in (1..inc.len()).rev() {
-            let c = inc[n];
-            if let Some(p) = inc.get_mut(tree.parent[n] as usize) {
-                p.merge(&c);
-            }
-        }
         let space = self.keys.no_stack_module as usize + 1;
         let mut present = vec![0u32; space];
         let mut total = vec![0u64; space];
@@ -226,6 +213,19 @@ impl Engine {
             n += 1;
         }
         Ok(total)
+    }
+
+    /// Each call node's samples and those of its subtree, from per-node
+    /// self totals (children follow their parent in preorder).
+    fn subtree_totals(&self, own: &[Cell]) -> Vec<Cell> {
+        let mut inc = own.to_vec();
+        for n in (1..inc.len()).rev() {
+            let c = inc[n];
+            if let Some(p) = inc.get_mut(self.tree.parent[n] as usize) {
+                p.merge(&c);
+            }
+        }
+        inc
     }
 
     /// Module key of a func key, as the Module column numbers modules.
