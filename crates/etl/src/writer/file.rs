@@ -168,6 +168,18 @@ impl<W: Write + Seek> EtlWriter<W> {
                 self.max_event_size()
             )));
         }
+        let idx = self.room_on(cpu, len)?;
+        let trace_ps = self.config.pointer_size;
+        if let Some(area) = self.areas.get_mut(idx) {
+            encode(record, trace_ps, &mut area.data)?;
+        }
+        self.written_event(idx, record.timestamp);
+        Ok(())
+    }
+
+    /// The index of `cpu`'s buffer, flushed first when `len` more bytes do
+    /// not fit; an error for a CPU the trace does not have.
+    fn room_on(&mut self, cpu: u16, len: usize) -> io::Result<usize> {
         let idx = cpu as usize;
         let fits = match self.areas.get(idx) {
             Some(a) => a.fits(len),
@@ -181,18 +193,18 @@ impl<W: Write + Seek> EtlWriter<W> {
         if !fits {
             self.flush_cpu(cpu)?;
         }
-        let trace_ps = self.config.pointer_size;
+        Ok(idx)
+    }
+
+    /// After an event was appended to buffer `idx`: its alignment and the
+    /// counts and times the header and the file's last buffer report.
+    fn written_event(&mut self, idx: usize, timestamp: i64) {
         if let Some(area) = self.areas.get_mut(idx) {
-            encode(record, trace_ps, &mut area.data)?;
             area.align();
-            area.last_timestamp = area.last_timestamp.max(record.timestamp);
+            area.last_timestamp = area.last_timestamp.max(timestamp);
         }
         self.events += 1;
-        self.max_timestamp = Some(
-            self.max_timestamp
-                .map_or(record.timestamp, |m| m.max(record.timestamp)),
-        );
-        Ok(())
+        self.max_timestamp = Some(self.max_timestamp.map_or(timestamp, |m| m.max(timestamp)));
     }
 
     /// Append an already-encoded event (header included, as a reader's
@@ -206,26 +218,11 @@ impl<W: Write + Seek> EtlWriter<W> {
                 self.max_event_size()
             )));
         }
-        let idx = cpu as usize;
-        let fits = match self.areas.get(idx) {
-            Some(a) => a.fits(len),
-            None => {
-                return Err(invalid(format!(
-                    "CPU {cpu} is out of range: the trace has {} CPUs",
-                    self.config.cpus
-                )))
-            }
-        };
-        if !fits {
-            self.flush_cpu(cpu)?;
-        }
+        let idx = self.room_on(cpu, len)?;
         if let Some(area) = self.areas.get_mut(idx) {
             area.data.extend_from_slice(event);
-            area.align();
-            area.last_timestamp = area.last_timestamp.max(timestamp);
         }
-        self.events += 1;
-        self.max_timestamp = Some(self.max_timestamp.map_or(timestamp, |m| m.max(timestamp)));
+        self.written_event(idx, timestamp);
         Ok(())
     }
 
