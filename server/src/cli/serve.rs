@@ -142,6 +142,7 @@ pub fn run(
     companions: bool,
     demo: bool,
 ) -> anyhow::Result<()> {
+    crate::store::limit_malloc_arenas();
     if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
         bail!("--token (or ETLSCOPE_TOKEN) is empty: give a real token, e.g. $(openssl rand -hex 16), or leave it out");
     }
