@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable, copiedLink } from './browser.mjs';
 import { realTraces, buildRelease, startServer, repoRoot } from './server.mjs';
+import { fromQuery, encodePath } from '../url-state.js';
 
 const traces = realTraces();
 /** @type {any} */ let srv;
@@ -82,7 +83,11 @@ test('the *-expanded view of the real PerfView trace gives a link under 200 char
   await expandEverythingUnderTop(p);
   const long = p.url();
   const link = await copyShort(p);
-  console.log(`# *-expanded PerfView view: long form ${long.length} characters, short link ${link.length}: ${link}`);
+  // The same expanded set written one full path per `o` (as links were before the trie).
+  const u = new URL(long);
+  const flat = new URLSearchParams([...u.searchParams].filter(([k]) => k !== 'o' && k !== 'ot'));
+  for (const op of fromQuery(u.search).state.open) flat.append('o', encodePath(op));
+  console.log(`# *-expanded PerfView view: ${fromQuery(u.search).state.open.length} expanded paths; long form ${long.length} characters (${(u.pathname + '?' + flat).length} with one o= per path), short link ${link.length}: ${link}`);
   assert.ok(long.length > 2000, `the long form is long (${long.length})`);
   assert.ok(link.length < 200, `${link.length} characters`);
   const n = (await shownRows(p)).length;

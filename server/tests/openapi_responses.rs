@@ -149,7 +149,12 @@ fn every_endpoint_answers_as_documented() {
     );
     check(&doc, "/api/links", "post", &link);
     let link_id = link["id"].as_str().unwrap_or_default();
-    check(&doc, "/api/links/{id}", "get", &get(&format!("/api/links/{link_id}")));
+    check(
+        &doc,
+        "/api/links/{id}",
+        "get",
+        &get(&format!("/api/links/{link_id}")),
+    );
     // Errors: one documented shape, whatever produced them.
     let error_schema =
         json!({"$ref": "#/components/schemas/Error", "components": doc["components"].clone()});

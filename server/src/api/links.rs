@@ -53,15 +53,23 @@ pub fn valid_target(target: &str) -> Result<(), String> {
 pub async fn create(
     State(app): State<AppState>,
     headers: HeaderMap,
-    Json(req): Json<NewLink>,
+    body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
     read_auth(&app, &headers)?;
+    // Parsed here (as the queries are), so a client that sends no Content-Type is served too.
+    let req: NewLink = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("bad link: {e}")))?;
     valid_target(&req.target).map_err(ApiError::bad_request)?;
     let digest = hex(&Sha256::digest(req.target.as_bytes()));
     let now = crate::store::now_rfc3339();
     for len in ID_LENGTHS {
         let id = &digest[..len];
-        if app.store.catalog.insert_link(id, &req.target, &now)?.is_none() {
+        if app
+            .store
+            .catalog
+            .insert_link(id, &req.target, &now)?
+            .is_none()
+        {
             return Ok(Json(json!({ "id": id, "path": format!("/v/{id}") })));
         }
     }

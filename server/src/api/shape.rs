@@ -48,7 +48,11 @@ fn too_big(req: &Request) -> Option<Response> {
     let uri = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
     let path = req.uri().path();
     let view = path.starts_with("/t/") || path.starts_with("/compare/");
-    let limit = if view { MAX_VIEW_URI_BYTES } else { MAX_URI_BYTES };
+    let limit = if view {
+        MAX_VIEW_URI_BYTES
+    } else {
+        MAX_URI_BYTES
+    };
     if uri > limit {
         return Some(
             ApiError::new(
