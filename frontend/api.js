@@ -115,27 +115,28 @@ export async function listTraces() {
  * Upload a file as the raw request body, reporting upload progress (0..1). When the server needs a token
  * and none is saved, asks first: a 401 would only come after the browser started sending the file.
  * @param {File} file
- * @param {(fraction: number) => void} onProgress
- * @returns {Promise<any>} the library entry
+ * @param {(sent: number, total: number) => void} onProgress bytes sent so far, of the file's
+ * @returns {Promise<{entry: any, existed: boolean}>} the library entry; `existed` when the same bytes
+ *   were uploaded before (the server answers 200 with that entry instead of 201)
  */
 export async function upload(file, onProgress) {
   if (access && access.token_for_writes && !savedToken()) await askToken();
   for (let attempt = 0; ; attempt++) {
     const { status, body } = await send(file, onProgress);
     if (needsToken(status, body) && attempt < 2 && await askToken(true)) continue;
-    if (status >= 200 && status < 300) return body;
+    if (status >= 200 && status < 300) return { entry: body, existed: status === 200 };
     throw new ApiError(status, body);
   }
 }
 
-/** @param {File} file @param {(fraction: number) => void} onProgress @returns {Promise<{status: number, body: any}>} */
+/** @param {File} file @param {(sent: number, total: number) => void} onProgress @returns {Promise<{status: number, body: any}>} */
 function send(file, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/api/traces?name=${encodeURIComponent(file.name)}`);
     xhr.setRequestHeader('content-type', 'application/octet-stream');
     for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
-    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
     xhr.onload = () => {
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
@@ -156,3 +157,5 @@ export async function exportTable(id, q) {
   }
   return r.blob();
 }
+/** Keep a view's path and query under a short id. @param {string} target @returns {Promise<{id: string, path: string}>} */
+export const createLink = (target) => post('/api/links', { target });

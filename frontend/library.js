@@ -84,18 +84,51 @@ export function renderLibrary(root, navigate) {
   /** @param {FileList|File[]} files */
   const uploadAll = async (files) => {
     for (const f of files) {
-      const bar = h('div', { class: 'bar-fill' });
-      const label = h('span', { text: `Uploading ${f.name} (${fmtSize(f.size)})…` });
-      const item = h('div', { class: 'upload-item' }, [label, h('div', { class: 'bar', 'data-testid': 'upload-bar' }, [bar])]);
+      const fill = h('div', { class: 'bar-fill' });
+      const bar = h('div', { class: 'bar', 'data-testid': 'upload-bar' }, [fill]);
+      const label = h('span', { 'data-testid': 'upload-label', text: `Uploading ${f.name}: 0% (0 B of ${fmtSize(f.size)})` });
+      const item = h('div', { class: 'upload-item', 'data-testid': 'upload-item' }, [label, bar]);
       uploads.append(item);
       try {
-        const entry = await api.upload(f, (x) => { bar.style.width = `${(x * 100).toFixed(1)}%`; });
-        bar.style.width = '100%';
-        label.textContent = `${f.name}: uploaded, ingesting…`;
+        const { entry, existed } = await api.upload(f, (sent, total) => {
+          const pct = total ? (100 * sent) / total : 0;
+          fill.style.width = `${pct.toFixed(1)}%`;
+          label.textContent = `Uploading ${f.name}: ${pct.toFixed(0)}% (${fmtSize(sent)} of ${fmtSize(total)})`;
+        });
+        fill.style.width = '100%';
         await refresh();
-        streams.get(entry.id);
-        setTimeout(() => item.remove(), 3000);
+        if (existed) {
+          // The server keeps one copy of the same bytes: say so, and point at that entry.
+          bar.remove();
+          item.classList.add('existed');
+          label.textContent = `${f.name} was already in the library (as ${entry.name || entry.id}, uploaded ${fmtDate(entry.uploaded_at)}): not stored again.`;
+          const tr = tbody.querySelector(`tr[data-id="${entry.id}"]`);
+          if (tr) tr.classList.add('flash');
+          setTimeout(() => item.remove(), 8000);
+        } else {
+          // From here the notice follows the ingest as the row does (same stream, same figures).
+          label.textContent = `${f.name}: uploaded (${fmtSize(f.size)}), ingesting…`;
+          fill.style.width = '0%';
+          streams.set(`upload:${entry.id}`, api.watchProgress(entry.id, (m) => {
+            if (m.status === 'stream_error') return;
+            if (m.status === 'pending' || m.status === 'ingesting') {
+              const pct = 100 * progressFraction(m.progress);
+              fill.style.width = `${pct.toFixed(1)}%`;
+              label.textContent = `${f.name}: ${m.status} ${pct.toFixed(0)}%…`;
+            } else if (m.status === 'failed') {
+              bar.remove();
+              item.classList.add('error');
+              label.textContent = `${f.name}: ingest failed: ${m.error || ''}`;
+            } else {
+              bar.remove();
+              label.textContent = `${f.name}: ${m.status === 'ready' ? 'ready' : m.status}`;
+              setTimeout(() => item.remove(), 2000);
+            }
+          }));
+        }
       } catch (e) {
+        // A refused upload keeps no progress bar: the bar would say it got through.
+        bar.remove();
         item.classList.add('error');
         label.textContent = `${f.name}: ${e.message}`;
       }
@@ -123,12 +156,7 @@ function setStatus(td, status, progress, error) {
   clear(td);
   td.dataset.status = status;
   if (status === 'ingesting' || status === 'pending') {
-    let frac = 0;
-    if (progress) {
-      if (typeof progress.fraction === 'number') frac = progress.fraction;
-      else if (progress.bytes_done && progress.bytes_total) frac = progress.bytes_done / progress.bytes_total;
-      else if (progress.buffers_done && progress.buffers_total) frac = progress.buffers_done / progress.buffers_total;
-    }
+    const frac = progressFraction(progress);
     const fill = h('div', { class: 'bar-fill', style: { width: `${(frac * 100).toFixed(0)}%` } });
     td.append(h('span', { class: 'pill busy', text: status }), h('div', { class: 'bar small' }, [fill]));
   } else if (status === 'failed') {
@@ -136,4 +164,13 @@ function setStatus(td, status, progress, error) {
   } else {
     td.append(h('span', { class: 'pill ok', text: status }));
   }
+}
+
+/** How far an ingest is, 0..1, from its progress message (one reading for the row and the notice). @param {any} progress */
+function progressFraction(progress) {
+  if (!progress) return 0;
+  if (typeof progress.fraction === 'number') return progress.fraction;
+  if (progress.bytes_done && progress.bytes_total) return progress.bytes_done / progress.bytes_total;
+  if (progress.buffers_done && progress.buffers_total) return progress.buffers_done / progress.buffers_total;
+  return 0;
 }

@@ -86,7 +86,9 @@ function valueText(n, c) {
  *   onTreeState: (open: string[][], sel: string[]|null, push: boolean) => void,
  *   onContext: (node: Node, ev: MouseEvent) => void,
  *   onNotice: (msg: string) => void,
+ *   emptyText?: string|null,
  * }} TableOpts
+ * `emptyText`: what an empty table says when the trace has none of its events (table-lacks.js).
  */
 
 export class TreeTable {
@@ -353,7 +355,7 @@ export class TreeTable {
     head.append(h('th', { class: 'filler' }));
     const tbody = h('tbody');
     if (!rows.length) {
-      tbody.append(h('tr', {}, [h('td', { class: 'empty', colspan: String(all.length + 1), text: this.total.count ? 'No rows' : 'No data in this range / with these filters' })]));
+      tbody.append(h('tr', {}, [h('td', { class: 'empty', colspan: String(all.length + 1), 'data-testid': 'table-empty', text: this.total.count ? 'No rows' : (this.o.emptyText || 'No data in this range / with these filters') })]));
     }
     /** @type {Map<Node, HTMLElement>} */
     this.trOf = new Map();

@@ -17,6 +17,8 @@ import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
 import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
 import { findingsPanel } from './findings.js';
+import { shortLink } from './short-link.js';
+import { lackText } from './table-lacks.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -124,7 +126,7 @@ export class TracePage {
       ]),
       h('span', { class: 'spacer' }),
       clockSelect,
-      h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: async () => { await copyText(location.href); toast('Link to this view copied'); } }),
+      h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: () => this.copyViewLink('Link to this view copied') }),
     );
     // The browser tab names the trace, as WPA's window title does.
     document.title = `${entry.name} - etlscope`;
@@ -160,6 +162,13 @@ export class TracePage {
   }
 
   /** A visible notice (dismissible). @param {string} msg */
+  /** Copy the short link of the view as it is now. @param {string} done the toast on success */
+  async copyViewLink(done) {
+    const link = await shortLink();
+    await copyText(link.url);
+    toast(link.short ? done : `${done} (the long form: the server did not keep a short one)`);
+  }
+
   notice(msg) {
     const n = h('div', { class: 'notice', role: 'alert' }, [h('span', { text: msg }), h('button', { class: 'x', text: '×', title: 'Dismiss', onclick: () => n.remove() })]);
     this.notices.append(n);
@@ -279,7 +288,7 @@ export class TracePage {
     clear(v.body);
     new TreeTable(v.body, {
       traceId: this.id, table: p.table, groups: p.groups.filter((c) => t.key_columns.includes(c)), cols: p.cols.filter(known), sort: p.sort, desc: p.desc, open: p.open, sel: p.sel,
-      allColumns: [...t.key_columns, ...t.value_columns], defs,
+      allColumns: [...t.key_columns, ...t.value_columns], defs, emptyText: lackText(this.sum, p.table),
       query: () => ({ range: apiRange(this.s.range), filters: apiFilters(this.s.filters.filter((f) => t.key_columns.includes(f.column))) }),
       onLayout: (groups, cols, sort) => this.setPane(i, { groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }, v),
       onSort: (col, desc) => this.setPane(i, { sort: col, desc }, v),
@@ -349,7 +358,7 @@ export class TracePage {
     (this.views && this.views[0] ? this.views[0].graphSlot : body).append(graphHost);
     this.table = new TreeTable(body, {
       traceId: this.id, table: s.table, groups: s.groups, cols: s.cols, sort: s.sort, desc: s.desc, open: s.open, sel: s.sel,
-      allColumns: [...keyCols, ...valCols], defs,
+      allColumns: [...keyCols, ...valCols], defs, emptyText: lackText(this.sum, s.table),
       query: () => this.query(),
       onLayout: (groups, cols, sort) => this.update({ groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }),
       onSort: (col, desc) => this.update({ sort: col, desc }),
@@ -494,7 +503,7 @@ export class TracePage {
     if (selected > 1) items.push({ label: `Copy ${selected} selected rows (tab-separated, with a header)`, action: () => this.table.copySelection() });
     items.push({ label: 'Copy row', action: () => copyText(rowText(n, s.cols, this.table ? this.table.valueInfo : new Map())).then(() => toast('Row copied')) });
     if (isStack) items.push({ label: 'Copy stack', action: () => copyText(stackText(n)).then(() => toast('Stack copied')) });
-    items.push({ label: 'Copy link to this row', action: () => copyText(location.href).then(() => toast('Link copied')) });
+    items.push({ label: 'Copy link to this row', action: () => this.copyViewLink('Link copied') });
     showMenu(ev, items);
   }
 

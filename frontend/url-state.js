@@ -5,6 +5,7 @@
 // (process "name (pid)", frame "module!function") are accepted in every segment, as v1 wrote them.
 
 import { encodePane, decodePane, MAX_VIEWS } from './views-layout.js';
+import { encodeTrie, decodeTrie } from './path-trie.js';
 
 export const URL_VERSION = 2;
 /** Versions this code reads without loss. */
@@ -111,7 +112,11 @@ export function toQuery(s) {
   for (const f of s.filters) q.append(f.exclude ? 'x' : 'f', `${f.column}=${f.value}`);
   if (s.range) q.set('r', encRange(s.range));
   if (s.zoom) q.set('z', encRange(s.zoom));
-  for (const p of maximalPaths(s.open)) q.append('o', encodePath(p));
+  // Expanded rows: the last one as `o` (the graph follows the row expanded last), the others as one
+  // trie `ot`, each shared prefix written once (a `*`-expanded subtree shares its first levels).
+  const open = maximalPaths(s.open);
+  if (open.length > 1) q.set('ot', encodeTrie(open.slice(0, -1)));
+  if (open.length) q.append('o', encodePath(open[open.length - 1]));
   if (s.sel) q.set('sel', encodePath(s.sel));
   if (s.view === 'flame') {
     if (s.flameZoom.length) q.set('fz', encodePath(s.flameZoom));
@@ -162,7 +167,9 @@ export function fromQuery(search) {
   s.range = decRange(q.get('r'));
   if (q.get('r') && !s.range) problems.push('malformed time range ignored');
   s.zoom = decRange(q.get('z'));
-  s.open = q.getAll('o').map(decodePath).filter((p) => p.length);
+  const trie = q.has('ot') ? decodeTrie(q.get('ot') || '') : [];
+  if (!trie) problems.push('malformed expanded rows (ot) ignored');
+  s.open = [...(trie || []), ...q.getAll('o').map(decodePath)].filter((p) => p.length);
   s.sel = q.has('sel') ? decodePath(q.get('sel')) : null;
   s.flameZoom = q.has('fz') ? decodePath(q.get('fz')) : [];
   s.flameSearch = q.get('fs') || '';

@@ -36,3 +36,19 @@ export const waitTable = (p, timeout = 30000) => p.waitForFunction(() => {
   const s = document.querySelector('[data-testid=table-status]');
   return s && !/Loading|Expanding/.test(s.textContent) && document.querySelector('[data-testid=table] tbody tr');
 }, null, { timeout });
+
+/**
+ * The link "Copy link" just put on the clipboard: a short link (/v/ID) whose stored target is
+ * exactly the page's address (path and query).
+ * @param {import('playwright-core').Page} p @returns {Promise<string>}
+ */
+export async function copiedLink(p) {
+  await p.waitForFunction(() => navigator.clipboard.readText().then((x) => x.includes('/v/')), null, { timeout: 10000 });
+  const link = await p.evaluate(() => navigator.clipboard.readText());
+  const m = /\/v\/([0-9a-f]{16,32})$/.exec(link);
+  if (!m) throw new Error(`not a short link: ${link}`);
+  const r = await p.evaluate((u) => fetch(u).then((x) => x.json()), `/api/links/${m[1]}`);
+  const here = new URL(p.url());
+  if (r.target !== here.pathname + here.search) throw new Error(`short link ${link} names ${r.target}, the page is ${here.pathname + here.search}`);
+  return link;
+}

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage, waitTable } from './browser.mjs';
 import { buildRelease, startServer, repoRoot } from './server.mjs';
+import { exportRows } from './export.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
 /** @type {any} */ let srv;
@@ -92,6 +93,33 @@ test('flame graph by process: a process box offers filter and exclude, not calle
   await p.waitForURL(/[?&]x=Process/);
   const chips = await p.textContent('[data-testid=filters]');
   assert.ok((chips || '').includes(`Process ≠ ${proc}`), `${chips}`);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('a table the trace has no events for says what the recording lacked, not "no data in this range"', async () => {
+  const { p, c, errors } = await newPage(browser);
+  const firstKey = { 'cpu-precise': 'New Process', 'disk-io': 'IO Type', 'file-io': 'Type', images: 'Process', processes: 'Process' };
+  let lacking = 0;
+  for (const [table, key] of Object.entries(firstKey)) {
+    // Whether the trace has any of the table's rows at all: `etlscope export` over the whole trace.
+    const n = exportRows(DEMO, ['--table', table, '--group', key]).length;
+    await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&view=table&t=${table}`);
+    await p.waitForSelector('[data-testid=table] tbody tr');
+    await waitTable(p).catch(() => {});
+    const empty = await p.$eval('[data-testid=table-empty]', (e) => e.textContent).catch(() => null);
+    if (n === 0) {
+      lacking++;
+      assert.match(empty || '', /^This trace has no .*: record with /, `${table}: ${empty}`);
+    } else {
+      assert.equal(empty, null, `${table} has ${n} rows`);
+    }
+  }
+  assert.ok(lacking > 0, 'the demo lacks at least one kind of event (it has no context switches)');
+  // With a range that holds nothing, a table the trace does have says so plainly.
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&view=table&t=file-io&r=0.000001-0.000002`);
+  await p.waitForSelector('[data-testid=table-empty]');
+  assert.match(await p.$eval('[data-testid=table-empty]', (e) => e.textContent), /No data in this range/);
   assert.deepEqual(errors, []);
   await c.close();
 });

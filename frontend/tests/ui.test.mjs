@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { launch, newPage as openPage, waitTable, copiedLink } from './browser.mjs';
 import { realTraces, buildRelease, startServer, screenshotDir } from './server.mjs';
 import { exportRows, exportPrefixCount, exportCallersByModule, moduleOf, groupedFrame } from './export.mjs';
 
@@ -219,8 +219,7 @@ test('butterfly: callers of a module by module, counts equal etlscope export', {
   await p.screenshot({ path: path.join(SHOTS, 'butterfly.png') });
   // Copy link, open it fresh: same butterfly, same numbers.
   await p.click('[data-testid=copy-link]');
-  const link = await p.evaluate(() => navigator.clipboard.readText());
-  assert.equal(link, p.url());
+  const link = await copiedLink(p);
   const fresh = await newPage();
   await fresh.p.goto(link);
   await fresh.p.waitForSelector('[data-testid=bf-center] .bf-num');

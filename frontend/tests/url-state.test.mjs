@@ -49,3 +49,26 @@ test('extra views and their layout round-trip; a view of an unknown table is lef
   // Without extra views the layout is not written.
   assert.ok(!/lay=/.test(toQuery({ ...s, panes: [] })));
 });
+
+test('many expanded paths are written as one trie, the last expanded kept last; both forms read back', () => {
+  const s = defaultState('cpu-sampled');
+  const paths = [];
+  for (let i = 0; i < 50; i++) paths.push(['pid:4242@1', 'fn:ntdll.dll+1000', 'fn:clr.dll+2000', `fn:clr.dll+${(3000 + i).toString(16)}`, `fn:x(y),z~+${i}`]);
+  s.open = paths;
+  const q = toQuery(s);
+  const { state, problems } = fromQuery(`?${q}`);
+  assert.deepEqual(problems, []);
+  const key = (/** @type {string[]} */ p) => p.join('\u0001');
+  assert.deepEqual(new Set(state.open.map(key)), new Set(paths.map(key)));
+  assert.deepEqual(state.open[state.open.length - 1], paths[paths.length - 1], 'the last expanded stays last');
+  // Every path written out in full would repeat its first three identities 50 times.
+  const full = new URLSearchParams();
+  for (const p of paths) full.append('o', encodePath(p));
+  assert.ok(q.length * 2 < full.toString().length, `${q.length} vs ${full.toString().length}`);
+  // Old links (one `o` per path) still open.
+  assert.deepEqual(fromQuery(`?${full}`).state.open, paths);
+  // A malformed trie is reported, the rest of the link opens.
+  const bad = fromQuery('?v=2&ot=a(b&o=c');
+  assert.deepEqual(bad.state.open, [['c']]);
+  assert.equal(bad.problems.length, 1);
+});

@@ -23,6 +23,12 @@ const MIGRATIONS: &[&str] = &[
     // 2: traces of several files (served by reference): every member's path
     // and size as JSON; '' for a trace of one file (file_name and size).
     "ALTER TABLE traces ADD COLUMN members TEXT NOT NULL DEFAULT '';",
+    // 3: short links: a content-addressed id for a view's path and query.
+    "CREATE TABLE links (
+        id TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );",
 ];
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -177,6 +183,27 @@ impl Catalog {
         })
     }
 
+    /// Keep the short link `id` for `target` (an in-app path with its query).
+    /// Returns the target already kept under `id`, if another one is.
+    pub fn insert_link(&self, id: &str, target: &str, now: &str) -> anyhow::Result<Option<String>> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO links (id, target, created_at) VALUES (?1, ?2, ?3)",
+                params![id, target, now],
+            )?;
+            let kept: String =
+                c.query_row("SELECT target FROM links WHERE id = ?1", [id], |r| r.get(0))?;
+            Ok((kept != target).then_some(kept))
+        })
+    }
+
+    pub fn link(&self, id: &str) -> anyhow::Result<Option<String>> {
+        self.with(|c| {
+            c.query_row("SELECT target FROM links WHERE id = ?1", [id], |r| r.get(0))
+                .optional()
+        })
+    }
+
     pub fn delete(&self, id: &str) -> anyhow::Result<bool> {
         self.with(|c| {
             c.execute("DELETE FROM traces WHERE id = ?1", [id])
@@ -300,6 +327,19 @@ mod tests {
             .with(|conn| conn.pragma_query_value(None, "user_version", |r| r.get(0)))
             .unwrap();
         assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn a_link_is_kept_once_and_a_clash_is_reported() {
+        let c = Catalog::in_memory().unwrap();
+        assert_eq!(c.insert_link("a", "/t/x?v=2", "now").unwrap(), None);
+        assert_eq!(c.insert_link("a", "/t/x?v=2", "later").unwrap(), None);
+        assert_eq!(
+            c.insert_link("a", "/t/y?v=2", "now").unwrap().as_deref(),
+            Some("/t/x?v=2")
+        );
+        assert_eq!(c.link("a").unwrap().as_deref(), Some("/t/x?v=2"));
+        assert_eq!(c.link("b").unwrap(), None);
     }
 
     #[test]

@@ -143,6 +143,18 @@ fn every_endpoint_answers_as_documented() {
             json!({"kind": "module", "target": "tishell64_26_0_39450.dll", "by": "module"}),
         ),
     );
+    let link = post(
+        "/api/links",
+        json!({"target": format!("/t/{id}?v=2&view=table&t=images")}),
+    );
+    check(&doc, "/api/links", "post", &link);
+    let link_id = link["id"].as_str().unwrap_or_default();
+    check(
+        &doc,
+        "/api/links/{id}",
+        "get",
+        &get(&format!("/api/links/{link_id}")),
+    );
     // Errors: one documented shape, whatever produced them.
     let error_schema =
         json!({"$ref": "#/components/schemas/Error", "components": doc["components"].clone()});

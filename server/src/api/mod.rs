@@ -5,6 +5,7 @@ mod export;
 mod findings;
 mod graph;
 pub mod guard;
+pub mod links;
 pub mod query;
 mod receive;
 mod shape;
@@ -55,12 +56,15 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/timeline", post(query::timeline))
         .route("/traces/{id}/export", post(export::export))
         .route("/traces/{id}/graph", post(graph::graph))
+        .route("/links", post(links::create))
+        .route("/links/{id}", get(links::get))
         .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()
         .nest("/api", api)
         .route("/", get(ui::index))
         .route("/t/{id}", get(ui::index))
+        .route("/v/{id}", get(links::redirect))
         .fallback(ui::asset)
         // A client that stops sending its body is cut off, whatever the route.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(

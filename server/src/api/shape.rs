@@ -12,6 +12,10 @@ use axum::response::{IntoResponse, Response};
 
 /// Longest URI (path and query) accepted; longer gets 414.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
+/// Longest URI of a view page (`/t/...`, `/compare/...`): its query is the whole
+/// view state, tens of kilobytes for a deeply expanded tree, and long links
+/// must keep opening (a short link `/v/ID` redirects to one).
+pub const MAX_VIEW_URI_BYTES: usize = super::links::MAX_TARGET_BYTES;
 /// Most header bytes (names and values) and headers accepted; more gets 431.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 pub const MAX_HEADERS: usize = 100;
@@ -42,12 +46,19 @@ pub async fn layer(req: Request, next: Next) -> Response {
 
 fn too_big(req: &Request) -> Option<Response> {
     let uri = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
-    if uri > MAX_URI_BYTES {
+    let path = req.uri().path();
+    let view = path.starts_with("/t/") || path.starts_with("/compare/");
+    let limit = if view {
+        MAX_VIEW_URI_BYTES
+    } else {
+        MAX_URI_BYTES
+    };
+    if uri > limit {
         return Some(
             ApiError::new(
                 StatusCode::URI_TOO_LONG,
                 "uri_too_long",
-                format!("the URI has {uri} bytes; at most {MAX_URI_BYTES}"),
+                format!("the URI has {uri} bytes; at most {limit}"),
             )
             .into_response(),
         );

@@ -308,6 +308,18 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "images": tr.images.len(),
         "modules": tr.modules.len(),
         "stacks": tr.stacks.len(),
+        // Rows of each table over the whole trace: a table with none says what
+        // the recording lacked, not "no data in this range".
+        "table_rows": {
+            "cpu-sampled": tr.samples.len(),
+            "cpu-precise": tr.cswitches.len(),
+            "processes": tr.processes.len(),
+            "threads": tr.threads.len(),
+            "images": tr.images.len(),
+            "file-io": tr.file_io.len(),
+            "disk-io": tr.disk_io.len(),
+            "generic": tr.generic.len(),
+        },
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,
         "symbols": symbol_summary(t),

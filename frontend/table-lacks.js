@@ -1,0 +1,25 @@
+// What a table with no rows in the whole trace says: which events the recording lacked and the
+// kernel flag or provider that records them (WPR/xperf names), instead of "no data in this range".
+
+/** @type {Record<string, string>} */
+const LACKS = {
+  'cpu-sampled': 'This trace has no CPU samples (SampledProfile events): record with the PROFILE kernel flag (WPR\'s CPU profile, xperf -on PROFILE), with stack walking for stacks.',
+  'cpu-precise': 'This trace has no context switch events: record with CSWITCH (and READYTHREAD for the readying thread), e.g. xperf -on PROC_THREAD+LOADER+CSWITCH+DISPATCHER -stackwalk CSwitch+ReadyThread.',
+  processes: 'This trace has no process events: record with PROC_THREAD (a kernel session\'s rundown lists the processes alive at its start and end).',
+  threads: 'This trace has no thread events: record with PROC_THREAD.',
+  images: 'This trace has no image load events: record with LOADER (a kernel session\'s rundown lists the images loaded at its start and end).',
+  'file-io': 'This trace has no File I/O events: record with FILE_IO and FILE_IO_INIT (or the Microsoft-Windows-Kernel-File provider).',
+  'disk-io': 'This trace has no disk I/O events: record with DISK_IO (and DISK_IO_INIT for the initiating thread).',
+  generic: 'This trace has no events of other providers: enable user-mode providers when recording (WPR profiles, xperf -start NAME -on PROVIDER).',
+};
+
+/**
+ * The text of a table with no rows: what the trace lacks when it has none of the table's events at
+ * all (per the summary's `table_rows`), else null (the range or the filters left nothing).
+ * @param {any} summary @param {string} table @returns {string|null}
+ */
+export function lackText(summary, table) {
+  const rows = summary && summary.table_rows;
+  if (!rows || typeof rows[table] !== 'number' || rows[table] > 0) return null;
+  return LACKS[table] || 'This trace has no events for this table.';
+}

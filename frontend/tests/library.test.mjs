@@ -1,0 +1,98 @@
+// The library's uploads (issue 16.6 defects): progress says percent and bytes, an upload of bytes
+// already in the library says so and points at that entry, and a refused upload keeps no progress bar.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, newPage } from './browser.mjs';
+import { spawnSync } from 'node:child_process';
+import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
+
+const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
+const FIXED = path.join(repoRoot, 'traces/explorer-fixed.etl');
+/** @type {any} */ let srv;
+/** @type {import('playwright-core').Browser} */ let browser;
+let tmp = '';
+
+before(async () => {
+  buildRelease();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-lib-'));
+  srv = await startServer([DEMO]);
+  browser = await launch();
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (srv) srv.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Record every text the upload label shows, from before the upload starts. */
+const recordLabels = (/** @type {import('playwright-core').Page} */ p) => p.evaluate(() => {
+  /** @type {any} */ (window).labels = [];
+  new MutationObserver(() => {
+    for (const l of document.querySelectorAll('[data-testid=upload-label]')) {
+      const seen = /** @type {any} */ (window).labels;
+      if (seen[seen.length - 1] !== l.textContent) seen.push(l.textContent);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+});
+
+test('upload progress says percent and bytes; the same bytes again say they were already there', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  await recordLabels(p);
+  const size = fs.statSync(FIXED).size;
+  await p.setInputFiles('input[type=file]', FIXED);
+  await p.waitForFunction(() => [...document.querySelectorAll('[data-testid=upload-label]')].some((l) => /uploaded/.test(l.textContent)), null, { timeout: 60000 });
+  const labels = /** @type {string[]} */ (await p.evaluate(() => /** @type {any} */ (window).labels));
+  const progress = labels.filter((l) => l.startsWith('Uploading explorer-fixed.etl: '));
+  assert.ok(progress.length >= 2, JSON.stringify(labels));
+  const mib = (size / 1048576).toFixed(1);
+  assert.match(progress[progress.length - 1], new RegExp(`: 100% \\(${mib} MiB of ${mib} MiB\\)$`), JSON.stringify(progress));
+  for (const l of progress) assert.match(l, /: \d+% \(\d+(\.\d)? (B|KiB|MiB) of \d+(\.\d)? MiB\)$/);
+  const pcts = progress.map((l) => Number(/: (\d+)%/.exec(l)[1]));
+  assert.deepEqual(pcts, [...pcts].sort((a, b) => a - b), 'the percent never goes back');
+
+  // The demo was served from the start: uploading its bytes stores nothing and says where it is.
+  const before = (await (await fetch(`${srv.url}/api/traces`)).json()).traces.length;
+  await p.setInputFiles('input[type=file]', DEMO);
+  const existed = await p.waitForSelector('[data-testid=upload-item].existed', { timeout: 60000 });
+  assert.match(await existed.textContent(), /^explorer-overlay\.etl was already in the library \(as explorer-overlay\.etl, uploaded .+\): not stored again\.$/);
+  assert.equal(await existed.$('[data-testid=upload-bar]'), null, 'no progress bar on the notice');
+  assert.equal(await p.$$eval(`tr[data-id="${srv.ids[0]}"].flash`, (t) => t.length), 1, 'the entry is pointed at');
+  assert.equal((await (await fetch(`${srv.url}/api/traces`)).json()).traces.length, before);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('a refused upload shows the reason and no progress bar', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  const bogus = path.join(tmp, 'not-a-trace.etl');
+  fs.writeFileSync(bogus, Buffer.alloc(200000, 0x41));
+  await p.setInputFiles('input[type=file]', bogus);
+  const item = await p.waitForSelector('[data-testid=upload-item].error', { timeout: 60000 });
+  assert.match(await item.textContent(), /^not-a-trace\.etl: .+/);
+  assert.equal(await item.$('[data-testid=upload-bar]'), null, 'a refused upload keeps no bar');
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('the ingesting notice of an upload follows its row: it says ready when the row does', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  await recordLabels(p);
+  // A trace of our writer, new to this library, so it ingests.
+  const copy = path.join(tmp, 'explorer-copy.etl');
+  const w = spawnSync(binary(), ['synth', 'bench', '-o', copy, '--samples', '20000', '--threads', '8'], { encoding: 'utf8' });
+  assert.equal(w.status, 0, w.stderr);
+  await p.setInputFiles('input[type=file]', copy);
+  await p.waitForFunction(() => [...document.querySelectorAll('tr[data-id]')].some((tr) => tr.textContent.includes('explorer-copy.etl') && tr.querySelector('[data-status=ready]')), null, { timeout: 60000 });
+  await p.waitForFunction(() => /** @type {any} */ (window).labels.includes('explorer-copy.etl: ready'), null, { timeout: 10000 });
+  assert.deepEqual(errors, []);
+  await c.close();
+});
