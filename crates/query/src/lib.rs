@@ -25,6 +25,7 @@ mod row_table_keys;
 pub mod row_tables;
 mod scan;
 pub mod stable_ids;
+pub mod stack_tags;
 pub mod synthetic;
 pub mod table_columns;
 pub mod table_query;
