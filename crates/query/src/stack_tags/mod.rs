@@ -98,23 +98,21 @@ impl StackTags {
     }
 }
 
-/// Module file name and method name of a func key, as an entry point
-/// matches them: `?` for what is unknown.
+/// Module file name and method name of a func key, as the Stack column
+/// shows them (`module!method`, `module!?` before symbols, `?` outside
+/// every module).
 fn split_func(trace: &Trace, funcs: &FuncKeys, key: u32) -> (String, String) {
+    let label = funcs.label(trace, key);
     let m = funcs.module_of(key);
     let module = trace
         .modules
         .name
         .get(m as usize)
         .map_or("?", |&s| trace.strings.get(s));
-    let method = match funcs.model_func.get(key as usize) {
-        Some(&f) if f != NONE => trace
-            .funcs
-            .name
-            .get(f as usize)
-            .map_or("?", |&s| trace.strings.get(s)),
-        _ => "?",
-    };
+    let method = label
+        .strip_prefix(module)
+        .and_then(|r| r.strip_prefix('!'))
+        .unwrap_or(&label);
     (module.to_string(), method.to_string())
 }
 
