@@ -268,6 +268,7 @@ where
     read_auth(&app, &headers)?;
     let spec: S = serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
     let t = loaded(&app, &id).await?;
+    let t = super::stack_tags::for_query(&app, &headers, t)?;
     tokio::task::spawn_blocking(move || compute(&t, spec))
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?
