@@ -207,3 +207,39 @@ fn stack_tag_nests_under_process_and_filters() {
         assert_eq!(counts(&kids.rows), want, "{}", p.label);
     }
 }
+
+#[test]
+fn flame_graph_groups_by_stack_tag() {
+    for seed in 0..3 {
+        let e = engine(seed);
+        let t = e.trace();
+        let req = FlameRequest {
+            filters: Filters::default(),
+            min_fraction: 0.0,
+            order: FlameOrder::Name,
+            per_process: false,
+        };
+        let g = match e.flame_by_stack_tag(&req) {
+            Ok(g) => g,
+            Err(err) => panic!("{err}"),
+        };
+        let mut want: BTreeMap<String, i64> = BTreeMap::new();
+        for i in 0..t.samples.len() {
+            *want.entry(naive_tag(t, i)).or_default() += t.samples.weight_ns(i);
+        }
+        let got: BTreeMap<String, i64> = (0..g.depth.len())
+            .filter(|&b| g.depth[b] == 1)
+            .map(|b| (g.label[b].clone(), g.width[b]))
+            .collect();
+        assert_eq!(got, want, "seed {seed}");
+        assert_eq!(g.width[0], want.values().sum::<i64>());
+        // Under a tag's box, its stacks: depth-2 boxes lie inside it.
+        let tagged = (0..g.depth.len()).find(|&b| g.depth[b] == 1 && g.label[b] == "Low");
+        let Some(b) = tagged else {
+            panic!("no Low box")
+        };
+        assert!((0..g.depth.len()).any(|c| g.depth[c] == 2
+            && g.start[c] >= g.start[b]
+            && g.start[c] + g.width[c] <= g.start[b] + g.width[b]));
+    }
+}
