@@ -17,6 +17,7 @@ import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
 import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
 import { findingsPanel } from './findings.js';
+import { stackTagsControl } from './stack-tags.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -193,6 +194,7 @@ export class TracePage {
     clear(a);
     if (this.graph) { this.graph.destroy(); this.graph = null; }
     const s = this.s;
+    api.useStackTags(s.tags);
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
       tabs.append(h('button', {
@@ -216,7 +218,11 @@ export class TracePage {
       if (p) this.checkEmpty = true;
       if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)) });
     });
-    tabs.append(h('span', { class: 'spacer' }), preset);
+    tabs.append(h('span', { class: 'spacer' }), stackTagsControl({
+      active: s.tags, flame: s.view === 'flame', byTag: s.flameByTag, onNotice: (m) => this.notice(m),
+      onChange: (name) => this.update({ tags: name, open: [], sel: null, flameZoom: [] }),
+      onByTag: (on) => this.update({ flameByTag: on, flameZoom: [] }),
+    }), preset);
     // Another view of the same table to regroup on its own; the layout of several views.
     tabs.append(h('button', {
       class: 'btn small', text: '+ View', 'data-testid': 'add-view', title: 'Add a view below (its own table and grouping, the same time selection)', disabled: s.panes.length + 1 >= MAX_VIEWS,
@@ -502,7 +508,7 @@ export class TracePage {
   renderFlame(body) {
     const s = this.s;
     this.flame = new Flame(body, {
-      traceId: this.id, query: () => this.query(), zoom: s.flameZoom, search: s.flameSearch, icicle: s.icicle, perProcess: s.perProcess,
+      traceId: this.id, query: () => ({ ...this.query(), ...(s.flameByTag ? { by_stack_tag: true } : {}) }), zoom: s.flameZoom, search: s.flameSearch, icicle: s.icicle, perProcess: s.perProcess,
       onZoom: (path) => { this.s.flameZoom = path; this.write(this.s, 'push'); this.flame.setZoom(path); },
       onSearch: (q) => { this.s.flameSearch = q; this.write(this.s, 'replace'); },
       onIcicle: (on) => { this.s.icicle = on; this.write(this.s, 'push'); this.flame.o.icicle = on; this.flame.draw(); },
