@@ -11,7 +11,7 @@ import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
 import { renderSystemConfig } from './system-config.js';
 import { showMenu } from './context-menu.js';
-import { PRESETS } from './presets.js';
+import { allPresets, importPresets, downloadPresets } from './preset-file.js';
 import { moduleOf } from './palette.js';
 import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
@@ -212,17 +212,35 @@ export class TracePage {
     tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', ...tabRole(s.view === 'butterfly'), onclick: () => this.update({ view: 'butterfly' }) }));
     tabs.append(h('span', { class: 'tab-sep' }));
     tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', ...tabRole(s.view === 'sysconfig'), onclick: () => this.update({ view: 'sysconfig' }) }));
-    const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...PRESETS.map((p, i) => h('option', { value: String(i), text: p.name }))]));
+    const presets = allPresets();
+    const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...presets.map((p, i) => h('option', { value: String(i), text: p.name })),
+      h('option', { value: 'import', text: 'Import presets (.wpaProfile, .json)…' }), h('option', { value: 'export', text: 'Export presets…' })]));
+    const presetFile = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.wpaProfile,.json,.xml', hidden: true, 'data-testid': 'preset-file' }));
+    presetFile.addEventListener('change', async () => {
+      const f = presetFile.files && presetFile.files[0];
+      if (!f) return;
+      try {
+        const r = importPresets(f.name, await f.text(), this.cols);
+        this.notice(`Imported ${r.presets.length} preset(s) from ${f.name}: ${r.presets.map((p) => p.name).join(', ')}`);
+        if (r.unmapped.length) this.notice(`Not mapped from ${f.name}: ${r.unmapped.join('; ')}`);
+      } catch (e) { this.notice(`Cannot import ${f.name}: ${/** @type {Error} */ (e).message}`); }
+      this.renderAnalysis();
+    });
     preset.addEventListener('change', () => {
-      const p = PRESETS[Number(preset.value)];
+      if (preset.value === 'import' || preset.value === 'export') {
+        if (preset.value === 'import') presetFile.click(); else downloadPresets();
+        preset.value = '';
+        return;
+      }
+      const p = presets[Number(preset.value)];
       if (p) this.checkEmpty = true;
-      if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)) });
+      if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: [...s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)), ...(p.state.filters || [])] });
     });
     tabs.append(h('span', { class: 'spacer' }), stackTagsControl({
       active: s.tags, flame: s.view === 'flame', byTag: s.flameByTag, onNotice: (m) => this.notice(m),
       onChange: (name) => this.update({ tags: name, open: [], sel: null, flameZoom: [] }),
       onByTag: (on) => this.update({ flameByTag: on, flameZoom: [] }),
-    }), preset);
+    }), preset, presetFile);
     // Another view of the same table to regroup on its own; the layout of several views.
     tabs.append(h('button', {
       class: 'btn small', text: '+ View', 'data-testid': 'add-view', title: 'Add a view below (its own table and grouping, the same time selection)', disabled: s.panes.length + 1 >= MAX_VIEWS,
