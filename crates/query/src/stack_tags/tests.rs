@@ -165,3 +165,62 @@ fn builtin_set_parses() {
         Some("Windows\\Kernel\\Page Fault".into())
     );
 }
+
+/// `*` and `?` by plain recursion, ASCII case-insensitive: the reference
+/// for `Pattern`'s backtracking matcher.
+fn naive_glob(p: &[u8], t: &[u8]) -> bool {
+    match (p.first(), t.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => naive_glob(&p[1..], t) || (!t.is_empty() && naive_glob(p, &t[1..])),
+        (Some(b'?'), Some(_)) => naive_glob(&p[1..], &t[1..]),
+        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b) && naive_glob(&p[1..], &t[1..]),
+        _ => false,
+    }
+}
+
+#[test]
+fn patterns_agree_with_naive_recursion() {
+    let mut r = testdata::Rng::new(11);
+    let chars = [b'*', b'?', b'a', b'B', b'.'];
+    for _ in 0..20_000 {
+        let p: Vec<u8> = (0..r.below(9)).map(|_| r.pick(&chars)).collect();
+        let t: Vec<u8> = (0..r.below(12))
+            .map(|_| r.pick(&[b'a', b'b', b'A', b'.']))
+            .collect();
+        let (ps, ts) = (String::from_utf8_lossy(&p), String::from_utf8_lossy(&t));
+        assert_eq!(
+            super::pattern::Pattern::new(&ps).matches(&ts),
+            naive_glob(&p, &t),
+            "{ps:?} on {ts:?}"
+        );
+    }
+}
+
+#[test]
+fn mangled_files_never_panic() {
+    let mut r = testdata::Rng::new(7);
+    let noise = b"<>/=\"'*?!&;#x \n";
+    let mut parsed = 0;
+    for _ in 0..3000 {
+        let mut b = TEST_FILE.as_bytes().to_vec();
+        for _ in 0..1 + r.below(8) {
+            let i = r.below(b.len());
+            match r.below(3) {
+                0 => b[i] = r.pick(noise),
+                1 => b.truncate(i.max(1)),
+                _ => {
+                    let j = r.below(b.len());
+                    let piece = b[i.min(j)..i.max(j)].to_vec();
+                    b.splice(i..i, piece);
+                    b.truncate(1 << 16);
+                }
+            }
+        }
+        if let Ok(set) = TagSet::parse(&String::from_utf8_lossy(&b)) {
+            parsed += 1;
+            let m = super::Matcher::new(set);
+            let _ = m.frame("explorer.exe", "wWinMain");
+        }
+    }
+    assert!(parsed > 0);
+}
