@@ -534,7 +534,12 @@ export class TracePage {
       noStack: !!s.noStack,
       onNoStack: (on) => this.update({ noStack: on, flameZoom: [] }),
       onNotice: (m) => this.notice(m),
-      onContext: (label, ev, isProcess) => showMenu(ev, isProcess ? [
+      onContext: (label, ev, isProcess, depth) => showMenu(ev, s.flameByTag && depth === 1 ? [
+        // A stack tag box: filter the graph to that tag or leave it out.
+        { label: `Filter to Stack Tag = ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack Tag', value: label, label, exclude: false }], flameZoom: [] }) },
+        { label: `Exclude Stack Tag ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack Tag', value: label, label, exclude: true }], flameZoom: [] }) },
+        { label: 'Copy name', action: () => copyText(label) },
+      ] : isProcess ? [
         // A process box: filter the graph to it or leave it out, as the table's Process rows do.
         { label: `Filter to Process = ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Process', value: label, label, exclude: false }], flameZoom: [] }) },
         { label: `Exclude Process ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Process', value: label, label, exclude: true }], flameZoom: [] }) },

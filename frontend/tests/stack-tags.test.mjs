@@ -101,5 +101,17 @@ test('an imported .stacktags file gives a Stack Tag column and flame roots that 
   assert.deepEqual(Object.keys(roots).sort(), [...want.keys()].sort());
   for (const [k, v] of want) assert.ok(Math.abs(roots[k] - v.weight) < 1e-3, `${k}: ${roots[k]} vs ${v.weight}`);
   assert.ok(new URL(p.url()).searchParams.get('ft') === '1');
+
+  // Right-click the Kernel box: filter the graph to that tag.
+  const total = g.width_ms[0];
+  const k = g.label.findIndex((/** @type {string} */ l, /** @type {number} */ i) => l === 'Kernel' && g.depth[i] === 1);
+  const box = await p.$eval('[data-testid=flame]', (c) => ({ w: c.clientWidth, h: c.clientHeight }));
+  const x = ((g.start_ms[k] + g.width_ms[k] / 2) / total) * box.w;
+  await p.click('[data-testid=flame]', { button: 'right', position: { x, y: box.h - 2 * 17 + 8 } });
+  const filtered = p.waitForResponse((r) => r.url().endsWith('/flame') && (r.request().postData() || '').includes('Stack Tag'));
+  await p.click('[data-testid=context-menu] >> text=Filter to Stack Tag = Kernel');
+  const f = await (await filtered).json();
+  assert.ok(Math.abs(f.width_ms[0] - want.get('Kernel').weight) < 1e-3, `${f.width_ms[0]}`);
+  assert.deepEqual(new URL(p.url()).searchParams.getAll('f'), ['Stack Tag=Kernel']);
   assert.deepEqual(errors, []);
 });
