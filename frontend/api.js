@@ -30,9 +30,22 @@ async function call(url, init = {}) {
   }
 }
 
+/** The stack tag set queries name (docs/API.md, "Stack tags"); '' is the built-in one. */
+let stackTagSet = '';
+/** @param {string} name */
+export function useStackTags(name) { stackTagSet = name || ''; }
+
 /** @param {string} url @param {any} body */
 const post = (url, body) =>
-  call(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  call(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(stackTagSet ? { 'x-etlscope-stack-tags': stackTagSet } : {}) }, body: JSON.stringify(body) });
+
+/** The server's stack tag sets. */
+export const stackTagSets = () => call('/api/stacktags');
+/** Store a .stacktags file as set `name`. @param {string} name @param {string} xml */
+export const putStackTags = (name, xml) =>
+  call(`/api/stacktags/${encodeURIComponent(name)}`, { method: 'PUT', headers: { 'content-type': 'application/xml' }, body: xml });
+/** @param {string} name */
+export const deleteStackTags = (name) => call(`/api/stacktags/${encodeURIComponent(name)}`, { method: 'DELETE' });
 
 const tr = (/** @type {string} */ id) => `/api/traces/${encodeURIComponent(id)}`;
 

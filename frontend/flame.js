@@ -10,7 +10,7 @@ const ROW = 17;
  * @typedef {{traceId: string, query: () => any, zoom: string[], search: string, icicle: boolean, perProcess: boolean,
  *   noStack?: boolean, onNoStack?: (on: boolean) => void,
  *   onZoom: (path: string[]) => void, onSearch: (q: string) => void, onIcicle: (on: boolean) => void, onPerProcess: (on: boolean) => void,
- *   onNotice: (msg: string) => void, onContext: (label: string, ev: MouseEvent, isProcess: boolean) => void}} FlameOpts
+ *   onNotice: (msg: string) => void, onContext: (label: string, ev: MouseEvent, isProcess: boolean, depth: number) => void}} FlameOpts
  */
 
 export class Flame {
@@ -258,7 +258,7 @@ export class Flame {
     this.canvas.addEventListener('contextmenu', (e) => {
       const i = this.hit(e.offsetX, e.offsetY);
       // By process, the boxes just above the root are processes, not frames.
-      if (i > 0) { e.preventDefault(); this.o.onContext(String(this.d.label[i]), e, !!this.o.perProcess && this.d.depth[i] === 1); }
+      if (i > 0) { e.preventDefault(); this.o.onContext(String(this.d.label[i]), e, !!this.o.perProcess && this.d.depth[i] === 1, this.d.depth[i]); }
     });
   }
 

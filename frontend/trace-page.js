@@ -11,7 +11,7 @@ import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
 import { renderSystemConfig } from './system-config.js';
 import { showMenu } from './context-menu.js';
-import { PRESETS } from './presets.js';
+import { allPresets, importPresets, downloadPresets } from './preset-file.js';
 import { moduleOf } from './palette.js';
 import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
@@ -19,6 +19,7 @@ import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
 import { findingsPanel } from './findings.js';
 import { shortLink } from './short-link.js';
 import { lackText } from './table-lacks.js';
+import { stackTagsControl } from './stack-tags.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -202,6 +203,7 @@ export class TracePage {
     clear(a);
     if (this.graph) { this.graph.destroy(); this.graph = null; }
     const s = this.s;
+    api.useStackTags(s.tags);
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
       tabs.append(h('button', {
@@ -219,13 +221,35 @@ export class TracePage {
     tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', ...tabRole(s.view === 'butterfly'), onclick: () => this.update({ view: 'butterfly' }) }));
     tabs.append(h('span', { class: 'tab-sep' }));
     tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', ...tabRole(s.view === 'sysconfig'), onclick: () => this.update({ view: 'sysconfig' }) }));
-    const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...PRESETS.map((p, i) => h('option', { value: String(i), text: p.name }))]));
-    preset.addEventListener('change', () => {
-      const p = PRESETS[Number(preset.value)];
-      if (p) this.checkEmpty = true;
-      if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)) });
+    const presets = allPresets();
+    const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...presets.map((p, i) => h('option', { value: String(i), text: p.name })),
+      h('option', { value: 'import', text: 'Import presets (.wpaProfile, .json)…' }), h('option', { value: 'export', text: 'Export presets…' })]));
+    const presetFile = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.wpaProfile,.json,.xml', hidden: true, 'data-testid': 'preset-file' }));
+    presetFile.addEventListener('change', async () => {
+      const f = presetFile.files && presetFile.files[0];
+      if (!f) return;
+      try {
+        const r = importPresets(f.name, await f.text(), this.cols);
+        this.notice(`Imported ${r.presets.length} preset(s) from ${f.name}: ${r.presets.map((p) => p.name).join(', ')}`);
+        if (r.unmapped.length) this.notice(`Not mapped from ${f.name}: ${r.unmapped.join('; ')}`);
+      } catch (e) { this.notice(`Cannot import ${f.name}: ${/** @type {Error} */ (e).message}`); }
+      this.renderAnalysis();
     });
-    tabs.append(h('span', { class: 'spacer' }), preset);
+    preset.addEventListener('change', () => {
+      if (preset.value === 'import' || preset.value === 'export') {
+        if (preset.value === 'import') presetFile.click(); else downloadPresets();
+        preset.value = '';
+        return;
+      }
+      const p = presets[Number(preset.value)];
+      if (p) this.checkEmpty = true;
+      if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: [...s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)), ...(p.state.filters || [])] });
+    });
+    tabs.append(h('span', { class: 'spacer' }), stackTagsControl({
+      active: s.tags, flame: s.view === 'flame', byTag: s.flameByTag, onNotice: (m) => this.notice(m),
+      onChange: (name) => this.update({ tags: name, open: [], sel: null, flameZoom: [] }),
+      onByTag: (on) => this.update({ flameByTag: on, flameZoom: [] }),
+    }), preset, presetFile);
     // Another view of the same table to regroup on its own; the layout of several views.
     tabs.append(h('button', {
       class: 'btn small', text: '+ View', 'data-testid': 'add-view', title: 'Add a view below (its own table and grouping, the same time selection)', disabled: s.panes.length + 1 >= MAX_VIEWS,
@@ -511,7 +535,7 @@ export class TracePage {
   renderFlame(body) {
     const s = this.s;
     this.flame = new Flame(body, {
-      traceId: this.id, query: () => this.query(), zoom: s.flameZoom, search: s.flameSearch, icicle: s.icicle, perProcess: s.perProcess,
+      traceId: this.id, query: () => ({ ...this.query(), ...(s.flameByTag ? { by_stack_tag: true } : {}) }), zoom: s.flameZoom, search: s.flameSearch, icicle: s.icicle, perProcess: s.perProcess,
       onZoom: (path) => { this.s.flameZoom = path; this.write(this.s, 'push'); this.flame.setZoom(path); },
       onSearch: (q) => { this.s.flameSearch = q; this.write(this.s, 'replace'); },
       onIcicle: (on) => { this.s.icicle = on; this.write(this.s, 'push'); this.flame.o.icicle = on; this.flame.draw(); },
@@ -519,7 +543,12 @@ export class TracePage {
       noStack: !!s.noStack,
       onNoStack: (on) => this.update({ noStack: on, flameZoom: [] }),
       onNotice: (m) => this.notice(m),
-      onContext: (label, ev, isProcess) => showMenu(ev, isProcess ? [
+      onContext: (label, ev, isProcess, depth) => showMenu(ev, s.flameByTag && depth === 1 ? [
+        // A stack tag box: filter the graph to that tag or leave it out.
+        { label: `Filter to Stack Tag = ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack Tag', value: label, label, exclude: false }], flameZoom: [] }) },
+        { label: `Exclude Stack Tag ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Stack Tag', value: label, label, exclude: true }], flameZoom: [] }) },
+        { label: 'Copy name', action: () => copyText(label) },
+      ] : isProcess ? [
         // A process box: filter the graph to it or leave it out, as the table's Process rows do.
         { label: `Filter to Process = ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Process', value: label, label, exclude: false }], flameZoom: [] }) },
         { label: `Exclude Process ${label}`, action: () => this.update({ filters: [...s.filters, { column: 'Process', value: label, label, exclude: true }], flameZoom: [] }) },

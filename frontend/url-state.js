@@ -38,10 +38,13 @@ const READS = ['1', '2'];
  *   scPage?: string,
  *   panes: import('./views-layout.js').PaneState[],
  *   layout: 'stack'|'side',
+ *   tags: string,
+ *   flameByTag: boolean,
  * }} ViewState
  * `clock`: times as seconds since the trace's start (WPA's default), or as wall-clock dates in
  * UTC or in the recording machine's time zone. `panes`: the views below (`stack`) or beside
- * (`side`) the main one, sharing its range and filters.
+ * (`side`) the main one, sharing its range and filters. `tags`: the stack tag set the Stack Tag
+ * column shows ('' the built-in one); `flameByTag`: the flame graph's roots are stack tags.
  */
 
 /** Default columns per table: [grouped key columns, columns right of the gold bar]. */
@@ -64,6 +67,7 @@ export function defaultState(table = 'cpu-sampled') {
     filters: [], range: null, zoom: null, open: [], sel: null,
     flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
     bfKind: 'function', bfTarget: '', bfBy: 'function', clock: 'trace', panes: [], layout: 'stack',
+    tags: '', flameByTag: false,
   };
 }
 
@@ -124,7 +128,9 @@ export function toQuery(s) {
     if (s.icicle) q.set('icicle', '1');
     if (s.perProcess) q.set('pp', '1');
     if (s.noStack) q.set('ns', '1');
+    if (s.flameByTag) q.set('ft', '1');
   }
+  if (s.tags) q.set('tags', s.tags);
   if (s.view === 'sysconfig' && s.scPage) q.set('sc', s.scPage);
   if (s.view === 'butterfly' || s.bfTarget) {
     q.set('bk', s.bfKind);
@@ -176,6 +182,8 @@ export function fromQuery(search) {
   s.icicle = q.get('icicle') === '1';
   s.perProcess = q.get('pp') === '1';
   s.noStack = q.get('ns') === '1';
+  s.flameByTag = q.get('ft') === '1';
+  s.tags = q.get('tags') || '';
   if (q.has('bt')) {
     s.bfKind = q.get('bk') === 'module' ? 'module' : 'function';
     s.bfBy = q.get('bb') === 'module' ? 'module' : 'function';

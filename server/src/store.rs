@@ -64,6 +64,20 @@ impl LoadedTrace {
         self.engine.trace()
     }
 
+    /// The same trace with its Stack Tag column showing `tags` (row tables
+    /// are rebuilt on use; the samples' index is shared).
+    pub fn with_stack_tags(&self, tags: Arc<query::stack_tags::StackTags>) -> LoadedTrace {
+        let mut t = LoadedTrace::with_engine(
+            self.id.clone(),
+            self.engine.with_stack_tags(tags),
+            self.load_seconds,
+            self.last_used.load(Ordering::Relaxed),
+        );
+        t.members = self.members.clone();
+        t.symbol_run = self.symbol_run;
+        t
+    }
+
     /// Row tables (Processes ... Generic Events), built on first use.
     pub fn row_table(&self, kind: query::RowTableKind) -> &query::RowTable {
         let i = kind.index().min(self.row_tables.len() - 1);
@@ -105,6 +119,8 @@ pub struct Store {
     symbol_runs: AtomicU64,
     /// Memory promised to running ingests (admission control).
     reservations: Reservations,
+    /// Stack tag sets uploaded to this server.
+    pub stack_tags: crate::stack_tag_store::TagStore,
 }
 
 impl Store {
@@ -130,6 +146,7 @@ impl Store {
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
             reservations: Reservations::default(),
+            stack_tags: crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
         });
         let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
             store.trace_paths(e).into_iter().map(|(p, _)| p).collect()

@@ -155,6 +155,16 @@ fn every_endpoint_answers_as_documented() {
         "get",
         &get(&format!("/api/links/{link_id}")),
     );
+    let (s, v) = server.json(
+        "PUT",
+        "/api/stacktags/test",
+        include_str!("../../fixtures/stacktags/test.stacktags"),
+    );
+    assert_eq!(s, 201, "PUT /api/stacktags/test: {v}");
+    check(&doc, "/api/stacktags/{name}", "put", &v);
+    let (s, v) = server.json("GET", "/api/stacktags", "");
+    assert_eq!(s, 200, "GET /api/stacktags: {v}");
+    check(&doc, "/api/stacktags", "get", &v);
     // Errors: one documented shape, whatever produced them.
     let error_schema =
         json!({"$ref": "#/components/schemas/Error", "components": doc["components"].clone()});

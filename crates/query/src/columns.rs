@@ -4,6 +4,7 @@
 
 use crate::call_tree::CallTree;
 use crate::funcs::FuncKeys;
+use crate::stack_tags::StackTags;
 use model::strings::StrId;
 use model::{Trace, NONE};
 
@@ -28,6 +29,8 @@ pub enum Column {
     ImagePath,
     FileVersion,
     CompanyName,
+    /// The tag of the whole stack in the engine's stack tag set.
+    StackTag,
 }
 
 /// Where a column's key comes from.
@@ -41,7 +44,7 @@ pub(crate) enum Source {
 }
 
 impl Column {
-    pub const ALL: [Column; 12] = [
+    pub const ALL: [Column; 13] = [
         Column::Process,
         Column::ProcessName,
         Column::ThreadId,
@@ -54,6 +57,7 @@ impl Column {
         Column::ImagePath,
         Column::FileVersion,
         Column::CompanyName,
+        Column::StackTag,
     ];
 
     /// The column header WPA uses.
@@ -71,6 +75,7 @@ impl Column {
             Column::ImagePath => "Image Path",
             Column::FileVersion => "File Version",
             Column::CompanyName => "Company Name",
+            Column::StackTag => "Stack Tag",
         }
     }
 
@@ -90,6 +95,7 @@ impl Column {
             Column::ImagePath => Source::Node(2),
             Column::FileVersion => Source::Node(3),
             Column::CompanyName => Source::Node(4),
+            Column::StackTag => Source::Node(5),
             Column::Stack => Source::Stack,
             Column::StackInverted => Source::StackInverted,
         }
@@ -109,8 +115,9 @@ pub(crate) const CPUS: usize = 1 << 12;
 pub struct ColumnKeys {
     /// [Process, Process Name, Thread ID, Thread Name] per thread row.
     pub(crate) thread: [Vec<u32>; 4],
-    /// [Module, Function, Image Path, File Version, Company Name] per call node.
-    pub(crate) node: [Vec<u32>; 5],
+    /// [Module, Function, Image Path, File Version, Company Name, Stack
+    /// Tag] per call node.
+    pub(crate) node: [Vec<u32>; 6],
     /// Module key of leaf frames outside every module.
     pub unknown_module: u32,
     /// Module key (and Function key) of samples without a stack.
@@ -119,7 +126,7 @@ pub struct ColumnKeys {
 }
 
 impl ColumnKeys {
-    pub fn build(trace: &Trace, funcs: &FuncKeys, tree: &CallTree) -> ColumnKeys {
+    pub fn build(trace: &Trace, funcs: &FuncKeys, tree: &CallTree, tags: &StackTags) -> ColumnKeys {
         let th = &trace.threads;
         let pr = &trace.processes;
         let proc_of = |t: usize| th.process.get(t).copied().unwrap_or(NONE);
@@ -164,6 +171,7 @@ impl ColumnKeys {
             attr(&m.path),
             attr(&m.file_version),
             attr(&m.company_name),
+            tags.node_keys(trace, funcs, tree),
         ];
         ColumnKeys {
             thread,
@@ -172,5 +180,16 @@ impl ColumnKeys {
             no_stack_module,
             no_stack_func,
         }
+    }
+
+    /// Replace the Stack Tag keys with those of `tags`.
+    pub(crate) fn set_stack_tags(
+        &mut self,
+        trace: &Trace,
+        funcs: &FuncKeys,
+        tree: &CallTree,
+        tags: &StackTags,
+    ) {
+        self.node[5] = tags.node_keys(trace, funcs, tree);
     }
 }

@@ -248,7 +248,7 @@ impl Engine {
     }
 
     pub fn flame(&self, req: &FlameRequest) -> Result<FlameGraph, QueryError> {
-        let (mut groups, count): (Vec<(u32, NodeWeights)>, u64) = if req.per_process {
+        let (groups, count): (Vec<(u32, NodeWeights)>, u64) = if req.per_process {
             let (by, count) = if self.range_only(&req.filters) {
                 self.self_by_process_runs(&req.filters)
             } else {
@@ -266,6 +266,42 @@ impl Engine {
             let inc = self.inclusive(&own);
             (vec![(NONE, NodeWeights::Dense { own, inc })], count)
         };
+        let label = |p: u32| (self.trace.process_label(p), p);
+        let boxes: Option<&dyn Fn(u32) -> (String, u32)> = req.per_process.then_some(&label);
+        Ok(self.assemble(req, groups, count, boxes))
+    }
+
+    /// The flame graph with one box per stack tag (of the engine's set)
+    /// under "all", as WPA shows Stack Tag above Stack: each sample goes to
+    /// its stack's tag, so a tag's box holds the stacks with that tag.
+    pub fn flame_by_stack_tag(&self, req: &FlameRequest) -> Result<FlameGraph, QueryError> {
+        let cells = self.node_self(&req.filters)?;
+        let count = cells.iter().map(|c| c.count).sum();
+        let tags = &self.keys.node[5];
+        let mut by: std::collections::BTreeMap<u32, Vec<(u32, i64)>> = Default::default();
+        for (n, c) in cells.iter().enumerate() {
+            if c.count > 0 {
+                let tag = tags.get(n).copied().unwrap_or(NONE);
+                by.entry(tag).or_default().push((n as u32, c.weight_ns));
+            }
+        }
+        let groups = by
+            .into_iter()
+            .map(|(k, own)| (k, self.process_weights(own)))
+            .collect();
+        let label = |k: u32| (self.stack_tags.label(k), NONE);
+        Ok(self.assemble(req, groups, count, Some(&label)))
+    }
+
+    /// Boxes under "all": one per group when `group_box` names them (label,
+    /// process row), else the single group's call tree directly.
+    fn assemble(
+        &self,
+        req: &FlameRequest,
+        mut groups: Vec<(u32, NodeWeights)>,
+        count: u64,
+        group_box: Option<&dyn Fn(u32) -> (String, u32)>,
+    ) -> FlameGraph {
         let total: i64 = groups.iter().map(|g| g.1.inc(&self.tree, ROOT)).sum();
         let min = (req.min_fraction.max(0.0) * total as f64).ceil().max(1.0) as i64;
         let mut g = FlameGraph {
@@ -276,7 +312,7 @@ impl Engine {
             ..FlameGraph::default()
         };
         g.push(0, 0, total, NONE, 0, ROOT, NONE, "all".into());
-        if req.per_process {
+        if group_box.is_some() {
             groups.sort_by(|a, b| {
                 b.1.inc(&self.tree, ROOT)
                     .cmp(&a.1.inc(&self.tree, ROOT))
@@ -289,9 +325,9 @@ impl Engine {
             if w < min {
                 continue;
             }
-            let base = if req.per_process {
-                let label = self.trace.process_label(*p);
-                g.push(1, start, w, NONE, w8.own(ROOT), NONE, *p, label);
+            let base = if let Some(name) = group_box {
+                let (label, process) = name(*p);
+                g.push(1, start, w, NONE, w8.own(ROOT), NONE, process, label);
                 1
             } else {
                 g.self_ns[0] = w8.own(ROOT);
@@ -300,7 +336,7 @@ impl Engine {
             self.lay_out(&mut g, w8, base, start, min, req.order);
             start += w;
         }
-        Ok(g)
+        g
     }
 
     /// Subtree sums of per-node self weights (reverse preorder).

@@ -25,6 +25,7 @@ mod row_table_keys;
 pub mod row_tables;
 mod scan;
 pub mod stable_ids;
+pub mod stack_tags;
 pub mod synthetic;
 pub mod table_columns;
 pub mod table_query;
@@ -87,10 +88,13 @@ pub struct Engine {
     pub(crate) funcs: FuncKeys,
     pub(crate) tree: CallTree,
     pub(crate) keys: ColumnKeys,
-    pub(crate) by_thread: views::View,
-    pub(crate) by_node: views::View,
+    /// Shared with the engines of other stack tag sets (`with_stack_tags`).
+    pub(crate) by_thread: Arc<views::View>,
+    pub(crate) by_node: Arc<views::View>,
     /// Per-stack and per-thread totals of buckets of samples.
-    pub(crate) totals: totals::SampleTotals,
+    pub(crate) totals: Arc<totals::SampleTotals>,
+    /// The set the Stack Tag column shows (the built-in one by default).
+    pub(crate) stack_tags: Arc<stack_tags::StackTags>,
     /// Every sample names a thread row of the trace (queries leave out
     /// those that do not; shortcuts that never read threads need this).
     pub(crate) threads_valid: bool,
@@ -118,7 +122,8 @@ impl Engine {
     pub fn with_options(trace: Arc<Trace>, options: EngineOptions) -> Engine {
         let funcs = FuncKeys::build(&trace);
         let tree = CallTree::build(&trace.stacks, &funcs);
-        let keys = ColumnKeys::build(&trace, &funcs, &tree);
+        let stack_tags = stack_tags::StackTags::builtin();
+        let keys = ColumnKeys::build(&trace, &funcs, &tree, &stack_tags);
         let s = &trace.samples;
         let ((by_thread, by_node), totals) = rayon::join(
             || {
@@ -145,9 +150,10 @@ impl Engine {
         Engine {
             funcs,
             keys,
-            by_thread,
-            by_node,
-            totals,
+            by_thread: Arc::new(by_thread),
+            by_node: Arc::new(by_node),
+            totals: Arc::new(totals),
+            stack_tags,
             threads_valid,
             tree,
             trace,
@@ -173,7 +179,7 @@ impl Engine {
         }
         let funcs = FuncKeys::build(&trace);
         let tree = CallTree::build(&trace.stacks, &funcs);
-        let keys = ColumnKeys::build(&trace, &funcs, &tree);
+        let keys = ColumnKeys::build(&trace, &funcs, &tree, &self.stack_tags);
         let s = &trace.samples;
         let by_node =
             views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize);
@@ -181,13 +187,38 @@ impl Engine {
             funcs,
             keys,
             by_thread: self.by_thread.clone(),
-            by_node,
+            by_node: Arc::new(by_node),
             totals: self.totals.clone(),
+            stack_tags: self.stack_tags.clone(),
             threads_valid: self.threads_valid,
             tree,
             trace,
             filter_totals: Mutex::new(Vec::new()),
         })
+    }
+
+    /// This engine with the Stack Tag column showing `tags`: shares the
+    /// sample views and totals, recomputes one key per call node.
+    pub fn with_stack_tags(&self, tags: Arc<stack_tags::StackTags>) -> Engine {
+        let mut keys = self.keys.clone();
+        keys.set_stack_tags(&self.trace, &self.funcs, &self.tree, &tags);
+        Engine {
+            trace: self.trace.clone(),
+            funcs: self.funcs.clone(),
+            tree: self.tree.clone(),
+            keys,
+            by_thread: self.by_thread.clone(),
+            by_node: self.by_node.clone(),
+            totals: self.totals.clone(),
+            stack_tags: tags,
+            threads_valid: self.threads_valid,
+            filter_totals: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The set the Stack Tag column shows.
+    pub fn stack_tags(&self) -> &stack_tags::StackTags {
+        &self.stack_tags
     }
 
     pub(crate) fn cached_total(&self, filters: &Filters) -> Option<Cell> {
@@ -241,6 +272,7 @@ impl Engine {
                 }
             }
             Column::Function => self.func_label(key),
+            Column::StackTag => self.stack_tags.label(key),
             Column::Stack => match key {
                 STACK_SELF => "[self]".into(),
                 ROOT => "[root]".into(),

@@ -97,6 +97,12 @@ fn flat_key(t: &Trace, c: Column, i: usize) -> String {
         Column::ImagePath => attr(&t.modules.path),
         Column::FileVersion => attr(&t.modules.file_version),
         Column::CompanyName => attr(&t.modules.company_name),
+        // The built-in set names no synthetic module (tests/stack_tags.rs
+        // checks tagging itself).
+        Column::StackTag => match leaf {
+            Some(_) => "Other".into(),
+            None => "n/a".into(),
+        },
         Column::Stack | Column::StackInverted => unreachable!(),
     }
 }

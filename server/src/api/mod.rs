@@ -9,6 +9,7 @@ pub mod links;
 pub mod query;
 mod receive;
 mod shape;
+pub mod stack_tags;
 pub mod state;
 pub mod symbols;
 pub mod traces;
@@ -58,6 +59,14 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/graph", post(graph::graph))
         .route("/links", post(links::create))
         .route("/links/{id}", get(links::get))
+        .route("/stacktags", get(stack_tags::list))
+        .route(
+            "/stacktags/{name}",
+            get(stack_tags::get)
+                .put(stack_tags::put)
+                .delete(stack_tags::delete)
+                .layer(DefaultBodyLimit::max(::query::stack_tags::parse::MAX_BYTES)),
+        )
         .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()

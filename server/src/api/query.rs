@@ -268,6 +268,7 @@ where
     read_auth(&app, &headers)?;
     let spec: S = serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
     let t = loaded(&app, &id).await?;
+    let t = super::stack_tags::for_query(&app, &headers, t)?;
     tokio::task::spawn_blocking(move || compute(&t, spec))
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?
@@ -579,6 +580,9 @@ pub struct FlameSpec {
     /// instruction pointer alone).
     #[serde(default)]
     pub exclude_no_stack: bool,
+    /// One root box per stack tag (the set the query names) instead.
+    #[serde(default)]
+    pub by_stack_tag: bool,
 }
 
 fn default_fraction() -> f64 {
@@ -731,7 +735,12 @@ pub async fn flame(
             },
             per_process: spec.per_process,
         };
-        let g = t.engine.flame(&req).map_err(bad)?;
+        let g = if spec.by_stack_tag {
+            t.engine.flame_by_stack_tag(&req)
+        } else {
+            t.engine.flame(&req)
+        }
+        .map_err(bad)?;
         let ms = |v: &[i64]| v.iter().map(|&x| x as f64 / 1e6).collect::<Vec<_>>();
         let ids = flame_frame_refs(t, &g.node);
         Ok(json!({
