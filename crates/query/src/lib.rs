@@ -36,7 +36,7 @@ mod views;
 
 pub use aggregate::{AggValue, Aggregation};
 pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
-pub use butterfly_tree::{ButterflyTreeRequest, Direction};
+pub use butterfly_tree::{ButterflyTreeRequest, Direction, Occurrence};
 pub use call_tree::{CallTree, ROOT};
 pub use cell_value::CellValue;
 pub use columns::Column;
