@@ -19,6 +19,7 @@ pub mod flame;
 pub mod flat_table;
 pub mod funcs;
 pub mod graph;
+pub mod name_search;
 mod plan;
 mod row_graph;
 mod row_table_keys;
@@ -44,6 +45,7 @@ pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
 pub use funcs::FuncKeys;
 pub use graph::{Graph, GraphBins, GraphSeries, MAX_GRAPH_BINS};
+pub use name_search::{NameKind, NameMatch};
 pub use row_graph::{Measure, Span};
 
 pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};

@@ -275,3 +275,51 @@ fn caller_and_callee_trees_match_the_naive_reference() {
         "only {recursive_samples} recursive samples"
     );
 }
+
+/// The autocomplete finds every function and module on a sampled stack
+/// whose name contains the text, whatever its case, with the number of
+/// samples whose stack has it (once per sample), prefix matches first.
+#[test]
+fn name_search_matches_a_naive_scan() {
+    for seed in 0..4u64 {
+        let t = Arc::new(synthetic::trace(&shape(seed)));
+        let e = Engine::new(t.clone());
+        for text in ["MOD1", "func#1", "!?", "od"] {
+            let want = text.to_lowercase();
+            let mut expect: BTreeMap<(bool, String), u64> = BTreeMap::new();
+            for i in 0..t.samples.len() {
+                let mut names: Vec<(bool, String)> = Vec::new();
+                for f in frames(&t, i) {
+                    names.push((false, func_label(&t, f)));
+                    if t.frames.module[f as usize] != NONE {
+                        names.push((true, module_name(&t, f)));
+                    }
+                }
+                names.sort();
+                names.dedup();
+                for n in names {
+                    if n.1.to_lowercase().contains(&want) {
+                        *expect.entry(n).or_default() += 1;
+                    }
+                }
+            }
+            let got = e.search_names(text, 100_000, &Filters::default()).unwrap();
+            let got_map: BTreeMap<(bool, String), u64> = got
+                .iter()
+                .map(|m| ((m.kind == NameKind::Module, m.label.clone()), m.count))
+                .collect();
+            assert_eq!(got_map, expect, "{text}");
+            // Names starting with the text come before the others.
+            let starts: Vec<bool> = got
+                .iter()
+                .map(|m| m.label.to_lowercase().starts_with(&want))
+                .collect();
+            assert!(
+                starts.windows(2).all(|w| w[0] || !w[1]),
+                "{text}: {starts:?}"
+            );
+            let few = e.search_names(text, 3, &Filters::default()).unwrap();
+            assert_eq!(few.len(), expect.len().min(3));
+        }
+    }
+}
