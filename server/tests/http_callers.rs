@@ -87,6 +87,14 @@ fn caller_and_callee_trees_of_process32nextw_match_export_rows() {
     let (_, list) = server.json("GET", "/api/traces", "");
     let id = list["traces"][0]["id"].as_str().unwrap().to_string();
     server.wait_ready(&id, 120);
+    // Frame names come from the demo's PDBs: wait for the background symbol lookup.
+    for _ in 0..600 {
+        let (_, s) = server.json("GET", &format!("/api/traces/{id}/symbols"), "");
+        if s["status"] == "done" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     let post = |p: &str, body: Value| {
         let (st, v) = server.json("POST", &format!("/api/traces/{id}/{p}"), &body.to_string());
         assert_eq!(st, 200, "{p} {body}: {v}");
