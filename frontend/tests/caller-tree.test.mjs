@@ -7,7 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch, newPage as openPage } from './browser.mjs';
-import { buildRelease, startServer, repoRoot } from './server.mjs';
+import fs from 'node:fs';
+import { buildRelease, startServer, repoRoot, screenshotDir } from './server.mjs';
 import { exportRows, groupedFrame, moduleOf } from './export.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
@@ -69,7 +70,7 @@ async function expandTop(p, depth) {
 test('caller tree of Process32NextW: search, pick, expand up to CFSFolder::_GetOverlayInfo; counts equal export rows', async () => {
   const seqs = callerSeqs();
   assert.ok(seqs.length > 0);
-  const p = await openPage(browser);
+  const { p, c, errors } = await openPage(browser);
   await p.goto(`${srv.url}/t/${id}?view=butterfly`);
   const box = await p.locator('[data-testid=bf-target]').boundingBox();
   await p.mouse.click(box.x + 20, box.y + box.height / 2);
@@ -95,15 +96,19 @@ test('caller tree of Process32NextW: search, pick, expand up to CFSFolder::_GetO
   // By function the extension's three unnamed frames and two overlay-manager frames lie between.
   assert.equal(labels.length, 6, labels.join(' < '));
   assert.equal(labels[0], 'tishell64_26_0_39450.dll!?');
+  fs.mkdirSync(screenshotDir(), { recursive: true });
+  await p.screenshot({ path: path.join(screenshotDir(), 'caller-tree.png') });
 
   // The link holds the expanded rows: a fresh page shows the same tree.
   const url = p.url();
   assert.equal(new URL(url).searchParams.getAll('bo').length, 5);
-  const q = await openPage(browser);
+  const fresh = await openPage(browser);
+  const q = fresh.p;
   await q.goto(url);
   await q.waitForSelector('[data-testid=ct-callers] tr[data-depth="5"]');
   for (let d = 0; d < 6; d++) assert.deepEqual(await level(q, d), fold(seqs, labels.slice(0, d)), `fresh page, depth ${d}`);
-  await q.close();
+  assert.deepEqual(fresh.errors, []);
+  await fresh.c.close();
 
   // By module: two levels up is the overlay lookup's module.
   await p.selectOption('[data-testid=butterfly-by]', 'module');
@@ -121,5 +126,6 @@ test('caller tree of Process32NextW: search, pick, expand up to CFSFolder::_GetO
   await p.mouse.click(nb.x + 5, nb.y + nb.height / 2);
   await p.waitForFunction(() => document.querySelector('[data-testid=bf-center] .bf-name')?.textContent === 'tishell64_26_0_39450.dll');
   assert.equal(new URL(p.url()).searchParams.get('bk'), 'module');
-  await p.close();
+  assert.deepEqual(errors, []);
+  await c.close();
 });

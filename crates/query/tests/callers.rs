@@ -21,7 +21,7 @@ fn shape(seed: u64) -> Shape {
         frames_per_module: 6,
         cpus: 2,
         symbolized: 0.6,
-        two_intervals: seed % 2 == 1,
+        two_intervals: !seed.is_multiple_of(2),
         seed,
     }
 }
