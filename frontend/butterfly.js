@@ -85,16 +85,16 @@ export async function renderButterfly(host, o) {
     return host;
   };
   body.append(
-    h('h3', { class: 'bf-head', text: 'View Callers' }),
+    h('div', { class: 'bf-head', text: 'View Callers' }),
     tree('callers'),
     h('div', { class: 'bf-target', 'data-testid': 'bf-center' }, [
       h('span', { class: 'bf-name', text: r.target.label }),
       h('span', { class: 'bf-num', 'data-count': String(r.inclusive.count), text: `inclusive ${fmtInt(r.inclusive.count)} samples (${fmt2((100 * r.inclusive.weight_ms) / total)}%)` }),
       h('span', { class: 'bf-num', text: `self ${fmtInt(r.self.count)}` }),
     ]),
-    h('h3', { class: 'bf-head', text: 'View Callees' }),
+    h('div', { class: 'bf-head', text: 'View Callees' }),
     tree('callees'),
-    h('h3', { class: 'bf-head', text: 'Butterfly: every direct caller and callee, each once per sample' }),
+    h('div', { class: 'bf-head', text: 'Butterfly: every direct caller and callee, each once per sample' }),
     list(o.by === 'module' ? 'Calling module' : 'Caller', r.callers, 'callers'),
     list(o.by === 'module' ? 'Called module' : 'Callee', r.callees, 'callees'),
   );
