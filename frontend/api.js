@@ -67,6 +67,12 @@ export const table = (id, q) => post(`${tr(id)}/table`, q);
 export const flame = (id, q) => post(`${tr(id)}/flame`, q);
 /** @param {string} id @param {any} q */
 export const butterfly = (id, q) => post(`${tr(id)}/butterfly`, q);
+/** One level of the caller tree. @param {string} id @param {any} q */
+export const callers = (id, q) => post(`${tr(id)}/callers`, q);
+/** One level of the callee tree. @param {string} id @param {any} q */
+export const callees = (id, q) => post(`${tr(id)}/callees`, q);
+/** Functions and modules whose name contains `q.q`. @param {string} id @param {any} q */
+export const searchNames = (id, q) => post(`${tr(id)}/search`, q);
 /** @param {string} id @param {any} q */
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
 /** The graph above a table. @param {string} id @param {any} q */

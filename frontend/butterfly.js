@@ -1,33 +1,44 @@
-// Butterfly view: the callers of a function or module above it, its callees below, with counts.
+// The Callers / callees tab: the caller tree of a function or module above it, its callee tree below
+// (WPA's View Callers / View Callees), then the one-level butterfly: every direct caller and callee.
 import * as api from './api.js';
 import { h, clear, fmtInt, fmt2 } from './dom.js';
+import { renderCallerTree } from './caller-tree.js';
+import { functionSearch } from './function-search.js';
 
 /**
  * @typedef {{traceId: string, query: () => any, kind: 'function'|'module', target: string, by: 'function'|'module',
+ *   open?: string[][], onOpen?: (open: string[][]) => void,
  *   onChange: (kind: 'function'|'module', target: string, by: 'function'|'module') => void, onNotice: (m: string) => void}} ButterflyOpts
+ * `open`: the expanded tree rows, each `c` (callers) or `e` (callees) then the row names from the target outwards.
  */
 
 /** @param {HTMLElement} host @param {ButterflyOpts} o */
 export async function renderButterfly(host, o) {
   clear(host);
-  const input = /** @type {HTMLInputElement} */ (h('input', { class: 'search', value: o.target, placeholder: 'module!function or module', 'data-testid': 'bf-target' }));
   const kind = /** @type {HTMLSelectElement} */ (h('select', {}, [h('option', { value: 'function', text: 'Function' }), h('option', { value: 'module', text: 'Module' })]));
   kind.value = o.kind;
-  const by = /** @type {HTMLSelectElement} */ (h('select', {}, [h('option', { value: 'function', text: 'by function' }), h('option', { value: 'module', text: 'by module' })]));
+  const by = /** @type {HTMLSelectElement} */ (h('select', { 'data-testid': 'butterfly-by' }, [h('option', { value: 'function', text: 'by function' }), h('option', { value: 'module', text: 'by module' })]));
   by.value = o.by;
   // The box shows the target's label; the link keeps its stable identity until the text is edited.
   let shown = o.target;
+  const search = functionSearch({
+    traceId: o.traceId, query: o.query, value: o.target,
+    onPick: (k, target) => {
+      if (k) o.onChange(k, target, /** @type {any} */ (by.value));
+      else go();
+    },
+  });
+  const input = search.input;
   const go = () => {
     const v = input.value.trim();
     o.onChange(/** @type {any} */ (kind.value), v === shown && kind.value === o.kind ? o.target : v, /** @type {any} */ (by.value));
   };
-  input.addEventListener('keydown', (e) => { if (e.key === 'Enter') go(); });
   kind.addEventListener('change', go);
   by.addEventListener('change', go);
   const body = h('div', { class: 'bf-body', 'data-testid': 'butterfly' });
-  host.append(h('div', { class: 'toolbar' }, [h('span', { class: 'tb-label', text: 'Callers and callees of' }), kind, input, by, h('button', { class: 'btn', text: 'Show', onclick: go })]), body);
+  host.append(h('div', { class: 'toolbar' }, [h('span', { class: 'tb-label', text: 'Callers and callees of' }), kind, search.el, by, h('button', { class: 'btn', text: 'Show', onclick: go })]), body);
   if (!o.target) {
-    body.append(h('div', { class: 'state', text: 'Pick a function or module: type it above, or right-click a row in a table and choose "View callers/callees".' }));
+    body.append(h('div', { class: 'state', text: 'Pick a function or module: type part of its name above and choose it, or right-click a row in a table or a flame graph box and choose "View callers/callees".' }));
     return;
   }
   body.append(h('div', { class: 'state loading', text: 'Loading…' }));
@@ -60,13 +71,31 @@ export async function renderButterfly(host, o) {
     t.append(tb);
     return t;
   };
+  const open = o.open || [];
+  /** @param {'callers'|'callees'} direction */
+  const tree = (direction) => {
+    const host = h('div', { class: 'ct-host' });
+    const mark = direction === 'callers' ? 'c' : 'e';
+    renderCallerTree(host, {
+      traceId: o.traceId, query: o.query, direction, kind: o.kind, target: o.target, by: o.by,
+      open: open.filter((p) => p[0] === mark).map((p) => p.slice(1)),
+      onOpen: (mine) => o.onOpen && o.onOpen([...open.filter((p) => p[0] !== mark), ...mine.map((p) => [mark, ...p])]),
+      onTarget: (k, target) => o.onChange(k, target, o.by),
+    });
+    return host;
+  };
   body.append(
-    list(o.by === 'module' ? 'Calling module' : 'Caller', r.callers, 'callers'),
+    h('div', { class: 'bf-head', text: 'View Callers' }),
+    tree('callers'),
     h('div', { class: 'bf-target', 'data-testid': 'bf-center' }, [
       h('span', { class: 'bf-name', text: r.target.label }),
       h('span', { class: 'bf-num', 'data-count': String(r.inclusive.count), text: `inclusive ${fmtInt(r.inclusive.count)} samples (${fmt2((100 * r.inclusive.weight_ms) / total)}%)` }),
       h('span', { class: 'bf-num', text: `self ${fmtInt(r.self.count)}` }),
     ]),
+    h('div', { class: 'bf-head', text: 'View Callees' }),
+    tree('callees'),
+    h('div', { class: 'bf-head', text: 'Butterfly: every direct caller and callee, each once per sample' }),
+    list(o.by === 'module' ? 'Calling module' : 'Caller', r.callers, 'callers'),
     list(o.by === 'module' ? 'Called module' : 'Callee', r.callees, 'callees'),
   );
 }

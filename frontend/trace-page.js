@@ -188,6 +188,8 @@ export class TracePage {
 
   /** Change the state, write the URL, and re-render the analysis. @param {Partial<import('./url-state.js').ViewState>} patch */
   update(patch) {
+    // Another caller/callee target or grouping starts with its trees collapsed.
+    if (('bfTarget' in patch || 'bfBy' in patch) && !('bfOpen' in patch)) patch = { ...patch, bfOpen: [] };
     this.s = { ...this.s, ...patch };
     this.write(this.s, 'push');
     this.syncTimeline();
@@ -566,8 +568,9 @@ export class TracePage {
   renderBf(body) {
     const s = this.s;
     renderButterfly(body, {
-      traceId: this.id, query: () => this.query(), kind: s.bfKind, target: s.bfTarget, by: s.bfBy,
+      traceId: this.id, query: () => this.query(), kind: s.bfKind, target: s.bfTarget, by: s.bfBy, open: s.bfOpen,
       onChange: (kind, target, by) => this.update({ bfKind: kind, bfTarget: target, bfBy: by }),
+      onOpen: (open) => this.update({ bfOpen: open }),
       onNotice: (m) => this.notice(m),
     });
   }

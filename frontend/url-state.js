@@ -34,6 +34,7 @@ const READS = ['1', '2'];
  *   bfKind: 'function'|'module',
  *   bfTarget: string,
  *   bfBy: 'function'|'module',
+ *   bfOpen: string[][],
  *   clock: 'trace'|'utc'|'local',
  *   scPage?: string,
  *   panes: import('./views-layout.js').PaneState[],
@@ -66,7 +67,7 @@ export function defaultState(table = 'cpu-sampled') {
     view: 'table', table, groups: [...d.groups], cols: [...d.cols], sort: d.sort, desc: true,
     filters: [], range: null, zoom: null, open: [], sel: null,
     flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
-    bfKind: 'function', bfTarget: '', bfBy: 'function', clock: 'trace', panes: [], layout: 'stack',
+    bfKind: 'function', bfTarget: '', bfBy: 'function', bfOpen: [], clock: 'trace', panes: [], layout: 'stack',
     tags: '', flameByTag: false,
   };
 }
@@ -136,6 +137,8 @@ export function toQuery(s) {
     q.set('bk', s.bfKind);
     q.set('bt', s.bfTarget);
     q.set('bb', s.bfBy);
+    // Expanded caller/callee tree rows: `c` or `e`, then the row names from the target outwards.
+    for (const p of s.bfOpen || []) q.append('bo', encodePath(p));
   }
   if (s.clock !== 'trace') q.set('tm', s.clock);
   for (const p of s.panes) q.append('pane', encodePane(p));
@@ -188,6 +191,7 @@ export function fromQuery(search) {
     s.bfKind = q.get('bk') === 'module' ? 'module' : 'function';
     s.bfBy = q.get('bb') === 'module' ? 'module' : 'function';
     s.bfTarget = q.get('bt');
+    s.bfOpen = q.getAll('bo').map(decodePath).filter((p) => p.length > 1 && (p[0] === 'c' || p[0] === 'e'));
   }
   const tm = q.get('tm');
   if (tm === 'utc' || tm === 'local') s.clock = tm;

@@ -11,6 +11,7 @@ test('a full view state round-trips through the query string', () => {
     range: [7, 23.5], zoom: [1.25, 30], open: [['explorer.exe (4321)', 'ntdll.dll!RtlUserThreadStart', 'a/b%c~', '']],
     sel: ['explorer.exe (4321)', 'ntdll.dll!RtlUserThreadStart'], flameZoom: ['all?', 'x!y'], flameSearch: 'Overlay', icicle: true, perProcess: true, noStack: true,
     bfKind: 'module', bfTarget: 'tishell64.dll', bfBy: 'module',
+    bfOpen: [['c', 'fn:a.dll@5f3a1b2c:1f000+10a0', 'b/c.dll!?'], ['e', 'mod:k.dll@1:2']],
   });
   const { state, problems } = fromQuery(`?${toQuery(s)}`);
   assert.deepEqual(problems, []);

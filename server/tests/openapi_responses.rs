@@ -165,6 +165,22 @@ fn every_endpoint_answers_as_documented() {
     let (s, v) = server.json("GET", "/api/stacktags", "");
     assert_eq!(s, 200, "GET /api/stacktags: {v}");
     check(&doc, "/api/stacktags", "get", &v);
+    for (p, body) in [
+        (
+            "/api/traces/{id}/callers",
+            json!({"kind": "function", "target": "kernel32.dll!Process32NextW", "range": range}),
+        ),
+        (
+            "/api/traces/{id}/callees",
+            json!({"kind": "module", "target": "tishell64_26_0_39450.dll", "by": "module"}),
+        ),
+        (
+            "/api/traces/{id}/search",
+            json!({"q": "overlay", "limit": 5}),
+        ),
+    ] {
+        check(&doc, p, "post", &post(p, body));
+    }
     // Errors: one documented shape, whatever produced them.
     let error_schema =
         json!({"$ref": "#/components/schemas/Error", "components": doc["components"].clone()});

@@ -171,13 +171,27 @@ impl Engine {
     /// for a module target, in one scan and one walk of the call tree
     /// instead of one butterfly per module. Indexed by module key.
     pub fn inclusive_by_module(&self, filters: &Filters) -> Result<Vec<u64>, QueryError> {
+        let space = self.keys.no_stack_module as usize + 1;
+        self.inclusive_by_slot(filters, space, |f| {
+            (self.module_key(f) as usize).min(space - 1)
+        })
+    }
+
+    /// Per slot (`slot_of` a func key, below `space`), the samples kept by
+    /// `filters` whose stack has a frame of that slot, each counted once
+    /// however often the slot recurs on its stack.
+    pub(crate) fn inclusive_by_slot(
+        &self,
+        filters: &Filters,
+        space: usize,
+        slot_of: impl Fn(u32) -> usize,
+    ) -> Result<Vec<u64>, QueryError> {
         let inc = self.subtree_totals(&self.node_self(filters)?);
         let tree = &self.tree;
-        let space = self.keys.no_stack_module as usize + 1;
         let mut present = vec![0u32; space];
         let mut total = vec![0u64; space];
         const NO: usize = usize::MAX;
-        // Path from the root: (node, module slot of its frame).
+        // Path from the root: (node, slot of its frame).
         let mut path: Vec<(u32, usize)> = Vec::new();
         let mut n = 1u32;
         while (n as usize) < tree.len() {
@@ -197,13 +211,10 @@ impl Engine {
                 }
             }
             let f = tree.func.get(i).copied().unwrap_or(NONE);
-            let slot = if f == NONE {
-                NO
-            } else {
-                (self.module_key(f) as usize).min(space - 1)
-            };
+            let slot = if f == NONE { NO } else { slot_of(f) };
+            let slot = if slot < space { slot } else { NO };
             if slot != NO {
-                // The module's topmost frame on this path counts the node's samples once.
+                // The slot's topmost frame on this path counts the node's samples once.
                 if present[slot] == 0 {
                     total[slot] += inc[i].count;
                 }

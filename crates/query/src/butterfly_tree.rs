@@ -1,10 +1,14 @@
-//! Expandable caller and callee trees of a butterfly target X. Each sample
-//! whose stack contains X follows one path, from its outermost occurrence
-//! of X (for a module: its outermost run of X frames): callees downwards
-//! from there, callers upwards. So every level sums to its parent and no
-//! sample counts twice, however often X recurses.
+//! Expandable caller and callee trees of a butterfly target X (WPA's View
+//! Callers / View Callees). Each sample whose stack contains X follows one
+//! path, from one occurrence of X (for a module: one run of X frames):
+//! callees downwards from there, callers upwards. So every level sums to
+//! its parent and no sample counts twice, however often X recurses.
+//!
+//! Which occurrence: the innermost by default, as xperf's butterfly
+//! ("callers/Innermost") and PerfView's caller/callee trees (which subtract
+//! the nested instances of the focus) do; the outermost on request.
 
-use crate::butterfly::ButterflyTarget;
+use crate::butterfly::{ButterflyTarget, NeighborBy};
 use crate::call_tree::ROOT;
 use crate::filter::{Filters, STACK_SELF};
 use crate::scan::Cell;
@@ -21,13 +25,27 @@ pub enum Direction {
     Callers,
 }
 
+/// Which occurrence of X a sample's caller and callee paths start from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Occurrence {
+    /// The occurrence nearest the leaf (xperf's and PerfView's choice).
+    #[default]
+    Innermost,
+    /// The occurrence nearest the root.
+    Outermost,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ButterflyTreeRequest {
     pub target: ButterflyTarget,
     pub direction: Direction,
     pub filters: Filters,
-    /// Func keys from X outwards to the expanded row; empty for X's own
-    /// children. `STACK_SELF` rows ("[self]": the stack ends there) have
+    /// Tree levels are functions, or modules (a run of frames of one
+    /// module is one level).
+    pub by: NeighborBy,
+    pub occurrence: Occurrence,
+    /// Func (or module) keys from X outwards to the expanded row; empty
+    /// for X's own children. `STACK_SELF` rows ("[self]": the stack ends there) have
     /// no children.
     pub path: Vec<u32>,
     pub sort: SortBy,
@@ -51,26 +69,33 @@ impl Engine {
                 }
         };
         let module = matches!(req.target, ButterflyTarget::Module(_));
-        // Per node: the first and last node of the outermost X run on its
+        // Per node: the first and last node of the chosen X run on its
         // path (preorder: parents first).
+        let innermost = req.occurrence == Occurrence::Innermost;
         let mut first = vec![NONE; tree.len()];
         let mut last = vec![NONE; tree.len()];
         for n in 1..tree.len() {
             let p = tree.parent[n] as usize;
-            if first[p] != NONE {
+            let x = is_x(n);
+            // A module's run goes on while its frames follow one another.
+            let extends = module && x && first[p] != NONE && last[p] == p as u32;
+            if extends {
                 first[n] = first[p];
-                // The run goes on while module frames follow one another.
-                let extends = module && last[p] == p as u32 && is_x(n);
-                last[n] = if extends { n as u32 } else { last[p] };
-            } else if is_x(n) {
+                last[n] = n as u32;
+            } else if x && (innermost || first[p] == NONE) {
                 first[n] = n as u32;
                 last[n] = n as u32;
+            } else {
+                first[n] = first[p];
+                last[n] = last[p];
             }
         }
+        let by_module = req.by == NeighborBy::Module;
+        let level_key = |f: u32| if by_module { self.module_key(f) } else { f };
         let mut total = Cell::default();
         let mut parent = Cell::default();
         let mut groups: FxHashMap<u32, (Cell, bool)> = FxHashMap::default();
-        let mut seq = Vec::new();
+        let (mut seq, mut below) = (Vec::new(), Vec::new());
         for (n, c) in own.iter().enumerate() {
             if c.count == 0 {
                 continue;
@@ -79,21 +104,28 @@ impl Engine {
             if first[n] == NONE {
                 continue;
             }
-            // Func keys from X outwards.
+            // Level keys from X outwards (a module's run of frames is one level).
             seq.clear();
+            let mut push = |f: u32| {
+                let k = level_key(f);
+                if !(by_module && seq.last() == Some(&k)) {
+                    seq.push(k);
+                }
+            };
             match req.direction {
                 Direction::Callees => {
                     let mut m = n as u32;
-                    while m != last[n] {
-                        seq.push(tree.func[m as usize]);
+                    below.clear();
+                    while m != last[n] && m != NONE {
+                        below.push(tree.func[m as usize]);
                         m = tree.parent[m as usize];
                     }
-                    seq.reverse();
+                    below.iter().rev().for_each(|&f| push(f));
                 }
                 Direction::Callers => {
                     let mut m = tree.parent[first[n] as usize];
                     while m != ROOT && m != NONE {
-                        seq.push(tree.func[m as usize]);
+                        push(tree.func[m as usize]);
                         m = tree.parent[m as usize];
                     }
                 }
@@ -126,6 +158,7 @@ impl Engine {
         // [self] of the callers tree means the outermost frame was reached.
         let label = |k: u32| match (k, req.direction) {
             (STACK_SELF, Direction::Callers) => "[root]".to_string(),
+            (k, _) if by_module && k != STACK_SELF => self.label(Column::Module, k),
             (k, _) => self.label(Column::StackInverted, k),
         };
         for r in &mut rows {

@@ -19,6 +19,7 @@ pub mod flame;
 pub mod flat_table;
 pub mod funcs;
 pub mod graph;
+pub mod name_search;
 mod plan;
 mod row_graph;
 mod row_table_keys;
@@ -37,7 +38,7 @@ mod views;
 
 pub use aggregate::{AggValue, Aggregation};
 pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
-pub use butterfly_tree::{ButterflyTreeRequest, Direction};
+pub use butterfly_tree::{ButterflyTreeRequest, Direction, Occurrence};
 pub use call_tree::{CallTree, ROOT};
 pub use cell_value::CellValue;
 pub use columns::Column;
@@ -45,6 +46,7 @@ pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
 pub use flame::{FlameGraph, FlameOrder, FlameRequest};
 pub use funcs::FuncKeys;
 pub use graph::{Graph, GraphBins, GraphSeries, MAX_GRAPH_BINS};
+pub use name_search::{NameKind, NameMatch};
 pub use row_graph::{Measure, Span};
 
 pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};

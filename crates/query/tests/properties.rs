@@ -945,6 +945,9 @@ fn butterfly_trees_match_the_naive_reference() {
                             target,
                             direction,
                             filters: f.clone(),
+                            // This naive reference follows the outermost occurrence.
+                            by: NeighborBy::Function,
+                            occurrence: Occurrence::Outermost,
                             path: path.clone(),
                             sort: SortBy::default(),
                             limit: 0,

@@ -1,5 +1,6 @@
 //! The HTTP API and the embedded UI.
 
+mod callers;
 pub mod error;
 mod export;
 mod findings;
@@ -54,6 +55,9 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/table", post(query::table))
         .route("/traces/{id}/flame", post(query::flame))
         .route("/traces/{id}/butterfly", post(query::butterfly))
+        .route("/traces/{id}/callers", post(callers::callers))
+        .route("/traces/{id}/callees", post(callers::callees))
+        .route("/traces/{id}/search", post(callers::search))
         .route("/traces/{id}/timeline", post(query::timeline))
         .route("/traces/{id}/export", post(export::export))
         .route("/traces/{id}/graph", post(graph::graph))

@@ -172,7 +172,7 @@ pub(super) fn range(r: &Option<Range>) -> ApiResult<Option<TimeRange>> {
     }
 }
 
-fn sort(s: &SortSpec) -> ApiResult<SortBy> {
+pub(super) fn sort(s: &SortSpec) -> ApiResult<SortBy> {
     let column = match s.by.as_deref().unwrap_or("weight") {
         "count" => ValueColumn::Count,
         "weight" => ValueColumn::Weight,
@@ -188,7 +188,7 @@ fn sort(s: &SortSpec) -> ApiResult<SortBy> {
     })
 }
 
-fn totals(t: &query::Totals) -> Value {
+pub(super) fn totals(t: &query::Totals) -> Value {
     json!({"count": t.count, "weight_ms": t.weight_ns as f64 / 1e6})
 }
 
@@ -589,7 +589,7 @@ fn default_fraction() -> f64 {
     0.0005
 }
 
-fn sample_filters(
+pub(super) fn sample_filters(
     t: &LoadedTrace,
     range_spec: &Option<Range>,
     specs: &[FilterSpec],
@@ -920,7 +920,7 @@ fn flame_modules(t: &LoadedTrace, funcs: &[u32]) -> Vec<String> {
 
 /// A butterfly target given as a string: a stable identity (`fn:` for a
 /// function, `mod:` for a module) or a label.
-fn butterfly_target(t: &LoadedTrace, col: Column, l: &str) -> ApiResult<u32> {
+pub(super) fn butterfly_target(t: &LoadedTrace, col: Column, l: &str) -> ApiResult<u32> {
     match stable(t, l) {
         Some(Ok(query::Resolved::Func(k))) if col == Column::Function => return Ok(k),
         Some(Ok(query::Resolved::Modules(ms))) if col == Column::Module => {
