@@ -17,6 +17,7 @@ import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
 import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
 import { findingsPanel } from './findings.js';
+import { symbolsPanel } from './symbols-panel.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -132,7 +133,7 @@ export class TracePage {
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
-    this.root.append(findingsPanel(this.id, this.navigate), tlHost, this.analysis);
+    this.root.append(findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => this.renderAnalysis()), tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),

@@ -547,7 +547,12 @@ impl Store {
             ids.push(loaded.id.clone());
             let path = self.trace_path(&entry);
             let store = self.clone();
-            std::thread::spawn(move || store.symbolize(loaded, &path));
+            // Running before the answer goes out, so a client polling next sees it.
+            let progress = Arc::new(symbols::Progress::default());
+            if let Ok(mut s) = loaded.symbols.lock() {
+                *s = SymbolState::Running(progress.clone());
+            }
+            std::thread::spawn(move || store.symbolize_with(loaded, &path, progress));
         }
         ids.sort();
         ids
