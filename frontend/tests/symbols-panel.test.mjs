@@ -157,7 +157,10 @@ test("dropping a PDB on the panel renames that module's frames", async () => {
     const labels = await drill(p, before.length);
     await p.click('[data-testid=symbols-toggle]');
     await p.waitForSelector(`[data-testid=symbols-module][data-module="${MOD}"]`);
-    const bytes = fs.readFileSync(path.join(PDBS, 'windows.storage.pdb')).toString('base64');
+    // traces/symbols is in symstore layout: name.pdb/GUIDAGE/name.pdb.
+    const slot = path.join(PDBS, 'windows.storage.pdb');
+    const key = fs.readdirSync(slot)[0];
+    const bytes = fs.readFileSync(path.join(slot, key, 'windows.storage.pdb')).toString('base64');
     const dt = await p.evaluateHandle((b64) => {
       const bin = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
       const d = new DataTransfer();
