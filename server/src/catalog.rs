@@ -364,7 +364,9 @@ mod tests {
             c.symbol_path("t").unwrap().as_deref(),
             Some(r"srv*C:\sym*https://x;C:\pdbs")
         );
-        c.insert_then(&entry("t"), || Ok::<(), ()>(())).unwrap().unwrap();
+        c.insert_then(&entry("t"), || Ok::<(), ()>(()))
+            .unwrap()
+            .unwrap();
         assert!(c.symbol_path("t").unwrap().is_some(), "kept on re-insert");
         c.set_symbol_path("t", None).unwrap();
         assert_eq!(c.symbol_path("t").unwrap(), None);

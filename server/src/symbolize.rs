@@ -136,7 +136,13 @@ pub fn running_json(trace: &model::Trace, progress: &Progress) -> Vec<serde_json
                 frames: n,
                 resolved_frames: 0,
             };
-            module_json(trace, &row, row.status.label(), &row.status.to_string(), Vec::new())
+            module_json(
+                trace,
+                &row,
+                row.status.label(),
+                &row.status.to_string(),
+                Vec::new(),
+            )
         })
         .collect()
 }

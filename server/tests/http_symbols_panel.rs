@@ -69,8 +69,16 @@ fn a_traces_own_symbol_path_and_load_name_its_frames() {
     assert_eq!(m["status"], "not found", "{m}");
     assert_eq!(m["pdb_name"], "fixture.pdb", "{m}");
     let uploads = data.join("symbols").display().to_string();
-    assert_eq!(m["searched"], json!([uploads]), "{m}");
-    assert_eq!((&v["symbol_path"], &v["default_symbol_path"]), (&Value::Null, &Value::Null));
+    // The uploads folder, then the PDB path the image recorded (fixture_trace.rs writes it).
+    assert_eq!(
+        m["searched"],
+        json!([uploads, r"C:\build\fixture.pdb"]),
+        "{m}"
+    );
+    assert_eq!(
+        (&v["symbol_path"], &v["default_symbol_path"]),
+        (&Value::Null, &Value::Null)
+    );
     let samples: u64 = want.values().sum();
     let unnamed: BTreeMap<String, u64> = [("fixture.dll!?".to_string(), samples)].into();
     assert_eq!(function_column(&server, &id), unnamed);

@@ -63,10 +63,13 @@ pub async fn put_path(
     State(app): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Json(body): Json<PathBody>,
+    body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
     super::receive::require_auth(&app, &headers)?;
     super::traces::check_id(&id)?;
+    // Read as JSON whatever its Content-Type, as the query endpoints do.
+    let body: PathBody = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("bad body: {e}")))?;
     if app.store.catalog.get(&id)?.is_none() {
         return Err(ApiError::not_found(format!("no trace {id}")));
     }
