@@ -20,6 +20,7 @@ import { findingsPanel } from './findings.js';
 import { shortLink } from './short-link.js';
 import { lackText } from './table-lacks.js';
 import { stackTagsControl } from './stack-tags.js';
+import { symbolsPanel } from './symbols-panel.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -135,7 +136,7 @@ export class TracePage {
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
-    this.root.append(findingsPanel(this.id, this.navigate), tlHost, this.analysis);
+    this.root.append(findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => this.renderAnalysis()), tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),

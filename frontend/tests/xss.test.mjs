@@ -119,6 +119,16 @@ test('the UI is served with a Content-Security-Policy header: no inline script, 
   }
 });
 
+test('the Symbols panel shows hostile module names as text', async () => {
+  const pg = await newPage();
+  await pg.p.goto(`${srv.url}/t/${id}`);
+  await waitTable(pg.p);
+  await pg.p.click('[data-testid=symbols-toggle]');
+  await pg.p.waitForSelector('[data-testid=symbols-table] [data-testid=symbols-module]');
+  await assertText(pg, 'symbols panel', '[data-testid=symbols-table]', [MODULE, OTHER_MODULE]);
+  await pg.c.close();
+});
+
 test('library and trace header show the hostile trace name as text', async () => {
   const pg = await newPage();
   await pg.p.goto(`${srv.url}/`);

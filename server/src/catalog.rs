@@ -29,6 +29,12 @@ const MIGRATIONS: &[&str] = &[
         target TEXT NOT NULL,
         created_at TEXT NOT NULL
     );",
+    // 4: a trace's own symbol path (the Symbols panel), in place of the
+    // server's; a table of its own so that re-adding a trace keeps it.
+    "CREATE TABLE symbol_paths (
+        id TEXT PRIMARY KEY,
+        symbol_path TEXT NOT NULL
+    );",
 ];
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -206,8 +212,35 @@ impl Catalog {
 
     pub fn delete(&self, id: &str) -> anyhow::Result<bool> {
         self.with(|c| {
+            c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?;
             c.execute("DELETE FROM traces WHERE id = ?1", [id])
                 .map(|n| n > 0)
+        })
+    }
+
+    /// The trace's own symbol path, if one was set.
+    pub fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT symbol_path FROM symbol_paths WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()
+        })
+    }
+
+    /// Set (Some) or clear (None: the server's path again) a trace's symbol path.
+    pub fn set_symbol_path(&self, id: &str, path: Option<&str>) -> anyhow::Result<()> {
+        self.with(|c| {
+            match path {
+                Some(p) => c.execute(
+                    "INSERT OR REPLACE INTO symbol_paths (id, symbol_path) VALUES (?1, ?2)",
+                    params![id, p],
+                )?,
+                None => c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?,
+            };
+            Ok(())
         })
     }
 }
@@ -327,6 +360,46 @@ mod tests {
             .with(|conn| conn.pragma_query_value(None, "user_version", |r| r.get(0)))
             .unwrap();
         assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    /// A schema-2 catalog (before symbol paths) opens; a trace's symbol
+    /// path survives a reopen and a re-insert, and goes with its trace.
+    #[test]
+    fn symbol_paths_persist_and_go_with_their_trace() {
+        let dir = testdata::TempDir::new("etlscope-cat-v2");
+        let p = dir.path().join("c.sqlite");
+        {
+            let conn = Connection::open(&p).unwrap();
+            for sql in &MIGRATIONS[..2] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.execute_batch(
+                "INSERT INTO traces (id, name, size, file_name, uploaded_at)
+                 VALUES ('t', 't.etl', 1, 't.etl', '2026-01-01T00:00:00Z');
+                 PRAGMA user_version = 2;",
+            )
+            .unwrap();
+        }
+        let c = Catalog::open(&p).unwrap();
+        assert_eq!(c.get("t").unwrap().unwrap().name, "t.etl");
+        assert_eq!(c.symbol_path("t").unwrap(), None);
+        c.set_symbol_path("t", Some(r"srv*C:\sym*https://x;C:\pdbs"))
+            .unwrap();
+        drop(c);
+        let c = Catalog::open(&p).unwrap();
+        assert_eq!(
+            c.symbol_path("t").unwrap().as_deref(),
+            Some(r"srv*C:\sym*https://x;C:\pdbs")
+        );
+        c.insert_then(&entry("t"), || Ok::<(), ()>(()))
+            .unwrap()
+            .unwrap();
+        assert!(c.symbol_path("t").unwrap().is_some(), "kept on re-insert");
+        c.set_symbol_path("t", None).unwrap();
+        assert_eq!(c.symbol_path("t").unwrap(), None);
+        c.set_symbol_path("t", Some("x")).unwrap();
+        assert!(c.delete("t").unwrap());
+        assert_eq!(c.symbol_path("t").unwrap(), None);
     }
 
     #[test]

@@ -91,7 +91,18 @@ type Built = (model::Trace, Vec<etl::trace::MemberInfo>);
 pub enum SymbolState {
     Pending,
     Running(Arc<symbols::Progress>),
-    Done(Vec<serde_json::Value>),
+    Done(SymbolsDone),
+}
+
+/// How the last symbol lookup ended.
+pub struct SymbolsDone {
+    /// One row per module (`symbolize::status_json`).
+    pub modules: Vec<serde_json::Value>,
+    /// Said once for the run (an unreachable symbol server).
+    pub warnings: Vec<String>,
+    /// The places searched, in order.
+    pub searched: Vec<String>,
+    pub cancelled: bool,
 }
 
 enum Slot {
@@ -423,29 +434,78 @@ impl Store {
         )
     }
 
+    /// The symbol path a trace's lookups use after the local folders: its
+    /// own (set in the Symbols panel, kept in the catalog), else the server's.
+    pub fn symbol_path_of(&self, id: &str) -> Option<String> {
+        match self.catalog.symbol_path(id) {
+            Ok(Some(p)) => Some(p),
+            _ => self.symbol_path.clone(),
+        }
+    }
+
+    /// Look a loaded trace's symbols up again along its current symbol path
+    /// (the Symbols panel's Load). False if a lookup is already running.
+    pub fn load_symbols(self: &Arc<Self>, loaded: Arc<LoadedTrace>) -> anyhow::Result<bool> {
+        let entry = self
+            .catalog
+            .get(&loaded.id)?
+            .ok_or_else(|| anyhow::anyhow!("no such trace"))?;
+        let progress = Arc::new(symbols::Progress::default());
+        {
+            let mut s = loaded
+                .symbols
+                .lock()
+                .map_err(|_| anyhow::anyhow!("symbol state lock poisoned"))?;
+            if matches!(*s, SymbolState::Running(_)) {
+                return Ok(false);
+            }
+            *s = SymbolState::Running(progress.clone());
+        }
+        let path = self.trace_path(&entry);
+        let store = self.clone();
+        std::thread::spawn(move || store.symbolize_with(loaded, &path, progress));
+        Ok(true)
+    }
+
     /// Name frames from PDBs in the background; queries see the unnamed
     /// trace meanwhile and the named one as soon as it is ready.
     fn symbolize(self: &Arc<Self>, loaded: Arc<LoadedTrace>, trace_path: &Path) {
-        let run = self.symbol_runs.fetch_add(1, Ordering::Relaxed) + 1;
         let progress = Arc::new(symbols::Progress::default());
         if let Ok(mut s) = loaded.symbols.lock() {
             *s = SymbolState::Running(progress.clone());
         }
+        self.symbolize_with(loaded, trace_path, progress);
+    }
+
+    fn symbolize_with(
+        self: &Arc<Self>,
+        loaded: Arc<LoadedTrace>,
+        trace_path: &Path,
+        progress: Arc<symbols::Progress>,
+    ) {
+        let run = self.symbol_runs.fetch_add(1, Ordering::Relaxed) + 1;
         let path = crate::symbolize::symbol_path(
             Some(&self.data_dir),
             trace_path,
-            self.symbol_path.as_deref(),
+            self.symbol_path_of(&loaded.id).as_deref(),
         );
         let config = crate::symbolize::config(path, self.data_dir.join("symbol-cache"));
         // Look up on the model in place; copy it only when there are names to apply.
-        let result = crate::symbolize::lookup(loaded.trace(), config, &progress);
-        let statuses = crate::symbolize::status_json(loaded.trace(), &result);
+        let (result, searched) =
+            crate::symbolize::lookup_searched(loaded.trace(), config, &progress);
+        let done = || SymbolsDone {
+            modules: crate::symbolize::status_json(loaded.trace(), &result, &searched),
+            warnings: result.warnings.clone(),
+            searched: searched.clone(),
+            cancelled: progress.is_cancelled(),
+        };
         if result.frames.is_empty() {
             if let Ok(mut s) = loaded.symbols.lock() {
-                *s = SymbolState::Done(statuses);
+                *s = SymbolState::Done(done());
             }
             return;
         }
+        let statuses = done();
         let mut trace = loaded.trace().clone();
         crate::symbolize::apply(&mut trace, &result);
         // Only function-dependent parts of the index are rebuilt; the
@@ -504,7 +564,12 @@ impl Store {
             ids.push(loaded.id.clone());
             let path = self.trace_path(&entry);
             let store = self.clone();
-            std::thread::spawn(move || store.symbolize(loaded, &path));
+            // Running before the answer goes out, so a client polling next sees it.
+            let progress = Arc::new(symbols::Progress::default());
+            if let Ok(mut s) = loaded.symbols.lock() {
+                *s = SymbolState::Running(progress.clone());
+            }
+            std::thread::spawn(move || store.symbolize_with(loaded, &path, progress));
         }
         ids.sort();
         ids

@@ -88,6 +88,13 @@ fn every_endpoint_answers_as_documented() {
     ] {
         check(&doc, p, "get", &get(p));
     }
+    let (s, v) = server.json(
+        "PUT",
+        &format!("/api/traces/{id}/symbols"),
+        r#"{"symbol_path": null}"#,
+    );
+    assert_eq!(s, 200, "PUT symbols: {v}");
+    check(&doc, "/api/traces/{id}/symbols", "put", &v);
     let post = |p: &str, body: Value| {
         let (s, v) = server.json("POST", &p.replace("{id}", &id), &body.to_string());
         assert_eq!(s, 200, "POST {p} {body}: {v}");

@@ -3,6 +3,9 @@
 //! that stores what it downloads in a symstore-layout disk cache and
 //! remembers misses for a while, in memory and on disk, so a PDB known to be
 //! missing is not asked for again. Threads may share one `SymbolServer`.
+//! A server that cannot be reached (connection refused, timed out) is asked
+//! once: the first request is made alone, and a failure to reach it makes
+//! every later fetch fail at once with [`SymbolServer::unreachable`]'s reason.
 
 use crate::cab_file;
 use crate::identity::PdbIdentity;
@@ -57,6 +60,22 @@ pub struct SymbolServer {
     /// Identity key -> when its miss was recorded.
     misses: Mutex<HashMap<String, Instant>>,
     requests: AtomicU64,
+    /// Whether the server answered yet; held while the first request is made.
+    reach: Mutex<Reach>,
+}
+
+/// What is known about reaching the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Reach {
+    Unknown,
+    Answered,
+    Unreachable(String),
+}
+
+/// Why a GET failed: the server was not reached, or it answered badly.
+enum GetError {
+    Transport(String),
+    Answer(String),
 }
 
 impl std::fmt::Debug for SymbolServer {
@@ -83,6 +102,7 @@ impl SymbolServer {
             config,
             misses: Mutex::new(HashMap::new()),
             requests: AtomicU64::new(0),
+            reach: Mutex::new(Reach::Unknown),
         }
     }
 
@@ -95,8 +115,16 @@ impl SymbolServer {
         self.requests.load(Ordering::Relaxed)
     }
 
+    /// Why the server is not asked any more (it could not be reached), if so.
+    pub fn unreachable(&self) -> Option<String> {
+        match &*self.reach.lock().unwrap_or_else(|p| p.into_inner()) {
+            Reach::Unreachable(why) => Some(why.clone()),
+            _ => None,
+        }
+    }
+
     /// Download the PDB of `id` into `cache` (symstore layout) unless the
-    /// server is known not to have it.
+    /// server is known not to have it or not to answer.
     pub fn fetch(&self, id: &PdbIdentity, cache: &Path) -> Fetched {
         if !id.is_safe_name() {
             return Fetched::Failed(format!("refusing PDB name {:?}", id.name));
@@ -104,16 +132,47 @@ impl SymbolServer {
         if self.known_missing(id, cache) {
             return Fetched::KnownMissing;
         }
+        // Until the server has answered once, requests go one at a time, so
+        // an unreachable one costs one timeout, not one per module.
+        let mut reach = self.reach.lock().unwrap_or_else(|p| p.into_inner());
+        match &*reach {
+            Reach::Unreachable(why) => return Fetched::Failed(skipped(why)),
+            Reach::Answered => {
+                drop(reach);
+                return self
+                    .fetch_reached(id, cache)
+                    .unwrap_or_else(Fetched::Failed);
+            }
+            Reach::Unknown => {}
+        }
+        match self.fetch_reached(id, cache) {
+            Ok(f) => {
+                *reach = Reach::Answered;
+                f
+            }
+            Err(why) => {
+                *reach = Reach::Unreachable(why.clone());
+                Fetched::Failed(why)
+            }
+        }
+    }
+
+    /// `fetch` once the server may be asked: `Err` only when it was not reached.
+    fn fetch_reached(&self, id: &PdbIdentity, cache: &Path) -> Result<Fetched, String> {
+        let answered = |e: GetError| match e {
+            GetError::Transport(m) => Err(m),
+            GetError::Answer(m) => Ok(Fetched::Failed(m)),
+        };
         let dir = cache.join(&id.name).join(id.key());
         if let Err(e) = fs::create_dir_all(&dir) {
-            return Fetched::Failed(format!("cache {}: {e}", dir.display()));
+            return Ok(Fetched::Failed(format!("cache {}: {e}", dir.display())));
         }
         let dest = dir.join(&id.name);
         let base = format!("{}/{}/{}", self.url, encode(&id.name), id.key());
         match self.download(&format!("{base}/{}", encode(&id.name)), &dest) {
-            Ok(true) => return Fetched::Downloaded(dest),
+            Ok(true) => return Ok(Fetched::Downloaded(dest)),
             Ok(false) => {}
-            Err(e) => return Fetched::Failed(e),
+            Err(e) => return answered(e),
         }
         let compressed_name = compressed_name(&id.name);
         let compressed = dir.join(&compressed_name);
@@ -124,33 +183,33 @@ impl SymbolServer {
                     .and_then(|()| fs::rename(&tmp, &dest).map_err(|e| e.to_string()));
                 let _ = fs::remove_file(&compressed);
                 let _ = fs::remove_file(&tmp);
-                match r {
+                Ok(match r {
                     Ok(()) => Fetched::Downloaded(dest),
                     Err(e) => Fetched::Failed(e),
-                }
+                })
             }
             Ok(false) => {
                 self.record_miss(id, &dir);
-                Fetched::Missing
+                Ok(Fetched::Missing)
             }
-            Err(e) => Fetched::Failed(e),
+            Err(e) => answered(e),
         }
     }
 
     /// GET `url` into `dest`: `Ok(true)` when stored, `Ok(false)` on 404.
-    fn download(&self, url: &str, dest: &Path) -> Result<bool, String> {
+    fn download(&self, url: &str, dest: &Path) -> Result<bool, GetError> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let response = self
             .agent
             .get(url)
             .call()
-            .map_err(|e| format!("GET {url}: {e}"))?;
+            .map_err(|e| GetError::Transport(format!("GET {url}: {e}")))?;
         let status = response.status().as_u16();
         if status == 404 {
             return Ok(false);
         }
         if status != 200 {
-            return Err(format!("GET {url}: HTTP {status}"));
+            return Err(GetError::Answer(format!("GET {url}: HTTP {status}")));
         }
         let tmp = temp_path(dest);
         let result = (|| -> io::Result<u64> {
@@ -170,18 +229,18 @@ impl SymbolServer {
         match result {
             Ok(n) if n > self.config.max_bytes => {
                 let _ = fs::remove_file(&tmp);
-                Err(format!(
+                Err(GetError::Answer(format!(
                     "GET {url}: larger than {} bytes",
                     self.config.max_bytes
-                ))
+                )))
             }
             Ok(_) => fs::rename(&tmp, dest).map(|()| true).map_err(|e| {
                 let _ = fs::remove_file(&tmp);
-                format!("cache {}: {e}", dest.display())
+                GetError::Answer(format!("cache {}: {e}", dest.display()))
             }),
             Err(e) => {
                 let _ = fs::remove_file(&tmp);
-                Err(format!("GET {url}: {e}"))
+                Err(GetError::Answer(format!("GET {url}: {e}")))
             }
         }
     }
@@ -216,6 +275,11 @@ impl SymbolServer {
     fn miss_marker(&self) -> String {
         format!("missing-{:016x}", fnv1a(self.url.as_bytes()))
     }
+}
+
+/// The reason given for a fetch not made: the server did not answer before.
+fn skipped(why: &str) -> String {
+    format!("not asked: the server was unreachable earlier in this run ({why})")
 }
 
 /// `name.pdb` -> `name.pd_`.

@@ -21,6 +21,8 @@ pub enum SymbolStatus {
     Malformed { path: PathBuf, error: String },
     /// A symbol server could not be asked, or its answer not stored.
     DownloadFailed { reason: String },
+    /// The run was cancelled before the module was looked up.
+    Cancelled,
 }
 
 impl SymbolStatus {
@@ -34,6 +36,7 @@ impl SymbolStatus {
             SymbolStatus::IdentityMismatch { .. } => "identity mismatch",
             SymbolStatus::Malformed { .. } => "malformed PDB",
             SymbolStatus::DownloadFailed { .. } => "download failed",
+            SymbolStatus::Cancelled => "cancelled",
         }
     }
 

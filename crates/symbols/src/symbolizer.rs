@@ -14,7 +14,7 @@ use model::images::{ModuleTable, NONE};
 use model::strings::StringTable;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Clone)]
@@ -38,13 +38,33 @@ impl SymbolizerConfig {
     }
 }
 
-/// Counters a UI can poll while `symbolize` runs on another thread.
+/// Counters a UI can poll while `symbolize` runs on another thread, and
+/// its cancel switch.
 #[derive(Debug, Default)]
 pub struct Progress {
     pub modules_total: AtomicUsize,
     pub modules_done: AtomicUsize,
     pub frames_total: AtomicUsize,
     pub frames_done: AtomicUsize,
+    /// Set to stop: modules not yet started end `Cancelled`.
+    pub cancelled: AtomicBool,
+    /// Module rows whose lookup has ended, with how it ended, in order.
+    pub finished: Mutex<Vec<(u32, SymbolStatus)>>,
+}
+
+impl Progress {
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// The modules finished so far.
+    pub fn finished(&self) -> Vec<(u32, SymbolStatus)> {
+        self.finished.lock().map(|f| f.clone()).unwrap_or_default()
+    }
 }
 
 /// What one `symbolize` call found.
@@ -54,6 +74,9 @@ pub struct Symbolization {
     pub modules: Vec<ModuleStatus>,
     /// Frame row -> what it resolves to; frames left out stay unresolved.
     pub frames: Vec<(u32, FunctionInfo)>,
+    /// Said once per run rather than per module: symbol servers that could
+    /// not be reached and were skipped after the first try.
+    pub warnings: Vec<String>,
 }
 
 pub type SharedPdb = Arc<Mutex<Pdb>>;
@@ -255,7 +278,11 @@ impl Symbolizer {
                         .first()
                         .and_then(|&m| modules.pdb_name.get(m))
                         .map(|&s| strings.get(s));
-                    let (status, pdb) = self.find(id, recorded);
+                    let (status, pdb) = if progress.is_cancelled() {
+                        (SymbolStatus::Cancelled, None)
+                    } else {
+                        self.find(id, recorded)
+                    };
                     let mut named = Vec::new();
                     for &m in ms {
                         let rows = &by_module[m];
@@ -267,6 +294,9 @@ impl Symbolizer {
                         progress
                             .frames_done
                             .fetch_add(rows.len(), Ordering::Relaxed);
+                    }
+                    if let Ok(mut f) = progress.finished.lock() {
+                        f.extend(ms.iter().map(|&m| (m as u32, status.clone())));
                     }
                     if let Ok(mut r) = results.lock() {
                         r.push((ms.clone(), status, named));
@@ -291,6 +321,72 @@ impl Symbolizer {
         }
         out.frames.sort_unstable_by_key(|(row, _)| *row);
         out.modules = statuses;
+        out.warnings = self.unreachable_servers();
+        out
+    }
+
+    /// One line per symbol server given up on as unreachable.
+    fn unreachable_servers(&self) -> Vec<String> {
+        let servers: Vec<Arc<SymbolServer>> = self
+            .servers
+            .lock()
+            .map(|s| s.values().cloned().collect())
+            .unwrap_or_default();
+        let mut out: Vec<String> = servers
+            .iter()
+            .filter_map(|s| {
+                s.unreachable().map(|why| {
+                    format!(
+                        "symbol server {} unreachable, not asked again in this run: {why}",
+                        s.url()
+                    )
+                })
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The places `find` searches, in order, as the UI shows them
+    /// ("where it looked"): folders, caches, servers, the recorded path.
+    pub fn search_places(&self, recorded: Option<&str>) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cache: Option<PathBuf> = None;
+        let default = &self.config.default_cache;
+        for entry in &self.config.path.entries {
+            match entry {
+                SymbolPathEntry::Folder(f) => out.push(f.display().to_string()),
+                SymbolPathEntry::Cache(f) => {
+                    let f = f.clone().unwrap_or_else(|| default.clone());
+                    out.push(format!("cache {}", f.display()));
+                    cache = Some(f);
+                }
+                SymbolPathEntry::Server { caches, source } => {
+                    let caches = if caches.is_empty() {
+                        vec![cache.clone().unwrap_or_else(|| default.clone())]
+                    } else {
+                        caches.clone()
+                    };
+                    out.extend(caches.iter().map(|c| format!("cache {}", c.display())));
+                    out.push(
+                        match self
+                            .servers
+                            .lock()
+                            .ok()
+                            .and_then(|s| s.get(source).cloned())
+                        {
+                            Some(s) if s.unreachable().is_some() => {
+                                format!("{source} (unreachable)")
+                            }
+                            _ => source.clone(),
+                        },
+                    );
+                }
+            }
+        }
+        if let Some(r) = recorded.filter(|r| r.contains(['/', '\\'])) {
+            out.push(r.to_string());
+        }
         out
     }
 }

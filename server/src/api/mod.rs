@@ -13,6 +13,7 @@ mod shape;
 pub mod stack_tags;
 pub mod state;
 pub mod symbols;
+mod trace_symbols;
 pub mod traces;
 pub mod ui;
 mod value_columns;
@@ -48,7 +49,12 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}", get(traces::get).delete(traces::delete))
         .route("/traces/{id}/summary", get(traces::summary))
         .route("/traces/{id}/progress", get(traces::progress))
-        .route("/traces/{id}/symbols", get(traces::symbols))
+        .route(
+            "/traces/{id}/symbols",
+            get(trace_symbols::get).put(trace_symbols::put_path),
+        )
+        .route("/traces/{id}/symbols/load", post(trace_symbols::load))
+        .route("/traces/{id}/symbols/cancel", post(trace_symbols::cancel))
         .route("/traces/{id}/system-config", get(traces::system_config))
         .route("/traces/{id}/findings", get(findings::get))
         .route("/traces/{id}/columns", get(query::columns))

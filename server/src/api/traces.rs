@@ -339,7 +339,8 @@ fn symbol_summary(t: &LoadedTrace) -> Value {
         SymbolState::Running(p) => json!({"status": "running",
             "modules_done": p.modules_done.load(Ordering::Relaxed),
             "modules_total": p.modules_total.load(Ordering::Relaxed)}),
-        SymbolState::Done(modules) => {
+        SymbolState::Done(done) => {
+            let modules = &done.modules;
             let mut counts = serde_json::Map::new();
             let (mut frames, mut resolved) = (0u64, 0u64);
             for m in modules {
@@ -353,26 +354,4 @@ fn symbol_summary(t: &LoadedTrace) -> Value {
                    "frames": frames, "resolved_frames": resolved})
         }
     }
-}
-
-/// Symbol lookup state: progress while running, then each module's status.
-pub async fn symbols(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
-    read_auth(&app, &headers)?;
-    let t = loaded(&app, &id).await?;
-    let state = t
-        .symbols
-        .lock()
-        .map_err(|_| ApiError::internal("symbol state lock poisoned"))?;
-    Ok(Json(match &*state {
-        SymbolState::Pending => json!({"status": "pending"}),
-        SymbolState::Running(p) => json!({"status": "running", "progress": {
-            "modules_done": p.modules_done.load(Ordering::Relaxed),
-            "modules_total": p.modules_total.load(Ordering::Relaxed),
-        }}),
-        SymbolState::Done(modules) => json!({"status": "done", "modules": modules}),
-    }))
 }
