@@ -1,5 +1,6 @@
 //! The HTTP API and the embedded UI.
 
+mod compare;
 pub mod error;
 mod export;
 mod findings;
@@ -55,12 +56,14 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/timeline", post(query::timeline))
         .route("/traces/{id}/export", post(export::export))
         .route("/traces/{id}/graph", post(graph::graph))
+        .route("/compare", post(compare::compare))
         .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()
         .nest("/api", api)
         .route("/", get(ui::index))
         .route("/t/{id}", get(ui::index))
+        .route("/compare/{base}/{new}", get(ui::index))
         .fallback(ui::asset)
         // A client that stops sending its body is cut off, whatever the route.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
