@@ -56,6 +56,8 @@ export const flame = (id, q) => post(`${tr(id)}/flame`, q);
 export const butterfly = (id, q) => post(`${tr(id)}/butterfly`, q);
 /** @param {string} id @param {any} q */
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
+/** One table on two traces (baseline, comparison). @param {any} q */
+export const compare = (q) => post('/api/compare', q);
 /** The graph above a table. @param {string} id @param {any} q */
 export const graph = (id, q) => post(`${tr(id)}/graph`, q);
 

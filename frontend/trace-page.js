@@ -17,6 +17,7 @@ import { exportSpec, downloadExport } from './table-export.js';
 import { emptyColumns } from './empty-columns.js';
 import { View, viewsEl, MAX_VIEWS } from './views-layout.js';
 import { findingsPanel } from './findings.js';
+import { compareWith } from './compare.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -124,6 +125,7 @@ export class TracePage {
       ]),
       h('span', { class: 'spacer' }),
       clockSelect,
+      compareWith(this.id, this.navigate),
       h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: async () => { await copyText(location.href); toast('Link to this view copied'); } }),
     );
     // The browser tab names the trace, as WPA's window title does.
