@@ -75,6 +75,8 @@ export const callees = (id, q) => post(`${tr(id)}/callees`, q);
 export const searchNames = (id, q) => post(`${tr(id)}/search`, q);
 /** @param {string} id @param {any} q */
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
+/** One table on two traces (baseline, comparison). @param {any} q */
+export const compare = (q) => post('/api/compare', q);
 /** The graph above a table. @param {string} id @param {any} q */
 export const graph = (id, q) => post(`${tr(id)}/graph`, q);
 

@@ -1,13 +1,17 @@
-// Router: "/" is the library, "/t/{id}?v=2&..." a trace view. History entries carry the state,
+// Router: "/" is the library, "/t/{id}?v=2&..." a trace view, "/compare/{base}/{new}?..." a comparison (compare.js). History entries carry the state,
 // so back/forward re-render from the URL.
 import { renderLibrary } from './library.js';
 import { TracePage } from './trace-page.js';
 import { fromQuery, toQuery } from './url-state.js';
 import { h, clear } from './dom.js';
+import { ComparePage } from './compare.js';
+import { fromCompareUrl } from './compare-url.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 /** @type {TracePage|null} */
 let page = null;
+/** @type {ComparePage|null} */
+let comparePage = null;
 
 /** @param {string} url */
 function navigate(url) {
@@ -27,7 +31,23 @@ function write(s, mode) {
   else history.replaceState(null, '', url);
 }
 
+/** @param {string} url @param {'push'|'replace'} mode */
+function writeUrl(url, mode) {
+  if (url === location.pathname + location.search) return;
+  if (mode === 'push') history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
 function route() {
+  const cmp = fromCompareUrl(location.pathname, location.search);
+  if (cmp) {
+    page = null;
+    root.classList.add('trace-mode');
+    if (comparePage && comparePage.s.base === cmp.base && comparePage.s.new === cmp.new) comparePage.apply(cmp);
+    else { comparePage = new ComparePage(root, cmp, writeUrl, navigate); comparePage.mount(); }
+    return;
+  }
+  comparePage = null;
   const m = /^\/t\/([^/]+)\/?$/.exec(location.pathname);
   if (!m) {
     page = null;

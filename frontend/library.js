@@ -1,6 +1,7 @@
 // The library page: the list of traces, upload (picker or drop) with progress, open/delete/copy link.
 import * as api from './api.js';
 import { h, clear, fmtSize, fmtDate, copyText, toast } from './dom.js';
+import { compareWith } from './compare.js';
 
 /** @type {Map<string, () => void>} open SSE streams by trace id */
 const streams = new Map();
@@ -62,6 +63,7 @@ export function renderLibrary(root, navigate) {
       h('td', { class: 'actions' }, [
         h('button', { class: 'btn', text: 'Open', onclick: () => navigate(`/t/${t.id}`) }),
         h('button', { class: 'btn', text: 'Copy link', onclick: async () => { await copyText(link); toast('Link copied'); } }),
+        t.status === 'ready' ? compareWith(t.id, navigate) : null,
         h('button', {
           class: 'btn danger', text: 'Delete',
           onclick: async () => {

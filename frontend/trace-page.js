@@ -21,6 +21,7 @@ import { shortLink } from './short-link.js';
 import { lackText } from './table-lacks.js';
 import { stackTagsControl } from './stack-tags.js';
 import { symbolsPanel } from './symbols-panel.js';
+import { compareWith } from './compare.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -128,6 +129,7 @@ export class TracePage {
       ]),
       h('span', { class: 'spacer' }),
       clockSelect,
+      compareWith(this.id, this.navigate),
       h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: () => this.copyViewLink('Link to this view copied') }),
     );
     // The browser tab names the trace, as WPA's window title does.

@@ -262,9 +262,13 @@ fn eleven_images_of_explorer_lack_version_information() {
     assert_eq!(paths.len(), 11);
     let acronis: Vec<_> = paths
         .iter()
-        .filter(|p| p.starts_with(r"C:\Program Files (x86)\Acronis\TrueImageHome\"))
+        .filter(|p| p.starts_with(r"C:\Program Files\Common Files\Acronis\TrueImageHome\"))
         .collect();
-    assert_eq!(acronis.len(), 1);
+    // The one third-party DLL among them is the shell extension (issue 17: "the unversioned shell extension").
+    assert_eq!(
+        acronis,
+        [&r"C:\Program Files\Common Files\Acronis\TrueImageHome\tishell64_26_0_39450.dll"]
+    );
     let microsoft = paths
         .iter()
         .filter(|p| p.starts_with(r"C:\Windows\System32\"))

@@ -161,6 +161,11 @@ fn demo_findings_name_the_culprit() {
         .as_str()
         .unwrap()
         .contains("explorer.exe (6148)"));
+    // Issue 17: "the unversioned shell extension in explorer.exe".
+    assert!(ext["title"]
+        .as_str()
+        .unwrap()
+        .contains("(without version information)"));
     let snap = find(&list, "hot-api", "kernel32.dll!CreateToolhelp32Snapshot");
     assert_eq!(snap["figure"], 3100.0);
     let next = find(&list, "hot-api", "kernel32.dll!Process32NextW");
@@ -171,6 +176,9 @@ fn demo_findings_name_the_culprit() {
         .contains("tishell64_26_0_39450.dll"));
     let proxy = find(&list, "file-opened-often", "ti_managers_proxy.dll");
     assert_eq!(proxy["figure"], 4663.0);
+    // The same opens, spread over the 7-23 s burst: polling too.
+    let poll = find(&list, "file-polling", "ti_managers_proxy.dll");
+    assert_eq!(poll["figure"], 4663.0);
     assert_eq!(
         proxy["view"]["link"],
         "v=2&view=table&t=file-io&g=File%20Path&c=Count&f=Type%3DCreate&sel=C%3A%5CProgram%20Files%20%28x86%29%5CAcronis%5CTrueImageHome%5Cti_managers_proxy.dll"

@@ -188,6 +188,14 @@ fn every_endpoint_answers_as_documented() {
     ] {
         check(&doc, p, "post", &post(p, body));
     }
+    // A trace against itself: every delta 0, the shape is what counts here.
+    let (s, v) = server.json(
+        "POST",
+        "/api/compare",
+        &json!({"base": id, "new": id, "columns": ["Process Name"], "base_range": range, "normalize": "time", "limit": 3}).to_string(),
+    );
+    assert_eq!(s, 200, "POST /api/compare: {v}");
+    check(&doc, "/api/compare", "post", &v);
     // Errors: one documented shape, whatever produced them.
     let error_schema =
         json!({"$ref": "#/components/schemas/Error", "components": doc["components"].clone()});

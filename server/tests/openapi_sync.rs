@@ -11,7 +11,11 @@ fn routes_in_source() -> BTreeSet<(String, String)> {
         let Some(path) = chunk.split('"').nth(1) else {
             continue;
         };
-        if path == "/" || path.starts_with("/t/") || path.starts_with("/v/") {
+        if path == "/"
+            || path.starts_with("/t/")
+            || path.starts_with("/v/")
+            || path.starts_with("/compare/")
+        {
             continue; // UI routes, outside /api
         }
         let mut depth = 0i32;

@@ -10,7 +10,7 @@
 //!   (3,100) and `kernel32!Process32NextW` (6,600); 6,600 more samples with
 //!   the extension on the stack elsewhere (26,000 in all);
 //! - 370 images in explorer.exe, 11 without a FileVersion event (10
-//!   Microsoft DLLs, ti_managers_proxy.dll); all with DbgID_RSDS;
+//!   Microsoft DLLs and the shell extension); all with DbgID_RSDS;
 //! - 5,902 file creates by explorer, 4,663 (79%) of ti_managers_proxy.dll.
 //!
 //! Stacks are cached keys (definitions rundown at the end, references

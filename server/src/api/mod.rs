@@ -1,6 +1,7 @@
 //! The HTTP API and the embedded UI.
 
 mod callers;
+mod compare;
 pub mod error;
 mod export;
 mod findings;
@@ -77,6 +78,7 @@ pub fn router(state: AppState) -> Router {
                 .delete(stack_tags::delete)
                 .layer(DefaultBodyLimit::max(::query::stack_tags::parse::MAX_BYTES)),
         )
+        .route("/compare", post(compare::compare))
         .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()
@@ -84,6 +86,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(ui::index))
         .route("/t/{id}", get(ui::index))
         .route("/v/{id}", get(links::redirect))
+        .route("/compare/{base}/{new}", get(ui::index))
         .fallback(ui::asset)
         // A client that stops sending its body is cut off, whatever the route.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(

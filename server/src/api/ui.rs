@@ -42,7 +42,7 @@ fn serve_asset(path: &str) -> Option<Response> {
     )
 }
 
-/// `/` and `/t/{id}?...`: the SPA shell; the view state lives in the query string.
+/// `/`, `/t/{id}?...` and `/compare/{base}/{new}?...`: the SPA shell; the view state lives in the query string.
 pub async fn index() -> Response {
     serve_asset("index.html")
         .unwrap_or_else(|| (StatusCode::NOT_FOUND, "UI not built").into_response())

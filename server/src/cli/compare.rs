@@ -64,25 +64,37 @@ fn seconds(t: &Trace, range: Option<(f64, f64)>) -> f64 {
     range.map_or(t.info.duration_ns as f64 / 1e9, |(a, b)| b - a)
 }
 
+/// The comparison `a` asks for of two loaded traces; the CLI and
+/// `POST /api/compare` (api::compare) both call it, so they print the same rows.
+pub fn compare_traces(tb: &Trace, tn: &Trace, a: &CompareArgs) -> anyhow::Result<CompareTable> {
+    let fb = export::export(tb, &args(a, a.range_base, a.group.clone()))?;
+    let fnew = export::export(tn, &args(a, a.range_new, a.group.clone()))?;
+    let factor = normalize(tb, tn, a)?.factor();
+    Ok(compare::compare(&fb, &fnew, factor))
+}
+
+/// The baseline's scale factor that `a.normalize` (none, time, samples) asks for.
+pub fn normalize(tb: &Trace, tn: &Trace, a: &CompareArgs) -> anyhow::Result<Normalize> {
+    Ok(match a.normalize.as_str() {
+        "time" => Normalize::Time {
+            base_s: seconds(tb, a.range_base),
+            new_s: seconds(tn, a.range_new),
+        },
+        "samples" => Normalize::Samples {
+            base: total_rows(tb, a, a.range_base)?,
+            new: total_rows(tn, a, a.range_new)?,
+        },
+        "none" | "" => Normalize::None,
+        other => anyhow::bail!("unknown normalisation {other:?}: none, time or samples"),
+    })
+}
+
 pub fn run(base: &Path, new: &Path, a: CompareArgs) -> anyhow::Result<()> {
     let (tb, tn) = (
         load(base, a.symbol_path.as_deref())?,
         load(new, a.symbol_path.as_deref())?,
     );
-    let fb = export::export(&tb, &args(&a, a.range_base, a.group.clone()))?;
-    let fnew = export::export(&tn, &args(&a, a.range_new, a.group.clone()))?;
-    let norm = match a.normalize.as_str() {
-        "time" => Normalize::Time {
-            base_s: seconds(&tb, a.range_base),
-            new_s: seconds(&tn, a.range_new),
-        },
-        "samples" => Normalize::Samples {
-            base: total_rows(&tb, &a, a.range_base)?,
-            new: total_rows(&tn, &a, a.range_new)?,
-        },
-        _ => Normalize::None,
-    };
-    let table = compare::compare(&fb, &fnew, norm.factor());
+    let table = compare_traces(&tb, &tn, &a)?;
     let mut out = Vec::new();
     if a.json {
         write_json(&mut out, &table)?;

@@ -9,7 +9,7 @@ macro_rules! say {
     }};
 }
 
-mod compare;
+pub mod compare;
 mod demo;
 mod dump;
 pub(crate) mod export;

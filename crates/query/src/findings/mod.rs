@@ -6,6 +6,7 @@
 mod cpu_share;
 mod disk_io;
 mod file_opens;
+mod file_polling;
 mod health;
 mod hot_api;
 mod third_party;
@@ -55,6 +56,7 @@ pub fn run(engine: &Engine) -> Vec<Finding> {
     out.extend(third_party::run(engine, &procs));
     out.extend(hot_api::run(engine));
     out.extend(file_opens::run(engine));
+    out.extend(file_polling::run(engine));
     out.extend(disk_io::run(engine));
     out.extend(waits::run(engine));
     out.extend(health::run(engine));

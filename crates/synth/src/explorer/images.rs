@@ -213,19 +213,21 @@ impl Images {
                 i
             })
             .collect();
-        let ext = u.place(
+        // The shell extension is the unversioned third-party DLL of the
+        // investigation (the 11th beside ten Microsoft ones); the proxy it opens has a version.
+        let mut ext = u.place(
             format!("{SHELL_EXTENSION_DIR}{SHELL_EXTENSION}"),
             false,
             Vendor::Acronis,
             0x18_0000,
         );
-        let mut proxy = u.place(
+        ext.versioned = false;
+        let proxy = u.place(
             format!("{ACRONIS_DIR}{PROXY_DLL}"),
             false,
             Vendor::Acronis,
             0x1_0000,
         );
-        proxy.versioned = false;
         let mut exes = Layout {
             rng: u.rng,
             next: 0x7FF6_1D40_0000,

@@ -1,0 +1,179 @@
+//! `POST /api/compare`: one table grouped the same way on two traces
+//! (baseline and comparison), rows matched by identity, with baseline,
+//! comparison, delta and delta % per numeric value column: the rows
+//! `etlscope compare` prints, computed by the same code
+//! (`cli::compare::compare_traces`).
+
+use super::error::{ApiError, ApiResult};
+use super::query::{bad, check_limit, default_limit, Range};
+use super::state::AppState;
+use super::traces::{loaded, read_auth};
+use crate::cli::compare::{self, CompareArgs};
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::Json;
+use query::compare::{CompareRow, CompareTable};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareSpec {
+    /// Trace ids.
+    base: String,
+    new: String,
+    #[serde(default = "super::query::default_table")]
+    table: String,
+    /// Key columns, as `/table`'s `columns`.
+    #[serde(default)]
+    columns: Vec<String>,
+    /// `COL[:AGG]`, as `/table`'s `values`; absent: the table's defaults.
+    #[serde(default)]
+    values: Option<Vec<String>>,
+    #[serde(default)]
+    base_range: Option<Range>,
+    #[serde(default)]
+    new_range: Option<Range>,
+    /// none, time or samples.
+    #[serde(default = "none")]
+    normalize: String,
+    #[serde(default = "default_limit")]
+    limit: usize,
+}
+
+fn none() -> String {
+    "none".into()
+}
+
+/// A range in seconds, refused as `/table` refuses it (not finite, start after end).
+fn seconds(r: &Option<Range>) -> ApiResult<Option<(f64, f64)>> {
+    super::query::range(r)?;
+    Ok(r.as_ref().map(|r| (r.start_s, r.end_s)))
+}
+
+/// A whole number as an integer (counts, bytes), else a float; NaN as null.
+fn num(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        Value::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn row_json(t: &CompareTable, r: &CompareRow) -> Value {
+    let values: Vec<Value> = (0..t.value_names.len())
+        .map(|i| {
+            let (b, n) = r.values.get(i).copied().unwrap_or((0.0, 0.0));
+            json!([
+                num(b),
+                num(n),
+                num(r.delta(i)),
+                r.delta_percent(i).map_or(Value::Null, num)
+            ])
+        })
+        .collect();
+    json!({"keys": r.keys, "values": values})
+}
+
+/// At most `limit` rows: those with the largest change of the first value,
+/// kept in the table's order (largest loss first), so gains survive a cut.
+fn keep(t: &mut CompareTable, limit: usize) -> usize {
+    let n = t.rows.len();
+    if n <= limit {
+        return 0;
+    }
+    let mut by_size: Vec<usize> = (0..n).collect();
+    by_size.sort_by(|&a, &b| {
+        let d = |i: usize| t.rows.get(i).map_or(0.0, |r| r.delta(0).abs());
+        d(b).total_cmp(&d(a)).then(a.cmp(&b))
+    });
+    let mut kept = vec![false; n];
+    for &i in by_size.iter().take(limit) {
+        if let Some(k) = kept.get_mut(i) {
+            *k = true;
+        }
+    }
+    let mut i = 0;
+    t.rows.retain(|_| {
+        i += 1;
+        kept.get(i - 1).copied().unwrap_or(false)
+    });
+    n - t.rows.len()
+}
+
+pub async fn compare(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let spec: CompareSpec =
+        serde_json::from_slice(&body).map_err(|e| bad(format!("bad compare request: {e}")))?;
+    check_limit(spec.limit)?;
+    let args = CompareArgs {
+        table: spec.table.clone(),
+        group: spec.columns.clone(),
+        values: spec.values.clone(),
+        range_base: seconds(&spec.base_range)?,
+        range_new: seconds(&spec.new_range)?,
+        normalize: spec.normalize.clone(),
+        json: true,
+        symbol_path: None,
+    };
+    let base = loaded(&app, &spec.base).await?;
+    let new = loaded(&app, &spec.new).await?;
+    let limit = spec.limit;
+    let out = tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+        let (tb, tn) = (base.trace(), new.trace());
+        let factor = compare::normalize(tb, tn, &args)
+            .map_err(|e| bad(format!("{e:#}")))?
+            .factor();
+        let mut t = compare::compare_traces(tb, tn, &args).map_err(|e| bad(format!("{e:#}")))?;
+        let total = t.rows.len();
+        let omitted = keep(&mut t, limit);
+        Ok(json!({
+            "table": args.table,
+            "keys": t.key_names,
+            "values": t.value_names,
+            "normalize": args.normalize,
+            "factor": factor,
+            "total_rows": total,
+            "omitted": omitted,
+            "rows": t.rows.iter().map(|r| row_json(&t, r)).collect::<Vec<_>>(),
+        }))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(Json(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(k: &str, b: f64, n: f64) -> CompareRow {
+        CompareRow {
+            keys: vec![k.into()],
+            values: vec![(b, n)],
+        }
+    }
+
+    #[test]
+    fn a_cut_keeps_the_largest_changes_in_loss_first_order() {
+        let mut t = CompareTable {
+            key_names: vec!["Process"],
+            value_names: vec!["Count".into()],
+            value_types: vec![query::ColumnType::Count],
+            // Loss first, as query::compare sorts them.
+            rows: vec![
+                row("a", 100.0, 0.0),
+                row("b", 5.0, 4.0),
+                row("c", 0.0, 1.0),
+                row("d", 0.0, 50.0),
+            ],
+        };
+        assert_eq!(keep(&mut t, 2), 2);
+        let keys: Vec<&str> = t.rows.iter().map(|r| r.keys[0].as_str()).collect();
+        assert_eq!(keys, ["a", "d"]);
+    }
+}
