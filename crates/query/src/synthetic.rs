@@ -284,11 +284,17 @@ pub fn file_io_trace(rows: usize, paths: usize, seed: u64) -> Trace {
     }
     let threads = 1000;
     for i in 0..threads {
-        t.threads
-            .push(8 + 4 * i as u32, (i % processes) as u32, model::processes::OPEN);
+        t.threads.push(
+            8 + 4 * i as u32,
+            (i % processes) as u32,
+            model::processes::OPEN,
+        );
     }
     let names: Vec<StrId> = (0..paths.max(1))
-        .map(|i| t.strings.intern(&format!("C:\\data\\dir{}\\file{i}.bin", i % 97)))
+        .map(|i| {
+            t.strings
+                .intern(&format!("C:\\data\\dir{}\\file{i}.bin", i % 97))
+        })
         .collect();
     let f = &mut t.file_io;
     for k in 0..rows {
