@@ -37,6 +37,7 @@ fn values(rt: &RowTable) -> Vec<ValueSpec> {
         .collect()
 }
 
+/// Count (the Count column summed) and the Start Time Min/Max per row.
 fn check(rows: &[Row], want: &BTreeMap<String, (u64, i64, i64)>) {
     assert_eq!(rows.len(), want.len());
     for r in rows {
@@ -47,7 +48,7 @@ fn check(rows: &[Row], want: &BTreeMap<String, (u64, i64, i64)>) {
         assert_eq!(
             r.values,
             vec![
-                CellValue::Count(w.0),
+                CellValue::Number(w.0 as i64),
                 CellValue::Number(w.1),
                 CellValue::Number(w.2)
             ],
@@ -62,7 +63,10 @@ fn file_path_level_over_thousands_of_paths_equals_a_naive_grouping() {
     let t = Arc::new(trace());
     let e = Engine::new(Arc::clone(&t));
     let rt = e.row_table(RowTableKind::FileIo);
-    let (process, path) = (rt.column("Process").unwrap(), rt.column("File Path").unwrap());
+    let (process, path) = (
+        rt.column("Process").unwrap(),
+        rt.column("File Path").unwrap(),
+    );
     let sorted = |mut rows: Vec<Row>| {
         rows.sort_by(|a, b| a.label.cmp(&b.label));
         rows
