@@ -155,7 +155,7 @@ fn file_path_graph_keeps_the_naive_top_paths_and_sums_the_rest_into_other() {
     assert!(per.len() > 4096, "more paths than one pass bins");
     let mut order: Vec<(&String, i64)> = per.iter().map(|(k, v)| (k, v.iter().sum())).collect();
     // Ties between equal totals go by key (first seen): compare totals only.
-    order.sort_by(|a, b| b.1.cmp(&a.1));
+    order.sort_by_key(|b| std::cmp::Reverse(b.1));
     assert_eq!(g.series.len(), 5);
     for (s, w) in g.series.iter().zip(&order) {
         assert_eq!(s.total, w.1);
