@@ -118,7 +118,7 @@ const total = (s) => s.values.reduce((/** @type {number} */ a, /** @type {number
 
 test('every view has its own graph: series of its own grouping, the one time selection', async () => {
   const { p, c, errors } = await newPage(browser);
-  const pane = encodeURIComponent('t=file-io&g=Type&c=Count&s=Count');
+  const pane = encodeURIComponent('t=file-io&g=Type,File Path&c=Count&s=Count');
   await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&t=cpu-sampled&g=Process&c=Count,Weight (ms),% Weight&s=Weight (ms)&pane=${pane}`);
   await waitViews(p);
   // View 2 (File I/O by Type): one series per Type, its bins adding up to export's count.
