@@ -207,6 +207,7 @@ export class TracePage {
     const a = this.analysis;
     clear(a);
     if (this.graph) { this.graph.destroy(); this.graph = null; }
+    for (const v of this.views || []) if (v.graph) { v.graph.destroy(); v.graph = null; }
     const s = this.s;
     api.useStackTags(s.tags);
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
@@ -315,16 +316,39 @@ export class TracePage {
     const defs = t.columns || [];
     const known = (/** @type {string} */ c) => t.value_columns.includes(c) || t.key_columns.includes(c) || (p.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
     clear(v.body);
-    new TreeTable(v.body, {
+    if (v.graph) v.graph.destroy();
+    clear(v.graphSlot);
+    const host = h('div', { class: 'graph-host' });
+    v.graphSlot.append(host);
+    const table = new TreeTable(v.body, {
       traceId: this.id, table: p.table, groups: p.groups.filter((c) => t.key_columns.includes(c)), cols: p.cols.filter(known), sort: p.sort, desc: p.desc, open: p.open, sel: p.sel,
       allColumns: [...t.key_columns, ...t.value_columns], defs, emptyText: lackText(this.sum, p.table),
       query: () => ({ range: apiRange(this.s.range), filters: apiFilters(this.s.filters.filter((f) => t.key_columns.includes(f.column))) }),
       onLayout: (groups, cols, sort) => this.setPane(i, { groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }, v),
       onSort: (col, desc) => this.setPane(i, { sort: col, desc }, v),
-      onTreeState: (open, sel, push) => { this.s.panes[i] = { ...this.s.panes[i], open, sel }; this.write(this.s, push ? 'push' : 'replace'); },
+      onTreeState: (open, sel, push) => {
+        this.s.panes[i] = { ...this.s.panes[i], open, sel };
+        this.write(this.s, push ? 'push' : 'replace');
+        this.syncPaneGraph(v, open, sel);
+      },
       onContext: () => {},
       onNotice: (m) => this.notice(m),
-    }).load();
+    });
+    table.load();
+    // Its own graph above it, of its own levels; the range and filters are the page's.
+    v.graph = this.newGraph(host, table, p.table, defs);
+    v.graphPath = graphPath(p.open);
+    v.graph.load(v.graphPath).then(() => { if (v.graph) v.graph.highlight(p.sel); });
+  }
+
+  /** An extra view's graph after its tree changed. @param {View} v @param {string[][]} open @param {string[]|null} sel */
+  syncPaneGraph(v, open, sel) {
+    if (!v.graph) return;
+    const p = graphPath(open);
+    if (JSON.stringify(p) !== JSON.stringify(v.graphPath)) {
+      v.graphPath = p;
+      v.graph.load(p).then(() => { if (v.graph) v.graph.highlight(sel); });
+    } else v.graph.highlight(sel);
   }
 
   /**
@@ -414,17 +438,25 @@ export class TracePage {
 
   /** The graph above the table: the same level, filters and range (table-graph.js). @param {HTMLElement} host @param {import('./value-columns.js').ColumnDef[]} defs */
   renderGraph(host, defs) {
-    const s = this.s;
-    const table = this.table;
-    const t = this.cols.tables[s.table] || {};
+    this.graph = this.newGraph(host, this.table, this.s.table, defs);
+    this.graphPath = graphPath(this.s.open);
+    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+  }
+
+  /**
+   * A graph of `table` (a TreeTable of table `name`) in `host`: its levels, filters and range.
+   * @param {HTMLElement} host @param {TreeTable} table @param {string} name @param {import('./value-columns.js').ColumnDef[]} defs
+   */
+  newGraph(host, table, name, defs) {
+    const t = this.cols.tables[name] || {};
     // Event tables plot their count (first: I/O without completions has no weight), their weight or a numeric column; cpu-sampled its weight.
-    const measures = s.table === 'cpu-sampled' || LIFETIME_TABLES.includes(s.table) ? [] : [
+    const measures = name === 'cpu-sampled' || LIFETIME_TABLES.includes(name) ? [] : [
       { value: 'count', label: 'Graph: Count' },
       ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
       ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
     ];
-    this.graph = new TableGraph(host, {
-      traceId: this.id, table: s.table, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
+    return new TableGraph(host, {
+      traceId: this.id, table: name, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
       request: (path) => table.request(path), measures,
       labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
       onSelect: (refs) => {
@@ -436,8 +468,6 @@ export class TracePage {
         table.emitTree(false);
       },
     });
-    this.graphPath = graphPath(s.open);
-    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
   }
 
   /** After a tree change: the graph follows the last expanded row and highlights the selection. */
