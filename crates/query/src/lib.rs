@@ -23,6 +23,7 @@ mod plan;
 mod row_graph;
 mod row_table_keys;
 pub mod row_tables;
+mod sampled_values;
 mod scan;
 pub mod stable_ids;
 pub mod synthetic;
