@@ -5,6 +5,7 @@ mod export;
 mod findings;
 mod graph;
 pub mod guard;
+mod percent_basis;
 pub mod query;
 mod receive;
 mod shape;

@@ -324,6 +324,10 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
     if !values.is_empty() {
         value_columns::add_sampled_values(&mut v, t.trace(), &values, &r);
     }
+    v["percent_of"] = super::percent_basis::sampled(
+        engine.cpu_capacity_ns(req.filters.range),
+        t.trace().info.cpus,
+    );
     v["path"] = json!(req.path);
     Ok(v)
 }
@@ -511,6 +515,7 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
     if !values.is_empty() {
         value_columns::add_row_values(&mut v, table, &values, &r);
     }
+    v["percent_of"] = super::percent_basis::row_table(table, &r);
     v["path"] = json!(req.path);
     Ok(v)
 }
