@@ -134,7 +134,14 @@ fn lifetime_values_by_process_image_equal_export_rows() {
 
     // Any column of CPU Usage (Sampled) as a value: each process row equals
     // export's row for it, and sorting by Time:min puts the earliest first.
-    let sampled = ["Thread ID:unique", "Time", "Time:max", "Module", "Weight:max", "CPU:avg"];
+    let sampled = [
+        "Thread ID:unique",
+        "Time",
+        "Time:max",
+        "Module",
+        "Weight:max",
+        "CPU:avg",
+    ];
     let export = export_json(&[
         demo.to_str().unwrap(),
         "--table",
@@ -166,7 +173,10 @@ fn lifetime_values_by_process_image_equal_export_rows() {
             assert_eq!(r["values"][v], e[v], "{} {v}", r["label"]);
         }
     }
-    let firsts: Vec<f64> = rows.iter().map(|r| r["values"]["Time"].as_f64().unwrap()).collect();
+    let firsts: Vec<f64> = rows
+        .iter()
+        .map(|r| r["values"]["Time"].as_f64().unwrap())
+        .collect();
     assert!(firsts.windows(2).all(|w| w[0] <= w[1]), "{firsts:?}");
     let (s, v) = server.json(
         "POST",

@@ -118,7 +118,11 @@ impl Trace {
         };
         // A frame or module row the tables lack (a damaged or hand-built
         // trace) reads as unnamed rather than panicking.
-        let module = self.modules.name.get(m as usize).map(|&n| self.strings.get(n));
+        let module = self
+            .modules
+            .name
+            .get(m as usize)
+            .map(|&n| self.strings.get(n));
         let func = self.frames.func.get(i).copied().unwrap_or(NONE);
         if let Some(&name) = self.funcs.name.get(func as usize) {
             let name = self.strings.get(name);

@@ -231,7 +231,12 @@ impl Engine {
 
     /// `scan` with value columns: every sample is seen one by one (the
     /// precomputed per-stack and per-thread totals have no values).
-    fn scan_values(&self, plan: &crate::plan::Plan, known: Option<Cell>, readers: &[Reader]) -> ValueAcc {
+    fn scan_values(
+        &self,
+        plan: &crate::plan::Plan,
+        known: Option<Cell>,
+        readers: &[Reader],
+    ) -> ValueAcc {
         let mode = Mode {
             skip_path_fail: known.is_some(),
             by_stack_ok: false,

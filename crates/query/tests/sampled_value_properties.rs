@@ -79,12 +79,11 @@ fn cell(t: &Trace, name: &str, i: usize) -> V {
     let th = t.samples.thread(i) as usize;
     let p = t.threads.process[th] as usize;
     let s = |id: model::strings::StrId| V::Text(t.strings.get(id).to_string());
-    let attr = |col: &Vec<model::strings::StrId>| {
-        match leaf(t, i).map(|f| t.frames.module[f as usize]) {
+    let attr =
+        |col: &Vec<model::strings::StrId>| match leaf(t, i).map(|f| t.frames.module[f as usize]) {
             Some(m) if m != NONE => s(col[m as usize]),
             _ => V::Text(String::new()),
-        }
-    };
+        };
     match name {
         "Process" => V::Text(t.process_label(p as u32)),
         "Process Name" => s(t.processes.name[p]),
@@ -134,9 +133,7 @@ fn naive(agg: Aggregation, cells: &[V]) -> CellValue {
         _ if cells.is_empty() => CellValue::Empty,
         Aggregation::Min => CellValue::Number(*nums.iter().min().unwrap()),
         Aggregation::Max => CellValue::Number(*nums.iter().max().unwrap()),
-        Aggregation::Avg => {
-            CellValue::Float(nums.iter().sum::<i64>() as f64 / nums.len() as f64)
-        }
+        Aggregation::Avg => CellValue::Float(nums.iter().sum::<i64>() as f64 / nums.len() as f64),
         Aggregation::Single if distinct.len() == 1 => match cells[0].clone() {
             V::Num(n) => CellValue::Number(n),
             V::Text(s) => CellValue::Text(s),
@@ -232,7 +229,9 @@ fn every_mode_matches_the_naive_reference_one_and_two_levels_down() {
             let a = KEYS[r.below(KEYS.len())];
             let b = KEYS[r.below(KEYS.len())];
             let cols = [a, b];
-            let top = e.table_values(&request(&cols, range, &[]), &sp, None).unwrap();
+            let top = e
+                .table_values(&request(&cols, range, &[]), &sp, None)
+                .unwrap();
             for row in &top.rows {
                 let kids = e
                     .table_values(&request(&cols, range, &[row.key]), &sp, None)
@@ -311,11 +310,15 @@ fn under_a_stack_a_group_row_is_the_merge_of_its_children() {
             if checked > 400 * (seed + 1) {
                 break;
             }
-            let level = e.table_values(&request(&cols, range, &path), &sp, None).unwrap();
+            let level = e
+                .table_values(&request(&cols, range, &path), &sp, None)
+                .unwrap();
             for row in level.rows.iter().filter(|x| x.expandable) {
                 let mut p = path.clone();
                 p.push(row.key);
-                let kids = e.table_values(&request(&cols, range, &p), &sp, None).unwrap();
+                let kids = e
+                    .table_values(&request(&cols, range, &p), &sp, None)
+                    .unwrap();
                 if kids.rows.is_empty() {
                     continue;
                 }
@@ -359,7 +362,9 @@ fn every_column_order_gives_the_same_totals_and_sorting_follows_the_value() {
                 cols.swap(i, r.below(i + 1));
             }
             let k = 1 + r.below(3);
-            let resp = e.table_values(&request(&cols[..k], None, &[]), &sp, Some(1)).unwrap();
+            let resp = e
+                .table_values(&request(&cols[..k], None, &[]), &sp, Some(1))
+                .unwrap();
             let rows = &resp.rows;
             let sum: i64 = rows
                 .iter()
@@ -377,9 +382,18 @@ fn every_column_order_gives_the_same_totals_and_sorting_follows_the_value() {
                     })
                     .collect()
             };
-            assert_eq!(nums(1).iter().min().map(|&v| CellValue::Number(v)), Some(want[1].clone()));
-            assert_eq!(nums(2).iter().max().map(|&v| CellValue::Number(v)), Some(want[2].clone()));
-            assert_eq!(nums(3).iter().max().map(|&v| CellValue::Number(v)), Some(want[3].clone()));
+            assert_eq!(
+                nums(1).iter().min().map(|&v| CellValue::Number(v)),
+                Some(want[1].clone())
+            );
+            assert_eq!(
+                nums(2).iter().max().map(|&v| CellValue::Number(v)),
+                Some(want[2].clone())
+            );
+            assert_eq!(
+                nums(3).iter().max().map(|&v| CellValue::Number(v)),
+                Some(want[3].clone())
+            );
             // Sorted by Time:min, latest first (the default descending sort).
             let firsts = nums(1);
             assert!(firsts.windows(2).all(|w| w[0] >= w[1]), "{firsts:?}");
@@ -395,11 +409,16 @@ fn one_group_per_sample_reads_the_definitions_cells() {
     let e = Engine::new(Arc::new(t.clone()));
     let def = TableDef::of(&t, "cpu-sampled").unwrap();
     let names: Vec<&str> = TEXT.iter().chain(NUMBERS.iter()).copied().collect();
-    let values: Vec<(&str, Aggregation)> = names.iter().map(|&n| (n, Aggregation::Single)).collect();
+    let values: Vec<(&str, Aggregation)> =
+        names.iter().map(|&n| (n, Aggregation::Single)).collect();
     let sp = specs(&t, &values);
     // One row per thread and CPU: compare its single values with the cells.
     let resp = e
-        .table_values(&request(&[Column::ThreadId, Column::Cpu], None, &[]), &sp, None)
+        .table_values(
+            &request(&[Column::ThreadId, Column::Cpu], None, &[]),
+            &sp,
+            None,
+        )
         .unwrap();
     let mut by_label: BTreeMap<String, Vec<CellValue>> = BTreeMap::new();
     for row in &resp.rows {

@@ -81,12 +81,16 @@ pub fn sampled_values(
         .map(|s| ValueSpec::parse(&def, s).map_err(bad))
         .collect::<ApiResult<Vec<_>>>()?;
     const OWN: [&str; 6] = ["count", "weight", "percent", "first", "last", "label"];
-    let sort_value = sort.by.as_deref().filter(|b| !OWN.contains(b)).and_then(|b| {
-        let by_spec = ValueSpec::parse(&def, b).ok();
-        values
-            .iter()
-            .position(|v| Some(*v) == by_spec || v.header(&def) == b)
-    });
+    let sort_value = sort
+        .by
+        .as_deref()
+        .filter(|b| !OWN.contains(b))
+        .and_then(|b| {
+            let by_spec = ValueSpec::parse(&def, b).ok();
+            values
+                .iter()
+                .position(|v| Some(*v) == by_spec || v.header(&def) == b)
+        });
     Ok((values, sort_value))
 }
 
