@@ -74,6 +74,47 @@ impl Reader {
         }
     }
 
+    /// Whether the value of a group of samples of one thread (`by_thread`)
+    /// or one stack row (else) follows from the group's cell, so the scan
+    /// may use the precomputed per-thread or per-stack totals. `constant`:
+    /// every sample has the same weight.
+    pub(crate) fn groups(&self, by_thread: bool, constant: bool) -> bool {
+        use crate::aggregate::Aggregation as A;
+        let agg = self.spec.aggregation;
+        match self.source {
+            Source::Thread => by_thread,
+            Source::Stack => !by_thread,
+            Source::Cpu => false,
+            Source::One | Source::Percent => true,
+            Source::Weight => constant || matches!(agg, A::Sum | A::Count),
+            Source::Time => matches!(agg, A::Min | A::Max | A::Count),
+        }
+    }
+
+    /// Adds a group of samples (a per-thread or per-stack total) that
+    /// `groups` accepted.
+    #[inline]
+    fn add_group(&self, a: &mut Acc, h: &Hit, constant: Option<i64>) {
+        let c = &h.cell;
+        let n = c.count;
+        let same = |a: &mut Acc, v: i64| {
+            if v != MISSING || !self.ty.is_numeric() {
+                a.add_group(n, i128::from(v) * i128::from(n), v, v, Some(v));
+            }
+        };
+        match self.source {
+            Source::Thread => same(a, self.value(h)),
+            Source::Stack => same(a, self.value(h)),
+            Source::One => same(a, 1),
+            Source::Weight => match constant {
+                Some(w) => same(a, w),
+                None => a.add_group(n, i128::from(c.weight_ns), 0, 0, None),
+            },
+            Source::Time => a.add_group(n, 0, c.first_ns, c.last_ns, None),
+            Source::Cpu | Source::Percent => {}
+        }
+    }
+
     fn counts(&self) -> bool {
         self.source != Source::Percent
     }
@@ -223,8 +264,33 @@ impl ValueAcc {
         }
     }
 
+    /// Adds a hit: one sample, or (`grouped`) a per-thread or per-stack
+    /// total whose values `Reader::groups` said follow from its cell.
     #[inline]
-    pub(crate) fn add(&mut self, readers: &[Reader], h: Hit) {
+    pub(crate) fn add(&mut self, readers: &[Reader], h: Hit, constant: Option<i64>) {
+        let grouped = h.thread == NONE || h.stack == NONE;
+        if grouped {
+            self.total.merge(&h.cell);
+            if !h.path_ok {
+                return;
+            }
+            let s = h.slot as usize;
+            if let Some(c) = self.cells.get_mut(s) {
+                c.merge(&h.cell);
+            }
+            let n = readers.len();
+            if let Some(accs) = self.accs.get_mut(s * n..(s + 1) * n) {
+                for (a, r) in accs.iter_mut().zip(readers) {
+                    r.add_group(a, &h, constant);
+                }
+            }
+            return;
+        }
+        self.add_one(readers, h);
+    }
+
+    #[inline]
+    fn add_one(&mut self, readers: &[Reader], h: Hit) {
         self.total.merge(&h.cell);
         if !h.path_ok {
             return;

@@ -229,24 +229,27 @@ impl Engine {
         })
     }
 
-    /// `scan` with value columns: every sample is seen one by one (the
-    /// precomputed per-stack and per-thread totals have no values).
+    /// `scan` with value columns. The precomputed per-thread (per-stack)
+    /// totals serve when every value follows from a group of one thread's
+    /// (stack's) samples: a thread's process, its first sample, ...; else
+    /// every sample is read.
     fn scan_values(
         &self,
         plan: &crate::plan::Plan,
         known: Option<Cell>,
         readers: &[Reader],
     ) -> ValueAcc {
+        let constant = self.trace.samples.constant_interval();
         let mode = Mode {
             skip_path_fail: known.is_some(),
-            by_stack_ok: false,
-            by_thread_ok: false,
+            by_stack_ok: readers.iter().all(|r| r.groups(false, constant.is_some())),
+            by_thread_ok: readers.iter().all(|r| r.groups(true, constant.is_some())),
         };
         let mut acc = self.scan_with(
             plan,
             mode,
             || ValueAcc::new(plan.slots, readers),
-            |a: &mut ValueAcc, h| a.add(readers, h),
+            |a: &mut ValueAcc, h| a.add(readers, h, constant),
             ValueAcc::merge,
         );
         if let Some(t) = known {

@@ -28,6 +28,20 @@ fn trace(seed: u64) -> Trace {
     })
 }
 
+/// Engines alternate between one bucket of precomputed totals and several
+/// (as on large traces), so that values from per-thread and per-stack
+/// totals are compared as well as those read sample by sample.
+fn engine(t: &Trace, seed: u64) -> Engine {
+    let options = EngineOptions {
+        totals_buckets: Some(if seed.is_multiple_of(3) {
+            1
+        } else {
+            2 + seed as usize % 6
+        }),
+    };
+    Engine::with_options(Arc::new(t.clone()), options)
+}
+
 // ---- the naive reference ----
 
 fn weight(t: &Trace, i: usize) -> i64 {
@@ -220,7 +234,7 @@ fn every_mode_matches_the_naive_reference_one_and_two_levels_down() {
     let mut compared = 0;
     for seed in 0..16 {
         let t = trace(seed);
-        let e = Engine::new(Arc::new(t.clone()));
+        let e = engine(&t, seed);
         let mut r = Rng::new(seed ^ 0x5EED);
         for _ in 0..6 {
             let values = random_values(&mut r);
@@ -293,7 +307,7 @@ fn under_a_stack_a_group_row_is_the_merge_of_its_children() {
     let mut checked = 0;
     for seed in 0..8 {
         let t = trace(seed);
-        let e = Engine::new(Arc::new(t.clone()));
+        let e = engine(&t, seed);
         let mut r = Rng::new(seed);
         let values: Vec<(&str, Aggregation)> = vec![
             ("Time", Aggregation::Min),
@@ -340,7 +354,7 @@ fn under_a_stack_a_group_row_is_the_merge_of_its_children() {
 fn every_column_order_gives_the_same_totals_and_sorting_follows_the_value() {
     for seed in 0..6 {
         let t = trace(seed);
-        let e = Engine::new(Arc::new(t.clone()));
+        let e = engine(&t, seed);
         let mut r = Rng::new(seed ^ 7);
         let values = [
             ("Weight", Aggregation::Sum),
@@ -406,7 +420,7 @@ fn every_column_order_gives_the_same_totals_and_sorting_follows_the_value() {
 #[test]
 fn one_group_per_sample_reads_the_definitions_cells() {
     let t = trace(5);
-    let e = Engine::new(Arc::new(t.clone()));
+    let e = engine(&t, 5);
     let def = TableDef::of(&t, "cpu-sampled").unwrap();
     let names: Vec<&str> = TEXT.iter().chain(NUMBERS.iter()).copied().collect();
     let values: Vec<(&str, Aggregation)> =
@@ -436,6 +450,62 @@ fn one_group_per_sample_reads_the_definitions_cells() {
             let text = def.cell_text(&t, c, samples[0]);
             let got = values[j].text(sp[j].shown_type(&def));
             assert_eq!(got, text, "{n} of thread {tid}");
+        }
+    }
+}
+
+/// Values that follow from a thread's (or a stack row's) samples taken
+/// together come from the precomputed per-thread (per-stack) totals: the
+/// same answers as the naive reference.
+#[test]
+fn values_from_precomputed_totals_match_the_naive_reference() {
+    let cases: [(Column, &[(&str, Aggregation)]); 2] = [
+        (
+            Column::Process,
+            &[
+                ("Time", Aggregation::Min),
+                ("Time", Aggregation::Max),
+                ("Thread ID", Aggregation::UniqueCount),
+                ("Process Name", Aggregation::Single),
+                ("Weight", Aggregation::Sum),
+                ("Count", Aggregation::Sum),
+            ],
+        ),
+        (
+            Column::Module,
+            &[
+                ("Time", Aggregation::Min),
+                ("Function", Aggregation::UniqueCount),
+                ("Module", Aggregation::Single),
+                ("Count", Aggregation::Sum),
+            ],
+        ),
+    ];
+    for seed in 1..9 {
+        let t = trace(seed);
+        let e = engine(&t, seed);
+        let mut r = Rng::new(seed);
+        for (key, values) in cases {
+            let sp = specs(&t, values);
+            let range = random_range(&t, &mut r);
+            let resp = e
+                .table_values(&request(&[key], range, &[]), &sp, None)
+                .unwrap();
+            for row in &resp.rows {
+                let samples: Vec<usize> = (0..t.samples.len())
+                    .filter(|&i| in_range(&t, range, i) && key_label(&t, key, i) == row.label)
+                    .collect();
+                for ((name, agg), got) in values.iter().zip(&row.values) {
+                    let cells: Vec<V> = samples.iter().map(|&i| cell(&t, name, i)).collect();
+                    let want = naive(*agg, &cells);
+                    assert!(
+                        close(got, &want),
+                        "{name}:{} of {}: {got:?} != {want:?}",
+                        agg.name(),
+                        row.label
+                    );
+                }
+            }
         }
     }
 }
