@@ -131,7 +131,7 @@ test('regroup by real header drags: median under 300 ms from mouse-up to the reg
   await c.close();
 });
 
-test('regroup with two value columns (Time: Min, Weight: Max <-> Sum): timings against the 300 ms median', { skip, timeout: TIMEOUT }, async (t) => {
+test('regroup with two value columns (Time: Min, Weight: Max <-> Sum): median under 300 ms', { skip, timeout: TIMEOUT }, async (t) => {
   const { p, c, errors } = await newPage();
   const cols = ['Thread ID', 'Count', 'Time', 'Weight:max'];
   await p.goto(`${srv.url}/t/${id}?v=1&t=cpu-sampled&g=Process,Stack&c=${encodeURIComponent(cols.join(','))}&s=Count`);
@@ -158,11 +158,8 @@ test('regroup with two value columns (Time: Min, Weight: Max <-> Sum): timings a
   assert.equal(await p.$eval('[data-testid=table-status]', (e) => Number(e.getAttribute('data-total'))), SAMPLES);
   const sd = report(t, 'cpu-sampled regroup with Time (Min) and Weight (Max) (mouse-up to regrouped rows)', drags);
   const sa = report(t, 'cpu-sampled Weight Max <-> Sum from the header menu (click to new values)', aggs);
-  t.diagnostic(`target ${TARGET_MS} ms median: regroup ${sd.median <= TARGET_MS ? 'met' : 'NOT met'}, aggregation ${sa.median <= TARGET_MS ? 'met' : 'NOT met'}`);
-  if (process.env.ETLSCOPE_PERF_STRICT === '1') {
-    assert.ok(sd.median <= TARGET_MS, `regroup median ${sd.median.toFixed(0)} ms > ${TARGET_MS} ms`);
-    assert.ok(sa.median <= TARGET_MS, `aggregation median ${sa.median.toFixed(0)} ms > ${TARGET_MS} ms`);
-  }
+  assert.ok(sd.median <= TARGET_MS, `regroup median ${sd.median.toFixed(0)} ms > ${TARGET_MS} ms`);
+  assert.ok(sa.median <= TARGET_MS, `aggregation median ${sa.median.toFixed(0)} ms > ${TARGET_MS} ms`);
   assert.deepEqual(errors, []);
   await c.close();
 });
