@@ -103,6 +103,8 @@ export class TreeTable {
     /** @type {Node|null} */
     this.selected = null;
     this.total = { count: 0, weight_ms: 0 };
+    /** What % Weight is a share of (the API's percent_of). @type {{label: string, description: string, basis: string}|null} */
+    this.percentOf = null;
     this.status = h('div', { class: 'table-status', 'data-testid': 'table-status' });
     this.scroller = h('div', { class: 'table-scroll', tabindex: '0', 'data-testid': 'table' });
     /** The rows selected together (Shift/Ctrl), their sums in a line under the table. @type {RowSelection<Node>} */
@@ -119,8 +121,8 @@ export class TreeTable {
     this.valueInfo = new Map();
   }
 
-  /** Whether a column right of the gold bar is a column of the rows with an aggregation (row tables). @param {string} c */
-  isData(c) { return this.o.table !== 'cpu-sampled' && !isValue(c) && this.o.cols.includes(c) && canonicalSpec(this.o.defs, c) === c; }
+  /** Whether a column right of the gold bar is a column of the rows with an aggregation. @param {string} c */
+  isData(c) { return !isValue(c) && this.o.cols.includes(c) && canonicalSpec(this.o.defs, c) === c; }
 
   /** The value columns the API aggregates for this view. */
   dataValues() { return this.o.cols.filter((c) => this.isData(c)); }
@@ -182,6 +184,7 @@ export class TreeTable {
     }
     if (gen !== this.generation) return;
     this.total = r.total;
+    this.percentOf = r.percent_of || null;
     this.root = /** @type {Node} */ ({ key: -1, label: '', count: r.parent.count, weight_ms: r.parent.weight_ms, percent: 100, first_s: 0, last_s: 0,
       expandable: true, column: '', depth: -1, colDepth: 0, labels: [], refs: [], keys: [], children: null, omitted: r.omitted, parent: null });
     this.root.children = this.adopt(r, null);
@@ -344,9 +347,10 @@ export class TreeTable {
       const data = i > o.groups.length && this.isData(c);
       const info = data ? this.valueInfo.get(c) : undefined;
       const numeric = isValue(c) || (info ? isNumericType(info.type) : false);
+      const pct = c === '% Weight' && this.percentOf;
       const th = h('th', { class: `${numeric ? 'num' : ''} ${i < o.groups.length ? 'key' : ''} ${data ? 'value' : ''}`, 'data-col': c,
-        title: data ? this.valueTitle(c) : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
-        [h('span', { text: data ? this.valueHeader(c) : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
+        title: data ? this.valueTitle(c) : pct ? `${pct.label}: ${pct.description}. Click to sort; drag to move` : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
+        [h('span', { text: data ? this.valueHeader(c) : pct ? pct.label : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
       this.headerDrag(th, c);
       th.addEventListener('dblclick', (e) => { if (e.clientX > th.getBoundingClientRect().right - 6) this.fit(c); });
       if (data) th.addEventListener('contextmenu', (e) => { e.preventDefault(); this.aggMenu(c, e); });
@@ -666,7 +670,7 @@ export class TreeTable {
     all.splice(at, 0, col);
     const bar = all.indexOf('|');
     // A value column dropped left of the gold bar groups by its column (without the aggregation).
-    const groups = all.slice(0, bar).map((g) => (this.o.table !== 'cpu-sampled' && !isValue(g) ? splitSpec(g).name : g));
+    const groups = all.slice(0, bar).map((g) => (!isValue(g) ? splitSpec(g).name : g));
     const cols = all.slice(bar + 1);
     if (groups.some(isValue)) { this.o.onNotice(`${col} is a value column: it cannot group rows`); return; }
     if (groups.join() === this.o.groups.join() && cols.join() === this.o.cols.join()) return;

@@ -314,7 +314,7 @@ export class TracePage {
     const t = (this.cols && this.cols.tables[p.table]) || { key_columns: [], value_columns: [], columns: [] };
     /** @type {import('./value-columns.js').ColumnDef[]} */
     const defs = t.columns || [];
-    const known = (/** @type {string} */ c) => t.value_columns.includes(c) || t.key_columns.includes(c) || (p.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
+    const known = (/** @type {string} */ c) => t.value_columns.includes(c) || t.key_columns.includes(c) || canonicalSpec(defs, c) === c;
     clear(v.body);
     if (v.graph) v.graph.destroy();
     clear(v.graphSlot);
@@ -377,15 +377,15 @@ export class TracePage {
     // Older column names (links made before WPA's names) name the same columns.
     const keyName = (/** @type {string} */ c) => (keyCols.includes(c) ? c : (findDef(defs, c) || { name: c }).name);
     s.groups = s.groups.map(keyName);
-    // Right of the gold bar on row tables: any column of the table, with an aggregation.
-    const valueName = (/** @type {string} */ c) => (valCols.includes(c) || s.table === 'cpu-sampled' ? c : canonicalSpec(defs, c) || c);
+    // Right of the gold bar: any column of the table, with an aggregation.
+    const valueName = (/** @type {string} */ c) => (valCols.includes(c) ? c : canonicalSpec(defs, c) || c);
     s.cols = s.cols.map(valueName);
     if (!valCols.includes(s.sort)) {
-      const sortSpec = s.table !== 'cpu-sampled' ? canonicalSpec(defs, s.sort) : null;
+      const sortSpec = canonicalSpec(defs, s.sort);
       s.sort = sortSpec && s.cols.includes(sortSpec) ? sortSpec : keyName(s.sort);
     }
-    // (A key column right of the bar that cannot be a value, a stack or any cpu-sampled key, stays as an empty column.)
-    const known = (/** @type {string} */ c) => valCols.includes(c) || keyCols.includes(c) || (s.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
+    // (A key column right of the bar that cannot be a value (a stack) stays as an empty column.)
+    const known = (/** @type {string} */ c) => valCols.includes(c) || keyCols.includes(c) || canonicalSpec(defs, c) === c;
     // drop columns this table does not know (an outdated link), with a notice
     const bad = [...s.groups.filter((c) => !keyCols.includes(c)), ...s.cols.filter((c) => !known(c))];
     if (bad.length) {

@@ -26,6 +26,7 @@ mod row_graph;
 mod row_level;
 mod row_table_keys;
 pub mod row_tables;
+mod sampled_values;
 mod scan;
 pub mod stable_ids;
 pub mod stack_tags;
