@@ -22,6 +22,8 @@ const SORT_KEY = { Count: 'count', '% Weight': 'percent', 'First (s)': 'first', 
 export const SELF_KEY = 4294967294;
 /** Most rows `*` expands in one go, so a deep stack cannot flood the browser. */
 const EXPAND_ALL_LIMIT = 400;
+/** How many levels a find may fetch looking for a match in rows not loaded yet. */
+const FIND_LOAD_LIMIT = 300;
 /** ...and at most about this many new rows, so the DOM stays responsive. */
 const EXPAND_ALL_ROWS = 4000;
 const LIMIT = 500;
@@ -113,6 +115,7 @@ export class TreeTable {
     this.find = new TableFind({
       roots: () => (this.root ? this.root.children : []), current: () => this.selected,
       reveal: (n) => this.reveal(n), focus: () => this.scroller.focus(),
+      loadUntil: (match) => this.loadUntil(match),
     });
     host.append(this.status, this.find.bar, this.scroller, this.sumLine);
     this.scroller.addEventListener('keydown', (e) => this.onKey(e));
@@ -263,6 +266,29 @@ export class TreeTable {
     const r = await this.fetch(n.keys);
     n.children = this.adopt(r, n);
     n.omitted = r.omitted;
+  }
+
+  /**
+   * Fetch rows not loaded yet, heaviest first (the largest count among every loaded row whose
+   * children were never fetched), until one's label matches; at most FIND_LOAD_LIMIT levels.
+   * Nothing is expanded: the find reveals the match. @param {(label: string) => boolean} match
+   */
+  async loadUntil(match) {
+    /** @type {Node[]} */
+    const frontier = [];
+    const walk = (/** @type {Node[]} */ ns) => { for (const n of ns) { if (n.children) walk(n.children); else if (n.expandable) frontier.push(n); } };
+    walk(this.root ? this.root.children || [] : []);
+    for (let loads = 0; frontier.length && loads < FIND_LOAD_LIMIT; loads++) {
+      let best = 0;
+      for (let i = 1; i < frontier.length; i++) if (frontier[i].count > frontier[best].count) best = i;
+      const x = frontier.splice(best, 1)[0];
+      try { await this.loadChildren(x); } catch { break; }
+      for (const c of x.children || []) {
+        if (match(c.label)) return { found: true, exhausted: false };
+        if (c.expandable) frontier.push(c);
+      }
+    }
+    return { found: false, exhausted: frontier.length === 0 };
   }
 
   /** @param {Node} n @param {boolean} [push] */
