@@ -40,7 +40,7 @@ fn progress_phases_come_in_order_and_the_percent_only_grows_to_100() {
         progress.fraction(),
         progress.seconds_left(),
     ));
-    assert!(trace.samples.len() > 0);
+    assert!(!trace.samples.is_empty());
     let order = |p: Phase| p as u8;
     for w in seen.windows(2) {
         let (a, b) = (&w[0], &w[1]);
