@@ -78,7 +78,10 @@ export class TracePage {
         api.watchProgress(this.id, (m) => {
           if (m.status === 'ingesting' && m.progress) {
             const p = m.progress;
-            msg.textContent = `${entry.name}: ingesting (${p.phase || ''}) ${p.bytes_total ? Math.round((100 * p.bytes_done) / p.bytes_total) : 0}%…`;
+            // The server's percent covers both phases (reading, then correlating).
+            const pct = typeof p.percent === 'number' ? p.percent : (p.bytes_total ? Math.round((100 * p.bytes_done) / p.bytes_total) : 0);
+            const left = typeof p.seconds_left === 'number' ? `, about ${Math.ceil(p.seconds_left)} s left` : '';
+            msg.textContent = `${entry.name}: ingesting (${p.phase || ''}) ${pct}%${left}…`;
           } else if (m.status === 'failed') { msg.className = 'state error'; msg.textContent = `Ingest failed: ${m.error}`; }
           else if (m.status === 'ready' || m.status === 'stream_error') resolve(null);
         });

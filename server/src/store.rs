@@ -5,6 +5,8 @@
 //! symstore layout), `catalog.sqlite`. Loaded traces are kept under a memory
 //! budget; the least recently used are dropped and reloaded on demand.
 
+mod local;
+
 use crate::admission::{ingest_estimate, too_big_message, Held, Reservation, Reservations};
 use crate::catalog::{Catalog, TraceEntry};
 pub use crate::heal::MISSING;
@@ -315,7 +317,6 @@ impl Store {
 
     fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
         self.record_status(&entry.id, "ingesting", "");
-        let path = self.trace_path(&entry);
         let files = self.trace_paths(&entry);
         let started = Instant::now();
         // Every member is checked: one rewritten file would fault the mapping.
@@ -329,10 +330,24 @@ impl Store {
                 self.read_admitted(&paths, &progress)
             }
         };
+        self.finish_ingest(entry, &progress, started, result, tickets);
+    }
+
+    /// Hold the model just read under its id, or record why it could not be
+    /// read; drop it if the trace was deleted (or read by another) meanwhile.
+    fn finish_ingest(
+        self: &Arc<Self>,
+        entry: TraceEntry,
+        progress: &Arc<BuildProgress>,
+        started: Instant,
+        result: Result<Built, String>,
+        tickets: Vec<Reservation<'_>>,
+    ) {
+        let path = self.trace_path(&entry);
         let mut slots = self.slots();
         // Deleted (or replaced) while it was read: the result is nobody's.
         let ours =
-            matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, &progress));
+            matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, progress));
         let listed = matches!(self.catalog.get(&entry.id), Ok(Some(_)));
         if !ours || !listed || progress.is_cancelled() {
             if ours {

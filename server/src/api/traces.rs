@@ -213,6 +213,11 @@ pub fn progress_json(p: &BuildProgress) -> Value {
         "bytes_done": p.bytes_done.load(Ordering::Relaxed),
         "bytes_total": p.bytes_total.load(Ordering::Relaxed),
         "events": p.events.load(Ordering::Relaxed),
+        // The whole build, both phases: what the UI's bar and time left show.
+        "fraction": p.fraction(),
+        "percent": (p.fraction() * 1000.0).floor() / 10.0,
+        "elapsed_seconds": p.elapsed_seconds(),
+        "seconds_left": p.seconds_left(),
     })
 }
 

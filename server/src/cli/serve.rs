@@ -169,16 +169,22 @@ pub fn run(
                 .map(|t| vec![t]),
         );
     }
-    let mut ids = Vec::new();
-    let mut shown = Vec::new();
+    // Each trace's files are checked by their headers now; their read and
+    // the hash that names them start here and run while the server listens.
+    let mut checked = Vec::new();
     for given in &groups {
         let files = crate::companions::trace_files(given, companions);
         crate::companions::announce(given, &files);
-        let e = super::register::register_local(&store, &files)?;
-        store.start_ingest(e.clone());
-        ids.push(e.id);
-        shown.push(files);
+        let abs = super::register::check_local(&files)?;
+        checked.push((files, abs));
     }
+    let named: Vec<_> = checked
+        .into_iter()
+        .map(|(files, abs)| {
+            let id = store.open_local(abs, super::register::register_checked);
+            (files, id)
+        })
+        .collect();
     let state = AppState {
         store: store.clone(),
         config: Arc::new(ApiConfig {
@@ -213,16 +219,9 @@ pub fn run(
             "etlscope is serving on http://{addr}/ (data in {})",
             data_dir.display()
         );
-        for (id, files) in ids.iter().zip(&shown) {
-            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-            let _ = writeln!(out, "  {} -> http://{addr}/t/{id}", names.join(" + "));
-            let demo_file = matches!(files.as_slice(),
-                [path] if path.file_name().is_some_and(|n| n == "explorer-overlay.etl"));
-            if demo_file {
-                let _ = writeln!(out, "    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}");
-            }
-        }
         out.flush().ok();
+        // Each trace's link once its id (the content hash) is known.
+        tokio::task::spawn_blocking(move || print_links(addr, named));
         super::listen::serve(
             listener,
             api::router(state),
@@ -234,6 +233,40 @@ pub fn run(
         let _ = writeln!(std::io::stdout(), "etlscope stopped");
         anyhow::Ok(())
     })
+}
+
+/// Print each trace's viewer URL, in the order given, as its id arrives.
+fn print_links(
+    addr: SocketAddr,
+    named: Vec<(
+        Vec<PathBuf>,
+        std::sync::mpsc::Receiver<anyhow::Result<String>>,
+    )>,
+) {
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    for (files, id) in named {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        let names = names.join(" + ");
+        let id = match id.recv() {
+            Ok(Ok(id)) => id,
+            Ok(Err(e)) => {
+                eprintln!("etlscope: cannot add {names}: {e:#}");
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let _ = writeln!(out, "  {names} -> http://{addr}/t/{id}");
+        let demo_file = matches!(files.as_slice(),
+            [path] if path.file_name().is_some_and(|n| n == "explorer-overlay.etl"));
+        if demo_file {
+            let _ = writeln!(
+                out,
+                "    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}"
+            );
+        }
+        out.flush().ok();
+    }
 }
 
 async fn shutdown_signal() {

@@ -150,7 +150,14 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     let mut info = TraceInfo::default();
     let samples = std::mem::take(&mut batch.samples);
     t.samples.time.reserve(samples.len());
-    for s in &samples {
+    // One more step than samples: the event tables after them.
+    progress
+        .correlate_total
+        .store(samples.len() as u64 + 1, Ordering::Relaxed);
+    for (i, s) in samples.iter().enumerate() {
+        if i % 65536 == 0 {
+            progress.correlate_done.store(i as u64, Ordering::Relaxed);
+        }
         let time = clock.to_ns(s.ts);
         let thread = match tidx.find(s.tid, time, &t.threads.start, &t.threads.end) {
             Some((row, exact)) => {
@@ -198,6 +205,7 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
         };
         t.samples.push(time, thread, s.cpu, stack);
     }
+    let samples_len = samples.len() as u64;
     drop(samples);
 
     name_jit_frames(&mut t, &batch.clr_methods, &pidx);
@@ -207,7 +215,13 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
         addresses: &addresses,
         mapper: &mapper,
     };
+    progress
+        .correlate_done
+        .store(samples_len, Ordering::Relaxed);
     info.unattributed_events = build_event_tables(&mut t, &batch, arenas, &lookups, &mut resolver);
+    progress
+        .correlate_done
+        .store(samples_len + 1, Ordering::Relaxed);
     info.cpus = lf.number_of_processors;
     info.pointer_size = pointer_size;
     info.os_version = format!(
