@@ -29,6 +29,8 @@ function write(s, mode) {
 
 function route() {
   const m = /^\/t\/([^/]+)\/?$/.exec(location.pathname);
+  // A live page leaving stops following its trace.
+  if (page && (!m || page.id !== decodeURIComponent(m[1]))) page.close();
   if (!m) {
     page = null;
     root.classList.remove('trace-mode');

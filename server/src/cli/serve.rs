@@ -135,12 +135,14 @@ pub fn trace_groups(first: Vec<Vec<PathBuf>>, args: &ServeArgs) -> Vec<Vec<PathB
 }
 
 /// Serve `groups` (each the files of one trace); with `demo` and no trace
-/// given, the bundled demo traces.
+/// given, the bundled demo traces. With `replay`, the traces given are fed
+/// through the live view at that speed instead of read at once.
 pub fn run(
     args: ServeArgs,
     mut groups: Vec<Vec<PathBuf>>,
     companions: bool,
     demo: bool,
+    live: Option<crate::live::Source>,
 ) -> anyhow::Result<()> {
     crate::store::limit_malloc_arenas();
     if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
@@ -175,10 +177,27 @@ pub fn run(
         let files = crate::companions::trace_files(given, companions);
         crate::companions::announce(given, &files);
         let e = super::register::register_local(&store, &files)?;
-        store.start_ingest(e.clone());
+        match &live {
+            Some(crate::live::Source::Replay(speed)) => {
+                crate::live::replay::start(store.clone(), &e, files.clone(), *speed)?
+            }
+            _ => {
+                store.start_ingest(e.clone());
+            }
+        }
         ids.push(e.id);
         shown.push(files);
     }
+    // `record --serve`: the recording is the live trace.
+    let (recording, recorder) = match live {
+        Some(crate::live::Source::Record(a)) => {
+            let (id, output, thread) = start_recording(&store, a)?;
+            ids.push(id.clone());
+            shown.push(vec![output]);
+            (Some(id), Some(thread))
+        }
+        _ => (None, None),
+    };
     let state = AppState {
         store: store.clone(),
         config: Arc::new(ApiConfig {
@@ -223,6 +242,9 @@ pub fn run(
             }
         }
         out.flush().ok();
+        if let Some(id) = &recording {
+            open_browser(&format!("http://{addr}/t/{id}"));
+        }
         super::listen::serve(
             listener,
             api::router(state),
@@ -233,7 +255,43 @@ pub fn run(
         .await?;
         let _ = writeln!(std::io::stdout(), "etlscope stopped");
         anyhow::Ok(())
-    })
+    })?;
+    // Ctrl+C stopped the recording too: let it finish writing its file.
+    if let Some(t) = recorder {
+        let _ = t.join();
+    }
+    Ok(())
+}
+
+type Recording = (String, PathBuf, std::thread::JoinHandle<()>);
+
+#[cfg(windows)]
+fn start_recording(
+    store: &Arc<Store>,
+    args: super::record::RecordArgs,
+) -> anyhow::Result<Recording> {
+    crate::live::record_windows::start(store.clone(), args)
+}
+
+/// Elsewhere `record` says it needs Windows (and fails).
+#[cfg(not(windows))]
+fn start_recording(
+    _store: &Arc<Store>,
+    args: super::record::RecordArgs,
+) -> anyhow::Result<Recording> {
+    super::record::run(args)?;
+    Ok((String::new(), PathBuf::new(), std::thread::spawn(|| ())))
+}
+
+/// The default browser on the live view (`record --serve`).
+fn open_browser(url: &str) {
+    #[cfg(windows)]
+    let r = std::process::Command::new("explorer").arg(url).spawn();
+    #[cfg(not(windows))]
+    let r: std::io::Result<()> = Ok(());
+    if let Err(e) = r {
+        eprintln!("etlscope: cannot open a browser ({e}); open {url}");
+    }
 }
 
 async fn shutdown_signal() {
