@@ -374,6 +374,10 @@ impl Store {
     /// (ready, then named from PDBs as an ingest's is).
     pub fn finish_live(self: &Arc<Self>, loaded: LoadedTrace, trace_path: &Path) {
         let id = loaded.id.clone();
+        loaded.last_used.store(
+            self.clock.fetch_add(1, Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
         let loaded = Arc::new(loaded);
         {
             let mut slots = self.slots();

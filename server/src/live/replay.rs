@@ -81,7 +81,7 @@ fn feed(file: &etl::EtlFile, speed: Speed, feeder: &Feeder) {
             return;
         }
         n = n.wrapping_add(1);
-        if n % STEP == 0 || base.is_none() {
+        if n.is_multiple_of(STEP) || base.is_none() {
             if let Speed::Times(x) = speed {
                 let (ts0, wall0) = *base.get_or_insert((e.timestamp, Instant::now()));
                 let due = (e.timestamp.saturating_sub(ts0)) as f64 / tps / x;
