@@ -148,7 +148,11 @@ fn with_callback(
     match on_event {
         Some(f) => {
             let f = f.clone();
-            b.add_callback(move |r: &ferrisetw::EventRecord, _: &ferrisetw::schema_locator::SchemaLocator| f(r))
+            b.add_callback(
+                move |r: &ferrisetw::EventRecord, _: &ferrisetw::schema_locator::SchemaLocator| {
+                    f(r)
+                },
+            )
         }
         None => b,
     }

@@ -5,9 +5,9 @@
 //! which the page hears of through `/api/traces/{id}/progress`. When the
 //! feed ends, the last model becomes the trace's normal library entry.
 
-pub mod replay;
 #[cfg(windows)]
 pub mod record_windows;
+pub mod replay;
 
 use crate::store::{LoadedTrace, Store};
 use model::build::live::LiveBuilder;

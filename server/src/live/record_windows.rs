@@ -35,7 +35,10 @@ pub fn start(store: Arc<Store>, args: RecordArgs) -> anyhow::Result<Recording> {
     let mut h = Sha256::new();
     h.update(output.to_string_lossy().as_bytes());
     h.update(started.to_le_bytes());
-    let id: String = h.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let id: String = h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let name = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -110,7 +113,9 @@ fn push(feeder: &Feeder, r: &ferrisetw::EventRecord) {
         &[]
     } else {
         // SAFETY: ETW hands UserDataLength bytes at UserData for this call.
-        unsafe { std::slice::from_raw_parts(raw.UserData.cast::<u8>(), raw.UserDataLength as usize) }
+        unsafe {
+            std::slice::from_raw_parts(raw.UserData.cast::<u8>(), raw.UserDataLength as usize)
+        }
     };
     let bits32 = h.Flags & FLAG_32_BIT_HEADER != 0;
     // Classic kernel events arrive under their event class GUID, decoded

@@ -24,10 +24,9 @@ impl Speed {
         if s.eq_ignore_ascii_case("max") {
             return Ok(Speed::Max);
         }
-        let x: f64 = s
-            .trim_end_matches(['x', 'X'])
-            .parse()
-            .with_context(|| format!("--replay {s:?}: give a speed like 10 (times real time) or max"))?;
+        let x: f64 = s.trim_end_matches(['x', 'X']).parse().with_context(|| {
+            format!("--replay {s:?}: give a speed like 10 (times real time) or max")
+        })?;
         if !(x.is_finite() && x > 0.0) {
             bail!("--replay {s:?}: the speed must be above 0");
         }
