@@ -69,7 +69,8 @@ const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', 
   return trs.map((tr) => {
     const i = cols.indexOf('Count');
     const td = i >= 0 ? tr.children[i] : null;
-    return { label: tr.querySelector('td.label .txt').textContent, count: td ? Number(td.getAttribute('data-value')) : NaN };
+    // CPU Usage (Sampled)'s Count is a built-in value: its text, as shown ("73,313").
+    return { label: tr.querySelector('td.label .txt').textContent, count: td ? Number(td.textContent.replace(/,/g, '')) : NaN };
   });
 });
 

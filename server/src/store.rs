@@ -245,6 +245,9 @@ impl Store {
                         self.clock.fetch_add(1, Ordering::Relaxed),
                         Ordering::Relaxed,
                     );
+                    if let Some(l) = &t.live {
+                        l.viewed.store(true, Ordering::Relaxed);
+                    }
                     return Ok(t.clone());
                 }
                 Some(Slot::Ingesting(p)) => return Err(NotReady::Ingesting(p.clone())),

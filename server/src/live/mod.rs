@@ -16,9 +16,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// What the page's banner says of a recording.
-pub const LIVE_LABEL: &str = "Live";
-
 /// How often a new model is served (and the page told).
 pub const PUBLISH_EVERY: Duration = Duration::from_secs(1);
 
@@ -35,6 +32,9 @@ pub struct LiveInfo {
     /// that), then the joins and the query index.
     pub copy_ms: f64,
     pub build_ms: f64,
+    /// Set by the first request that reads the trace: a replay waits for
+    /// it, so the page sees the trace from its first event.
+    pub viewed: Arc<AtomicBool>,
 }
 
 /// What feeds a live trace: a replay of files, or a recording (Windows).
@@ -48,15 +48,18 @@ pub enum Source {
 #[derive(Default)]
 pub struct Feeder {
     builder: Mutex<LiveBuilder>,
+    /// See `LiveInfo::viewed`.
+    pub viewed: Arc<AtomicBool>,
     /// The publisher waits for the builder: the feeder lets go soon.
     wanted: AtomicBool,
     stop: AtomicBool,
 }
 
 impl Feeder {
-    pub fn new(builder: LiveBuilder) -> Arc<Feeder> {
+    pub fn new(builder: LiveBuilder, viewed: Arc<AtomicBool>) -> Arc<Feeder> {
         Arc::new(Feeder {
             builder: Mutex::new(builder),
+            viewed,
             ..Feeder::default()
         })
     }
@@ -109,6 +112,7 @@ fn snapshot(feeder: &Feeder, id: &str, label: &str) -> LoadedTrace {
         copied_at_ms,
         copy_ms: copy.as_secs_f64() * 1e3,
         build_ms: build.as_secs_f64() * 1e3,
+        viewed: feeder.viewed.clone(),
     });
     loaded
 }
@@ -157,8 +161,15 @@ pub fn serve_live<F>(
 }
 
 /// Serve the empty model at once, so the trace is there (live) before the
-/// first event, and no normal ingest of the same id starts.
-pub fn publish_empty(store: &Store, id: &str, label: &str, builder: &mut LiveBuilder) {
+/// first event, and no normal ingest of the same id starts. `viewed` is
+/// set once something reads it.
+pub fn publish_empty(
+    store: &Store,
+    id: &str,
+    label: &str,
+    builder: &mut LiveBuilder,
+    viewed: &Arc<AtomicBool>,
+) {
     let trace = builder.snapshot_input().build();
     let mut loaded = LoadedTrace::new(id.to_string(), trace, 0.0, 0);
     loaded.live = Some(LiveInfo {
@@ -167,6 +178,7 @@ pub fn publish_empty(store: &Store, id: &str, label: &str, builder: &mut LiveBui
         copied_at_ms: now_ms(),
         copy_ms: 0.0,
         build_ms: 0.0,
+        viewed: viewed.clone(),
     });
     store.publish_live(loaded);
 }

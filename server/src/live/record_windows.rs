@@ -5,7 +5,7 @@
 //! entry in the library names that file (later loads read it, with the
 //! image identities added at the end).
 
-use super::{serve_live, Feeder, LIVE_LABEL};
+use super::{serve_live, Feeder};
 use crate::catalog::TraceEntry;
 use crate::cli::record::RecordArgs;
 use crate::store::{now_rfc3339, Store};
@@ -20,6 +20,8 @@ use windows::Win32::System::Diagnostics::Etw::EVENT_RECORD;
 /// EVENT_HEADER_FLAG_* (evntcons.h).
 const FLAG_CLASSIC_HEADER: u16 = 0x0100;
 const FLAG_32_BIT_HEADER: u16 = 0x0020;
+/// What the page's banner says of a recording.
+const LIVE_LABEL: &str = "Live";
 /// 100-ns ticks: real-time sessions stamp events with the system time.
 const FILETIME_TICKS: f64 = 1e7;
 
@@ -69,8 +71,10 @@ pub fn start(store: Arc<Store>, args: RecordArgs) -> anyhow::Result<Recording> {
         ..FileMeta::default()
     };
     let mut builder = LiveBuilder::new(meta);
-    super::publish_empty(&store, &id, LIVE_LABEL, &mut builder);
-    let feeder = Feeder::new(builder);
+    // A recording does not wait for the page: events come when they come.
+    let viewed = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    super::publish_empty(&store, &id, LIVE_LABEL, &mut builder, &viewed);
+    let feeder = Feeder::new(builder, viewed);
     let (sid, path) = (id.clone(), output.clone());
     let thread = std::thread::spawn(move || {
         let catalog_store = store.clone();

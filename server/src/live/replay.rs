@@ -1,7 +1,8 @@
 //! `etlscope open --replay SPEED FILE`: a recorded trace fed through the
 //! live path, its events paced by their timestamps (SPEED times as fast;
 //! `max`: as fast as they can be read), so the live view can be tried and
-//! tested without a recording machine.
+//! tested without a recording machine. It starts when something first
+//! reads the trace (the page opening), so the page sees it from the start.
 
 use super::Feeder;
 use crate::catalog::TraceEntry;
@@ -10,6 +11,7 @@ use anyhow::{bail, Context};
 use model::build::live::LiveBuilder;
 use model::build::FileMeta;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -55,11 +57,12 @@ pub fn start(
     let file = etl::EtlFile::open_many(&paths)?;
     let label = speed.label();
     let mut builder = LiveBuilder::new(FileMeta::of(&file));
-    super::publish_empty(&store, &entry.id, &label, &mut builder);
+    let viewed = Arc::new(AtomicBool::new(false));
+    super::publish_empty(&store, &entry.id, &label, &mut builder, &viewed);
     let id = entry.id.clone();
     let first = files.first().cloned().unwrap_or_default();
     std::thread::spawn(move || {
-        let feeder = super::Feeder::new(builder);
+        let feeder = super::Feeder::new(builder, viewed);
         super::serve_live(store, id, label, feeder, first, |feeder| {
             feed(&file, speed, feeder)
         });
@@ -71,6 +74,10 @@ pub fn start(
 /// A gap longer than a second of replay time is skipped (a boot logger's
 /// header can be hours before the first event).
 fn feed(file: &etl::EtlFile, speed: Speed, feeder: &Feeder) {
+    // Start when the page (or any reader) first asks for the trace.
+    while !feeder.viewed.load(Ordering::Relaxed) && !feeder.stopped() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let tps = file.ticks_per_second().max(1.0);
     let mut guard = Some(feeder.lock());
     let mut base: Option<(i64, Instant)> = None;
