@@ -93,7 +93,7 @@ fn check_same(path: &Path) -> (Trace, Vec<usize>) {
     let normal = model::build(&file);
     // About five snapshots on the way.
     let (live, counts) = replay(&file, normal.info.events / 5 + 1);
-    assert!(normal.samples.len() > 0, "{}: no samples", path.display());
+    assert!(!normal.samples.is_empty(), "{}: no samples", path.display());
     assert_eq!(live.samples.len(), normal.samples.len());
     assert_eq!(live.info.events, normal.info.events);
     assert_eq!(live.info.samples_with_stack, normal.info.samples_with_stack);
