@@ -109,6 +109,8 @@ mod tests {
         let t = b.snapshot_input().build();
         assert_eq!(t.samples.len(), 0);
         assert_eq!(t.info.events, 0);
-        assert_eq!(b.finish().processes.len(), 0);
+        let end = b.finish();
+        assert_eq!(end.samples.len(), 0);
+        assert_eq!(end.stacks.len(), t.stacks.len());
     }
 }
