@@ -22,6 +22,7 @@ import { lackText } from './table-lacks.js';
 import { stackTagsControl } from './stack-tags.js';
 import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
+import { followLive, liveText } from './live.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -53,6 +54,9 @@ export class TracePage {
     this.graph = null;
     /** @type {string[]} */
     this.graphPath = [];
+    /** @type {(() => void)|null} */
+    this.stopLive = null;
+    this.liveGen = 0;
   }
 
   async mount() {
@@ -69,13 +73,13 @@ export class TracePage {
         h('a', { href: '/', text: '← Back to the library', onclick: (ev) => { ev.preventDefault(); this.navigate('/'); } }));
       return;
     }
-    if (entry.status !== 'ready') {
+    if (entry.status !== 'ready' && entry.status !== 'live') {
       clear(head);
       const msg = h('div', { class: 'state loading', text: `${entry.name}: ${entry.status}…` });
       head.append(msg);
       if (entry.status === 'failed') { msg.className = 'state error'; msg.textContent = `${entry.name}: ingest failed: ${entry.error}`; return; }
       await new Promise((resolve) => {
-        api.watchProgress(this.id, (m) => {
+        const stop = api.watchProgress(this.id, (m) => {
           if (m.status === 'ingesting' && m.progress) {
             const p = m.progress;
             // The server's percent covers both phases (reading, then correlating).
@@ -83,7 +87,7 @@ export class TracePage {
             const left = typeof p.seconds_left === 'number' ? `, about ${Math.ceil(p.seconds_left)} s left` : '';
             msg.textContent = `${entry.name}: ingesting (${p.phase || ''}) ${pct}%${left}…`;
           } else if (m.status === 'failed') { msg.className = 'state error'; msg.textContent = `Ingest failed: ${m.error}`; }
-          else if (m.status === 'ready' || m.status === 'stream_error') resolve(null);
+          else if (m.status === 'live') { stop(); resolve(null); } else if (m.status === 'ready' || m.status === 'stream_error') resolve(null);
         });
       });
       entry = await api.getTrace(this.id);
@@ -114,18 +118,20 @@ export class TracePage {
     ]));
     clockSelect.value = this.s.clock;
     clear(head);
+    /** @type {Record<string, HTMLElement>} The header chips a live trace updates. */
+    this.liveChips = {};
     const chip = (/** @type {string} */ k, /** @type {string} */ v, /** @type {string} */ cls = '') => h('span', { class: `chip ${cls}` }, [h('span', { class: 'k', text: k }), h('span', { class: 'v', text: v })]);
     head.append(
       h('a', { class: 'home', href: '/', text: 'etlscope', onclick: (ev) => { ev.preventDefault(); this.navigate('/'); } }),
       h('span', { class: 'sep', text: '/' }),
       h('span', { class: 'trace-name', text: entry.name, title: entry.name }),
       h('div', { class: 'chips', 'data-testid': 'trace-info' }, [
-        chip('Duration', fmtSecs(sum.duration_s)),
+        this.liveChips.duration = chip('Duration', fmtSecs(sum.duration_s)),
         chip('CPUs', String(sum.cpus)),
         chip('OS', sum.os_version || '?'),
         chip('Start', (sum.start_time || '').replace('T', ' ').replace(/\.\d+Z$/, 'Z')),
-        chip('Events', fmtInt(sum.events)),
-        chip('Samples', `${fmtInt(sum.samples)} (${fmtInt(sum.samples_with_stack)} with stacks)`),
+        this.liveChips.events = chip('Events', fmtInt(sum.events)),
+        this.liveChips.samples = chip('Samples', samplesText(sum)),
         chip('Lost', `${fmtInt(sum.lost_events)} events, ${fmtInt(sum.lost_buffers || 0)} buffers`, sum.lost_events || sum.lost_buffers ? 'warn' : ''),
         chip('Symbols', symbolText(sum), sum.symbols && sum.symbols.status === 'done' && !(sum.symbols.by_status || {}).loaded ? 'warn' : ''),
         chip('Size', fmtSize(entry.size)),
@@ -149,6 +155,53 @@ export class TracePage {
     });
     this.timeline.load();
     this.renderAnalysis();
+    if (sum.live) this.followLive(head);
+  }
+
+  /**
+   * A trace still arriving: a banner with its growing counts, and on each
+   * new model the header, timeline and current view refreshed from the same
+   * state (grouping, expansion, selection stay); when it is complete the
+   * banner goes. @param {HTMLElement} head
+   */
+  followLive(head) {
+    const banner = h('div', { class: 'live-banner', 'data-testid': 'live', role: 'status', text: liveText(this.sum) });
+    head.after(banner);
+    this.stopLive = followLive(this.id, this.sum.live.copied_at_ms, async (/** @type {any} */ sum, /** @type {boolean} */ done) => {
+      const gen = ++this.liveGen;
+      // The columns a table offers can grow with the trace (Generic Events' fields).
+      try { this.cols = await api.columns(this.id); } catch { /* keep the last ones */ }
+      if (gen !== this.liveGen) return; // a newer model came meanwhile
+      this.sum = sum;
+      const v = (/** @type {string} */ k, /** @type {string} */ t) => { const c = this.liveChips[k]; const e = c && c.querySelector('.v'); if (e) e.textContent = t; };
+      v('duration', fmtSecs(sum.duration_s));
+      v('events', fmtInt(sum.events));
+      v('samples', samplesText(sum));
+      if (done) banner.remove();
+      else {
+        banner.textContent = liveText(sum);
+        // When the server copied this model's events (ms since 1970): how fresh the page is.
+        banner.dataset.copiedAt = String(sum.live.copied_at_ms);
+        banner.dataset.events = String(sum.live.events);
+      }
+      if (this.timeline) {
+        Object.assign(this.timeline.o, { duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s) });
+        this.timeline.load();
+      }
+      // Keep the page where it is while the view is rebuilt under it.
+      const a = this.analysis;
+      const y = window.scrollY;
+      if (a) a.style.minHeight = `${a.offsetHeight}px`;
+      this.renderAnalysis();
+      window.scrollTo(0, y);
+      if (a) setTimeout(() => { a.style.minHeight = ''; }, 1000);
+    });
+  }
+
+  /** Stop what runs in the background (following a live trace). */
+  close() {
+    if (this.stopLive) this.stopLive();
+    this.stopLive = null;
   }
 
   /** The timeline follows the filters; filtered to processes, it stacks their threads. */
@@ -615,6 +668,11 @@ export class TracePage {
 /** The graph's level: the children of the last row expanded (the top level when none is). @param {string[][]} open */
 function graphPath(open) {
   return open && open.length ? open[open.length - 1] : [];
+}
+
+/** @param {any} sum */
+function samplesText(sum) {
+  return `${fmtInt(sum.samples)} (${fmtInt(sum.samples_with_stack)} with stacks)`;
 }
 
 /** The summary's symbol state in a few words. @param {any} sum */

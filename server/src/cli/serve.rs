@@ -135,12 +135,14 @@ pub fn trace_groups(first: Vec<Vec<PathBuf>>, args: &ServeArgs) -> Vec<Vec<PathB
 }
 
 /// Serve `groups` (each the files of one trace); with `demo` and no trace
-/// given, the bundled demo traces.
+/// given, the bundled demo traces. With `replay`, the traces given are fed
+/// through the live view at that speed instead of read at once.
 pub fn run(
     args: ServeArgs,
     mut groups: Vec<Vec<PathBuf>>,
     companions: bool,
     demo: bool,
+    live: Option<crate::live::Source>,
 ) -> anyhow::Result<()> {
     crate::store::limit_malloc_arenas();
     if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
@@ -178,13 +180,29 @@ pub fn run(
         let abs = super::register::check_local(&files)?;
         checked.push((files, abs));
     }
-    let named: Vec<_> = checked
-        .into_iter()
-        .map(|(files, abs)| {
-            let id = store.open_local(abs, super::register::register_checked);
-            (files, id)
-        })
-        .collect();
+    let mut named: Vec<_> = Vec::new();
+    for (files, abs) in checked {
+        let id = match &live {
+            // A replay is named before it starts: its live model takes the
+            // id the finished trace will have.
+            Some(crate::live::Source::Replay(speed)) => {
+                let e = super::register::register_checked(&store, &abs)?;
+                crate::live::replay::start(store.clone(), &e, files.clone(), *speed)?;
+                known(e.id)
+            }
+            _ => store.open_local(abs, super::register::register_checked),
+        };
+        named.push((files, id));
+    }
+    // `record --serve`: the recording is the live trace.
+    let (recording, recorder) = match live {
+        Some(crate::live::Source::Record(a)) => {
+            let (id, output, thread) = start_recording(&store, a)?;
+            named.push((vec![output], known(id.clone())));
+            (Some(id), Some(thread))
+        }
+        _ => (None, None),
+    };
     let state = AppState {
         store: store.clone(),
         config: Arc::new(ApiConfig {
@@ -222,6 +240,9 @@ pub fn run(
         out.flush().ok();
         // Each trace's link once its id (the content hash) is known.
         tokio::task::spawn_blocking(move || print_links(addr, named));
+        if let Some(id) = &recording {
+            open_browser(&format!("http://{addr}/t/{id}"));
+        }
         super::listen::serve(
             listener,
             api::router(state),
@@ -232,7 +253,50 @@ pub fn run(
         .await?;
         let _ = writeln!(std::io::stdout(), "etlscope stopped");
         anyhow::Ok(())
-    })
+    })?;
+    // Ctrl+C stopped the recording too: let it finish writing its file.
+    if let Some(t) = recorder {
+        let _ = t.join();
+    }
+    Ok(())
+}
+
+type Recording = (String, PathBuf, std::thread::JoinHandle<()>);
+
+#[cfg(windows)]
+fn start_recording(
+    store: &Arc<Store>,
+    args: super::record::RecordArgs,
+) -> anyhow::Result<Recording> {
+    crate::live::record_windows::start(store.clone(), args)
+}
+
+/// Elsewhere `record` says it needs Windows (and fails).
+#[cfg(not(windows))]
+fn start_recording(
+    _store: &Arc<Store>,
+    args: super::record::RecordArgs,
+) -> anyhow::Result<Recording> {
+    super::record::run(args)?;
+    Ok((String::new(), PathBuf::new(), std::thread::spawn(|| ())))
+}
+
+/// The default browser on the live view (`record --serve`).
+fn open_browser(url: &str) {
+    #[cfg(windows)]
+    let r = std::process::Command::new("explorer").arg(url).spawn();
+    #[cfg(not(windows))]
+    let r: std::io::Result<()> = Ok(());
+    if let Err(e) = r {
+        eprintln!("etlscope: cannot open a browser ({e}); open {url}");
+    }
+}
+
+/// An id known already, in the shape `print_links` waits on.
+fn known(id: String) -> std::sync::mpsc::Receiver<anyhow::Result<String>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _ = tx.send(Ok(id));
+    rx
 }
 
 /// Print each trace's viewer URL, in the order given, as its id arrives.
