@@ -231,6 +231,7 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
         .collect();
     info.stack_key_refs_unresolved = resolver.stats.unresolved_key_refs;
     info.image_info_unmatched = ib.unmatched_info;
+    info.hex_only_events = etl::decode::schema::coverage::coverage(file).hex_only;
     info.diagnostics = file.diagnostics().to_vec();
     info.diagnostics.extend(batch.diagnostics);
     t.info = info;
