@@ -30,7 +30,8 @@ function item(id, f, navigate) {
     const href = `/t/${encodeURIComponent(id)}?${f.view.link}`;
     kids.push(' ', h('a', { href, class: 'finding-link', 'data-testid': 'finding-link', text: 'Show', onclick: (/** @type {MouseEvent} */ ev) => { ev.preventDefault(); navigate(href); } }));
   } else {
-    kids.push(' ', h('span', { class: 'finding-info', text: `(etlscope info: ${f.view.target})` }));
+    const what = { symbols: `etlscope symbols, module ${f.view.target}`, model: `no view shows ${f.view.table} yet` }[f.view.kind] || `etlscope info: ${f.view.target}`;
+    kids.push(' ', h('span', { class: 'finding-info', text: `(${what})` }));
   }
   return h('div', { class: 'finding', 'data-testid': 'finding', 'data-rule': f.rule }, kids);
 }

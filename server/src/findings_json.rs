@@ -15,6 +15,8 @@ fn finding_json(f: &Finding) -> Value {
         ViewKind::Table => "table",
         ViewKind::Butterfly => "butterfly",
         ViewKind::Info => "info",
+        ViewKind::Symbols => "symbols",
+        ViewKind::Model => "model",
     };
     json!({
         "rule": f.rule,

@@ -60,6 +60,9 @@ pub struct TraceInfo {
     pub samples_with_stack: u64,
     pub stack_key_refs_unresolved: u64,
     pub image_info_unmatched: u32,
+    /// Events nothing decodes (etl's `coverage`, what `etlscope info`
+    /// reports as `decoding.hex_only_events`).
+    pub hex_only_events: u64,
     pub diagnostics: Vec<Diagnostic>,
 }
 

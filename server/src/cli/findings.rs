@@ -26,6 +26,10 @@ pub fn run(path: &Path, json: bool, symbol_path: Option<&str>) -> anyhow::Result
             say!(out, "[{}] {}", f.category.name(), f.title);
             if f.view.kind == ViewKind::Info {
                 say!(out, "    etlscope info: {}", f.view.target);
+            } else if f.view.kind == ViewKind::Symbols {
+                say!(out, "    etlscope symbols: module {}", f.view.target);
+            } else if f.view.kind == ViewKind::Model {
+                say!(out, "    no view shows the {} table yet", f.view.table);
             } else {
                 say!(out, "    link: ?{}", f.view.link());
                 say!(

@@ -77,6 +77,8 @@ pub struct FileMeta {
     pub skipped_buffers: u32,
     pub buffers_with_lost_events: Vec<u32>,
     pub diagnostics: Vec<etl::Diagnostic>,
+    /// Events no schema decodes, as `etlscope info` counts them (a health finding).
+    pub hex_only_events: u64,
 }
 
 impl FileMeta {
@@ -94,6 +96,7 @@ impl FileMeta {
                 .map(|b| b.index)
                 .collect(),
             diagnostics: file.diagnostics().to_vec(),
+            hex_only_events: etl::decode::schema::coverage::coverage(file).hex_only,
         }
     }
 }
@@ -284,6 +287,7 @@ pub(crate) fn build_from_batch(
     info.buffers_with_lost_events = meta.buffers_with_lost_events.clone();
     info.stack_key_refs_unresolved = resolver.stats.unresolved_key_refs;
     info.image_info_unmatched = ib.unmatched_info;
+    info.hex_only_events = meta.hex_only_events;
     info.diagnostics = meta.diagnostics.clone();
     info.diagnostics.extend(batch.diagnostics);
     t.info = info;

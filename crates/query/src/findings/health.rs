@@ -1,15 +1,17 @@
 //! Trace health: what the recorder lost, what the decoder could not read,
 //! samples without stacks, images without their KernelTraceControl
-//! identity (PDB GUID) and sampled frames without symbols, by module. The
-//! counts are `etlscope info`'s (`TraceInfo`) and the tables'.
+//! identity (PDB GUID) and frames without symbols, by module. The counts
+//! are `etlscope info --json`'s (`TraceInfo` holds the same), the tables'
+//! and `etlscope symbols`' (`unnamed_frames`).
 
 use super::{thousands, Category, Finding, FindingView};
 use crate::flat_table::{self, FlatRequest};
-use crate::{CellValue, Column, Engine, Filters, TableDef, TableRequest};
+use crate::{CellValue, Engine, Filters, TableDef, TableRequest};
 
-/// Modules without symbols are named from this share of all samples...
+/// A module is named when its frames without symbols are at least this
+/// share of all frames inside modules...
 pub const MIN_UNNAMED_SHARE: f64 = 0.01;
-/// ...at most this many.
+/// ...at most this many (most unnamed frames first).
 pub const TOP_UNNAMED: usize = 5;
 
 fn info(rule: &'static str, key: &str, n: u64, what: &str) -> Option<Finding> {
@@ -33,17 +35,25 @@ pub(crate) fn run(engine: &Engine) -> Vec<Finding> {
             i.lost_events,
             "events lost by the recorder",
         ),
+        // As `etlscope info` counts them: the header's lost buffers and
+        // every buffer flagged EVENTS_LOST.
         info(
             "lost-buffers",
             "lost_buffers",
-            i.lost_buffers,
-            "buffers lost by the recorder",
+            i.lost_buffers + i.buffers_with_lost_events.len() as u64,
+            "buffers lost by the recorder or flagged as having lost events",
         ),
         info(
             "skipped-buffers",
             "skipped_buffers",
             i.skipped_buffers.into(),
             "buffers that could not be read",
+        ),
+        info(
+            "undecoded-events",
+            "decoding.hex_only_events",
+            i.hex_only_events,
+            "events nothing decodes (shown as hex)",
         ),
     ]
     .into_iter()
@@ -114,37 +124,57 @@ fn images_without_identity(engine: &Engine) -> Option<Finding> {
     })
 }
 
-/// Leaf samples on frames without a function name, by module.
-fn unnamed_frames(engine: &Engine) -> Vec<Finding> {
-    let (rows, total) = super::cpu_share::rows(engine, Column::Function);
-    let mut unnamed: Vec<(String, u64)> = rows
-        .iter()
-        .filter_map(|r| {
-            let module = r.label.strip_suffix("!?")?;
-            (r.count as f64 >= MIN_UNNAMED_SHARE * total as f64)
-                .then(|| (module.to_string(), r.count))
-        })
-        .collect();
-    unnamed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    unnamed
+/// Frames inside a module that no PDB named, by module name: what
+/// `etlscope symbols` prints as frames minus named (one frame per
+/// distinct module + RVA, from every stack and sample).
+pub(crate) fn unnamed_by_module(t: &model::Trace) -> (Vec<(String, u64)>, u64) {
+    let mut by_name: std::collections::BTreeMap<&str, u64> = Default::default();
+    let mut all = 0u64;
+    for (row, &m) in t.frames.module.iter().enumerate() {
+        let Some(&name) = t.modules.name.get(m as usize) else {
+            continue; // NONE or out of range: a raw address, not a module frame
+        };
+        all += 1;
+        if t.frames
+            .func
+            .get(row)
+            .copied()
+            .unwrap_or(model::images::NONE)
+            == model::images::NONE
+        {
+            *by_name.entry(t.strings.get(name)).or_default() += 1;
+        }
+    }
+    let rows = by_name
         .into_iter()
-        .take(TOP_UNNAMED)
+        .map(|(m, n)| (m.to_string(), n))
+        .collect();
+    (rows, all)
+}
+
+/// The modules `unnamed_frames` names: from `MIN_UNNAMED_SHARE` of all
+/// module frames, most first, at most `TOP_UNNAMED`.
+pub(crate) fn top_unnamed(mut rows: Vec<(String, u64)>, all: u64) -> Vec<(String, u64)> {
+    rows.retain(|(_, n)| *n > 0 && *n as f64 >= MIN_UNNAMED_SHARE * all as f64);
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    rows.truncate(TOP_UNNAMED);
+    rows
+}
+
+fn unnamed_frames(engine: &Engine) -> Vec<Finding> {
+    let (rows, all) = unnamed_by_module(engine.trace());
+    top_unnamed(rows, all)
+        .into_iter()
         .map(|(m, n)| Finding {
             rule: "frames-without-symbols",
             category: Category::Health,
             title: format!(
-                "{} CPU samples end in {m} frames without symbols",
+                "{} distinct frames in {m} have no symbols (etlscope symbols: frames not named)",
                 thousands(n)
             ),
             figure: n as f64,
-            unit: "samples",
-            view: FindingView::table(
-                "cpu-sampled",
-                &["Module", "Function"],
-                vec![m.clone()],
-                "Count",
-            )
-            .filter("Module", &m),
+            unit: "frames",
+            view: FindingView::symbols(&m),
         })
         .collect()
 }
@@ -159,5 +189,34 @@ mod tests {
         assert_eq!(f.title, "1,200 events lost");
         assert_eq!(f.view.target, "lost_events");
         assert_eq!(f.view.link(), "");
+    }
+
+    #[test]
+    fn unnamed_modules_from_one_percent_most_first() {
+        let rows = vec![
+            ("a.dll".to_string(), 5),
+            ("b.dll".to_string(), 50),
+            ("c.dll".to_string(), 0),
+            ("d.dll".to_string(), 10),
+        ];
+        // 1% of 1,000 frames is 10: a.dll (5) and c.dll (0) stay out.
+        let top = super::top_unnamed(rows, 1000);
+        assert_eq!(top, [("b.dll".to_string(), 50), ("d.dll".to_string(), 10)]);
+    }
+
+    #[test]
+    fn unnamed_frames_count_module_frames_without_a_function() {
+        let mut t = model::Trace::default();
+        let a = t.strings.intern("a.dll");
+        let b = t.strings.intern("b.dll");
+        t.modules.name.extend([a, b]);
+        let f0 = t.frames.intern_module_frame(0, 0x10);
+        t.frames.intern_module_frame(0, 0x20);
+        t.frames.intern_module_frame(1, 0x10);
+        t.frames.intern_raw_frame(0, 0x7fff_0000);
+        t.apply_names([(f0, "A")]);
+        let (rows, all) = super::unnamed_by_module(&t);
+        assert_eq!(all, 3, "the raw address is no module frame");
+        assert_eq!(rows, [("a.dll".to_string(), 1), ("b.dll".to_string(), 1)]);
     }
 }

@@ -7,6 +7,7 @@ mod cpu_share;
 mod disk_io;
 mod file_opens;
 mod file_polling;
+mod hard_faults;
 mod health;
 mod hot_api;
 mod third_party;
@@ -58,6 +59,7 @@ pub fn run(engine: &Engine) -> Vec<Finding> {
     out.extend(file_opens::run(engine));
     out.extend(file_polling::run(engine));
     out.extend(disk_io::run(engine));
+    out.extend(hard_faults::run(engine));
     out.extend(waits::run(engine));
     out.extend(health::run(engine));
     out

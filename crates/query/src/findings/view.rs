@@ -10,8 +10,15 @@ pub enum ViewKind {
     /// `module!function` with `function_target`); the figure is its
     /// inclusive count of samples.
     Butterfly,
-    /// A figure of `etlscope info --json`, key `target`: no view shows it.
+    /// A figure of `etlscope info --json`, key `target` (`a.b` for a
+    /// nested key): no view shows it.
     Info,
+    /// Module `target`'s frames without symbols as `etlscope symbols`
+    /// prints them (frames minus named, summed over modules of that name).
+    Symbols,
+    /// A count of the model's `table` (no query table shows it yet): the
+    /// events whose `group` columns are `row`.
+    Model,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +78,20 @@ impl FindingView {
         }
     }
 
+    pub fn symbols(module: &str) -> Self {
+        FindingView {
+            kind: ViewKind::Symbols,
+            ..FindingView::info(module)
+        }
+    }
+
+    pub fn model(table: &'static str, group: &[&str], row: Vec<String>) -> Self {
+        FindingView {
+            kind: ViewKind::Model,
+            ..FindingView::table(table, group, row, "Count")
+        }
+    }
+
     pub fn filter(mut self, column: &str, value: &str) -> Self {
         self.filters.push((column.to_string(), value.to_string()));
         self
@@ -83,7 +104,10 @@ impl FindingView {
 
     /// The UI's query string (without `?`), every value percent-encoded.
     pub fn link(&self) -> String {
-        if self.kind == ViewKind::Info {
+        if matches!(
+            self.kind,
+            ViewKind::Info | ViewKind::Symbols | ViewKind::Model
+        ) {
             return String::new();
         }
         let mut q: Vec<(&str, String)> = vec![("v", "2".into())];
@@ -101,7 +125,7 @@ impl FindingView {
                     q.push(("c", cols.join(",")));
                 }
             }
-            ViewKind::Info => {}
+            ViewKind::Info | ViewKind::Symbols | ViewKind::Model => {}
             ViewKind::Butterfly => {
                 q.push(("view", "butterfly".into()));
                 q.push(("t", self.table.into()));
@@ -134,13 +158,18 @@ impl FindingView {
     /// `etlscope export` arguments (after the file) that print the figure:
     /// a table view's row, or for a butterfly the samples grouped by stack.
     pub fn export_args(&self) -> Vec<String> {
-        if self.kind == ViewKind::Info {
+        if matches!(
+            self.kind,
+            ViewKind::Info | ViewKind::Symbols | ViewKind::Model
+        ) {
             return Vec::new();
         }
         let mut a = vec!["--table".to_string(), self.table.to_string()];
         let group = match self.kind {
             ViewKind::Table => self.group.join(","),
-            ViewKind::Butterfly | ViewKind::Info => "Stack".into(),
+            ViewKind::Butterfly | ViewKind::Info | ViewKind::Symbols | ViewKind::Model => {
+                "Stack".into()
+            }
         };
         a.extend(["--group".into(), group]);
         if !self.values.is_empty() {
