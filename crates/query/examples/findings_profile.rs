@@ -19,6 +19,52 @@ fn grouped(t: &model::Trace, col: &str) -> flat_table::FlatTable {
     flat_table::group(t, &def, &req).expect("group")
 }
 
+/// The table `POST /api/compare` groups (the default values: Count,
+/// Weight, % Weight) by `cols`, per class of samples or per row.
+fn compare_group(t: &model::Trace, cols: &[&str], per_row: bool) -> flat_table::FlatTable {
+    let def = TableDef::of(t, "cpu-sampled").expect("cpu-sampled");
+    let req = FlatRequest {
+        keys: cols
+            .iter()
+            .map(|c| def.column(c).expect("column"))
+            .collect(),
+        values: query::value_spec::default_values(&def).expect("values"),
+        ..Default::default()
+    };
+    let g = if per_row {
+        flat_table::group_per_row
+    } else {
+        flat_table::group
+    };
+    g(t, &def, &req).expect("group")
+}
+
+/// The trace compared with itself (both sides grouped), per grouping:
+/// `ETLSCOPE_PER_ROW=1` times the per-row grouping (the code before).
+fn time_compares(t: &model::Trace) {
+    let per_row = std::env::var("ETLSCOPE_PER_ROW").is_ok_and(|v| v == "1");
+    for cols in [
+        &["Process Name"][..],
+        &["Module"],
+        &["Function"],
+        &["Process", "Stack"],
+    ] {
+        let s = Instant::now();
+        let c = compare::compare(
+            &compare_group(t, cols, per_row),
+            &compare_group(t, cols, per_row),
+            1.0,
+        );
+        println!(
+            "compare by {} ({}): {} rows in {:.0} ms",
+            cols.join(","),
+            if per_row { "per row" } else { "per class" },
+            c.rows.len(),
+            s.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
 fn main() {
     // A file: the findings of that trace (built as the server builds it).
     if let Some(path) = std::env::args().nth(1).filter(|a| a.ends_with(".etl")) {
@@ -33,6 +79,7 @@ fn main() {
             list.len(),
             t.elapsed().as_secs_f64() * 1e3
         );
+        time_compares(engine.trace());
         return;
     }
     let n: usize = std::env::args()
