@@ -114,6 +114,24 @@ pub(crate) struct ValueIn<'f, 'a> {
     pub cells: Option<&'f RowFn<'a, i64>>,
     pub numeric: bool,
     pub aggregation: Aggregation,
+    /// A Sum the class's count or weight already holds (`Count:Sum`,
+    /// `Weight:Sum`), or nothing to add (`% Weight`, `None` cells).
+    pub derived: Option<Derived>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Derived {
+    Count,
+    Weight,
+    Nothing,
+}
+
+/// A class's count and weight, packed for cache-friendly random updates.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    count: u64,
+    weight: i64,
+    first: u32,
 }
 
 /// The classes of `def`'s samples in `range` (any order), by `dep`.
@@ -144,7 +162,28 @@ pub(crate) fn classes(
     let rows = def.rows;
     // Enough chunks to keep every core busy, each large enough to pay for
     // its dense vector.
-    let chunks = (rows >> 18).clamp(1, rayon::current_num_threads() * 2);
+    let chunks = (rows >> 18).clamp(1, rayon::current_num_threads());
+    let derived: Option<Vec<Derived>> = values.iter().map(|v| v.derived).collect();
+    if let (Some(derived), Ok(_)) = (derived, u32::try_from(rows)) {
+        let slots = slots(def, &key, dense_len, chunks, range, weight);
+        return slots
+            .into_iter()
+            .map(|s| Class {
+                first: s.first as usize,
+                count: s.count,
+                weight: s.weight,
+                accs: derived
+                    .iter()
+                    .zip(values)
+                    .map(|(d, v)| match d {
+                        Derived::Count => Acc::of_sum(s.count, s.count as i64),
+                        Derived::Weight => Acc::of_sum(s.count, s.weight),
+                        Derived::Nothing => Acc::new(v.aggregation),
+                    })
+                    .collect(),
+            })
+            .collect();
+    }
     let one = |k: usize| {
         let mut p = Partial {
             dense: vec![None; dense_len],
@@ -195,6 +234,69 @@ pub(crate) fn classes(
         .into_iter()
         .flatten()
         .chain(all.sparse.into_values())
+        .collect()
+}
+
+/// Count, weight and first row per class, when the values need nothing
+/// else: one 24-byte slot per dense key (rows fit in `u32`).
+fn slots(
+    def: &TableDef<'_>,
+    key: &(impl Fn(usize) -> u64 + Sync),
+    dense_len: usize,
+    chunks: usize,
+    range: Option<TimeRange>,
+    weight: Option<&RowFn<'_, i64>>,
+) -> Vec<Slot> {
+    let rows = def.rows;
+    let one = |k: usize| {
+        let mut dense = vec![Slot::default(); dense_len];
+        let mut sparse: FxHashMap<u64, Slot> = FxHashMap::default();
+        for i in k * rows / chunks..(k + 1) * rows / chunks {
+            if range.is_some_and(|r| !in_range(def, i, &r)) {
+                continue;
+            }
+            let w = weight.map_or(0, |f| f(i));
+            let w = if w == MISSING { 0 } else { w };
+            let k = key(i);
+            let s = match dense.get_mut(k as usize) {
+                Some(s) => s,
+                None => sparse.entry(k).or_default(),
+            };
+            if s.count == 0 {
+                s.first = i as u32;
+            }
+            s.count += 1;
+            s.weight = s.weight.saturating_add(w);
+        }
+        (dense, sparse)
+    };
+    let merge = |a: &mut Slot, b: &Slot| {
+        if b.count > 0 {
+            a.first = if a.count == 0 {
+                b.first
+            } else {
+                a.first.min(b.first)
+            };
+            a.count += b.count;
+            a.weight = a.weight.saturating_add(b.weight);
+        }
+    };
+    let parts: Vec<(Vec<Slot>, FxHashMap<u64, Slot>)> =
+        (0..chunks).into_par_iter().map(one).collect();
+    let mut parts = parts.into_iter();
+    let (mut dense, mut sparse) = parts.next().unwrap_or_default();
+    for (d, sp) in parts {
+        for (a, b) in dense.iter_mut().zip(&d) {
+            merge(a, b);
+        }
+        for (k, b) in sp {
+            merge(sparse.entry(k).or_default(), &b);
+        }
+    }
+    dense
+        .into_iter()
+        .chain(sparse.into_values())
+        .filter(|s| s.count > 0)
         .collect()
 }
 

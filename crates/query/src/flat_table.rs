@@ -232,6 +232,13 @@ impl Scan<'_, '_> {
         let Some(dep) = flat_classes::dependency(def, &cols) else {
             return false;
         };
+        // The implicit Count column (1 per row), if it is the last one.
+        let count_col = def
+            .columns
+            .len()
+            .checked_sub(1)
+            .filter(|&c| def.columns[c].def.name == "Count")
+            .unwrap_or(usize::MAX);
         let mut values = Vec::with_capacity(self.req.values.len());
         for (spec, c) in self.req.values.iter().zip(self.value_cols) {
             let cells = match c {
@@ -241,10 +248,18 @@ impl Scan<'_, '_> {
                 },
                 None => None,
             };
+            let sum = spec.aggregation == crate::aggregate::Aggregation::Sum;
+            let derived = match *c {
+                None => Some(flat_classes::Derived::Nothing),
+                Some(c) if sum && c == count_col => Some(flat_classes::Derived::Count),
+                Some(c) if sum && Some(c) == weight => Some(flat_classes::Derived::Weight),
+                Some(_) => None,
+            };
             values.push(flat_classes::ValueIn {
                 cells,
                 numeric: c.is_some_and(|c| def.columns[c].def.ty.is_numeric()),
                 aggregation: spec.aggregation,
+                derived,
             });
         }
         let weight = weight.and_then(|w| flat_classes::number_cells(def, w));
