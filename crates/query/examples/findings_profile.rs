@@ -1,7 +1,9 @@
 //! Times `findings::run` and a comparison (`Process Name` and `Module`
 //! grouped on two synthetic traces, then `compare::compare`) at a given
 //! size. Usage: `cargo run --release -p query --example findings_profile --
-//! [samples]` (default 10,000,000; the bench shape of `synthetic`).
+//! [samples]` (default 10,000,000; the bench shape of `synthetic`), or
+//! `-- FILE.etl`: the findings of that trace, then the trace compared with
+//! itself by Process Name, Module, Function and Process,Stack.
 
 use query::flat_table::{self, FlatRequest};
 use query::synthetic::{self, Shape};
