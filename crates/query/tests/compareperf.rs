@@ -50,7 +50,7 @@ fn shape(samples: usize, seed: u64) -> Shape {
         // Frames named `module!0xRVA`: synthetic traces fill no function
         // names, which `Trace::frame_label` would look up.
         symbolized: 0.0,
-        two_intervals: seed % 2 == 0,
+        two_intervals: seed.is_multiple_of(2),
         seed,
     }
 }
