@@ -1,7 +1,9 @@
 //! Times `findings::run` and a comparison (`Process Name` and `Module`
 //! grouped on two synthetic traces, then `compare::compare`) at a given
 //! size. Usage: `cargo run --release -p query --example findings_profile --
-//! [samples]` (default 10,000,000; the bench shape of `synthetic`).
+//! [samples]` (default 10,000,000; the bench shape of `synthetic`), or
+//! `-- FILE.etl`: the findings of that trace, then the trace compared with
+//! itself by Process Name, Module, Function and Process,Stack.
 
 use query::flat_table::{self, FlatRequest};
 use query::synthetic::{self, Shape};
@@ -19,6 +21,60 @@ fn grouped(t: &model::Trace, col: &str) -> flat_table::FlatTable {
     flat_table::group(t, &def, &req).expect("group")
 }
 
+/// The table `POST /api/compare` groups (the default values: Count,
+/// Weight, % Weight) by `cols`, per class of samples or per row.
+fn compare_group(t: &model::Trace, cols: &[&str], per_row: bool) -> flat_table::FlatTable {
+    let def = TableDef::of(t, "cpu-sampled").expect("cpu-sampled");
+    let req = FlatRequest {
+        keys: cols
+            .iter()
+            .map(|c| def.column(c).expect("column"))
+            .collect(),
+        values: query::value_spec::default_values(&def).expect("values"),
+        ..Default::default()
+    };
+    let g = if per_row {
+        flat_table::group_per_row
+    } else {
+        flat_table::group
+    };
+    g(t, &def, &req).expect("group")
+}
+
+/// The trace compared with itself (both sides grouped), per grouping:
+/// `ETLSCOPE_PER_ROW=1` times the per-row grouping (the code before).
+fn time_compares(t: &model::Trace) {
+    let per_row = std::env::var("ETLSCOPE_PER_ROW").is_ok_and(|v| v == "1");
+    // `ETLSCOPE_GROUPS="Module;Process,Stack"`: only those groupings.
+    let only = std::env::var("ETLSCOPE_GROUPS").ok();
+    for cols in [
+        &["Process Name"][..],
+        &["Module"],
+        &["Function"],
+        &["Process", "Stack"],
+    ] {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(';').any(|g| g == cols.join(",")))
+        {
+            continue;
+        }
+        let s = Instant::now();
+        let c = compare::compare(
+            &compare_group(t, cols, per_row),
+            &compare_group(t, cols, per_row),
+            1.0,
+        );
+        println!(
+            "compare by {} ({}): {} rows in {:.0} ms",
+            cols.join(","),
+            if per_row { "per row" } else { "per class" },
+            c.rows.len(),
+            s.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
 fn main() {
     // A file: the findings of that trace (built as the server builds it).
     if let Some(path) = std::env::args().nth(1).filter(|a| a.ends_with(".etl")) {
@@ -27,12 +83,17 @@ fn main() {
         let engine = Engine::new(Arc::new(model::build(&file)));
         let built = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
-        let list = findings::run(&engine);
+        let list = if std::env::var("ETLSCOPE_GROUPS").is_ok() {
+            Vec::new()
+        } else {
+            findings::run(&engine)
+        };
         println!(
             "{path}: model {built:.0} ms; findings: {} in {:.0} ms",
             list.len(),
             t.elapsed().as_secs_f64() * 1e3
         );
+        time_compares(engine.trace());
         return;
     }
     let n: usize = std::env::args()

@@ -104,6 +104,16 @@ impl Acc {
         }
     }
 
+    /// A Sum of `n` values totalling `sum`, for a caller that summed them
+    /// itself (min and max are not kept: only `finish(Sum)` may read it).
+    pub(crate) fn of_sum(n: u64, sum: i64) -> Acc {
+        Acc {
+            n,
+            sum: i128::from(sum),
+            ..Acc::new(Aggregation::Sum)
+        }
+    }
+
     #[inline]
     pub fn add(&mut self, v: i64) {
         self.n += 1;

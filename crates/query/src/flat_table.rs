@@ -5,6 +5,7 @@
 use crate::aggregate::Acc;
 use crate::cell_value::CellValue;
 use crate::filter::TimeRange;
+use crate::flat_classes;
 use crate::table_columns::{stack_text, Cells, ColumnType, PercentOf, TableDef, MISSING};
 use crate::value_spec::{ValueOf, ValueSpec};
 use crate::QueryError;
@@ -139,6 +140,148 @@ struct Group {
     accs: Vec<Acc>,
 }
 
+/// The grouping in progress: groups by key ids, and the totals.
+struct Scan<'s, 'a> {
+    t: &'s Trace,
+    def: &'s TableDef<'a>,
+    req: &'s FlatRequest,
+    value_cols: &'s [Option<usize>],
+    key_readers: &'s mut [Reader],
+    value_readers: &'s mut [Reader],
+    groups: FxHashMap<Vec<i64>, Group>,
+    total_count: u64,
+    total_weight: i64,
+}
+
+impl Scan<'_, '_> {
+    fn key(&mut self, row: usize) -> Vec<i64> {
+        let (t, def) = (self.t, self.def);
+        self.key_readers
+            .iter_mut()
+            .zip(&self.req.keys)
+            .map(|(r, &c)| r.read(t, &def.columns[c].cells, row))
+            .collect()
+    }
+
+    fn passes(&self, row: usize) -> bool {
+        let (t, def) = (self.t, self.def);
+        self.req
+            .filters
+            .iter()
+            .all(|(c, v)| def.cell_text(t, *c, row) == *v)
+    }
+
+    fn group(&mut self, key: Vec<i64>) -> &mut Group {
+        let values = &self.req.values;
+        self.groups.entry(key).or_insert_with(|| Group {
+            count: 0,
+            weight: 0,
+            accs: values.iter().map(|v| Acc::new(v.aggregation)).collect(),
+        })
+    }
+
+    /// Every row read on its own.
+    fn by_rows(&mut self, weight: Option<usize>) {
+        let (t, def) = (self.t, self.def);
+        let mut key = Vec::with_capacity(self.req.keys.len());
+        for row in 0..def.rows {
+            if self.req.range.is_some_and(|r| !in_range(def, row, &r)) || !self.passes(row) {
+                continue;
+            }
+            let w = weight.map_or(0, |w| match &def.columns[w].cells {
+                Cells::Number(f) => f(row),
+                _ => 0,
+            });
+            let w = if w == MISSING { 0 } else { w };
+            self.total_count += 1;
+            self.total_weight = self.total_weight.saturating_add(w);
+            key.clear();
+            for (r, &c) in self.key_readers.iter_mut().zip(&self.req.keys) {
+                key.push(r.read(t, &def.columns[c].cells, row));
+            }
+            let values = &self.req.values;
+            let g = match self.groups.get_mut(&key) {
+                Some(g) => g,
+                None => self.groups.entry(key.clone()).or_insert_with(|| Group {
+                    count: 0,
+                    weight: 0,
+                    accs: values.iter().map(|v| Acc::new(v.aggregation)).collect(),
+                }),
+            };
+            g.count += 1;
+            g.weight = g.weight.saturating_add(w);
+            let readers = self.value_readers.iter_mut();
+            for ((acc, r), c) in g.accs.iter_mut().zip(readers).zip(self.value_cols) {
+                if let Some(c) = *c {
+                    let v = r.read(t, &def.columns[c].cells, row);
+                    if v != MISSING || !def.columns[c].def.ty.is_numeric() {
+                        acc.add(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Samples pre-grouped by thread and/or stack (`flat_classes`), the key
+    /// and filter cells read once per class; `false` (nothing done) when
+    /// some column is not a function of those or a value is not a number.
+    fn by_classes(&mut self, weight: Option<usize>) -> bool {
+        let def = self.def;
+        let mut cols = self.req.keys.clone();
+        cols.extend(self.req.filters.iter().map(|f| f.0));
+        let Some(dep) = flat_classes::dependency(def, &cols) else {
+            return false;
+        };
+        // The implicit Count column (1 per row), if it is the last one.
+        let count_col = def
+            .columns
+            .len()
+            .checked_sub(1)
+            .filter(|&c| def.columns[c].def.name == "Count")
+            .unwrap_or(usize::MAX);
+        let mut values = Vec::with_capacity(self.req.values.len());
+        for (spec, c) in self.req.values.iter().zip(self.value_cols) {
+            let cells = match c {
+                Some(c) => match flat_classes::number_cells(def, *c) {
+                    Some(f) => Some(f),
+                    None => return false,
+                },
+                None => None,
+            };
+            let sum = spec.aggregation == crate::aggregate::Aggregation::Sum;
+            let derived = match *c {
+                None => Some(flat_classes::Derived::Nothing),
+                Some(c) if sum && c == count_col => Some(flat_classes::Derived::Count),
+                Some(c) if sum && Some(c) == weight => Some(flat_classes::Derived::Weight),
+                Some(_) => None,
+            };
+            values.push(flat_classes::ValueIn {
+                cells,
+                numeric: c.is_some_and(|c| def.columns[c].def.ty.is_numeric()),
+                aggregation: spec.aggregation,
+                derived,
+            });
+        }
+        let weight = weight.and_then(|w| flat_classes::number_cells(def, w));
+        let classes = flat_classes::classes(self.t, def, dep, self.req.range, weight, &values);
+        for class in classes {
+            if !self.passes(class.first) {
+                continue;
+            }
+            self.total_count += class.count;
+            self.total_weight = self.total_weight.saturating_add(class.weight);
+            let key = self.key(class.first);
+            let g = self.group(key);
+            g.count += class.count;
+            g.weight = g.weight.saturating_add(class.weight);
+            for (a, b) in g.accs.iter_mut().zip(&class.accs) {
+                a.merge(b);
+            }
+        }
+        true
+    }
+}
+
 /// The CPU time `range` offers (the whole trace without one) on all the
 /// trace's CPUs, in ns.
 pub fn cpu_capacity_ns(t: &Trace, range: Option<TimeRange>) -> f64 {
@@ -175,6 +318,25 @@ pub(crate) fn in_range(def: &TableDef<'_>, row: usize, r: &TimeRange) -> bool {
 
 /// Rows of `def` grouped by `req.keys`, with `req.values` aggregated.
 pub fn group(t: &Trace, def: &TableDef<'_>, req: &FlatRequest) -> Result<FlatTable, QueryError> {
+    grouped(t, def, req, false)
+}
+
+/// `group` reading every row's cells, without pre-grouping samples by
+/// thread and stack: the reference the faster path is tested against.
+pub fn group_per_row(
+    t: &Trace,
+    def: &TableDef<'_>,
+    req: &FlatRequest,
+) -> Result<FlatTable, QueryError> {
+    grouped(t, def, req, true)
+}
+
+fn grouped(
+    t: &Trace,
+    def: &TableDef<'_>,
+    req: &FlatRequest,
+    per_row: bool,
+) -> Result<FlatTable, QueryError> {
     let ncol = def.columns.len();
     let bad = |c: usize| c >= ncol;
     if req.keys.iter().any(|&c| bad(c)) || req.filters.iter().any(|f| bad(f.0)) {
@@ -192,50 +354,26 @@ pub fn group(t: &Trace, def: &TableDef<'_>, req: &FlatRequest) -> Result<FlatTab
     let weight = def.weight.and_then(|w| def.column(w));
     let mut key_readers: Vec<Reader> = req.keys.iter().map(|_| Reader::default()).collect();
     let mut value_readers: Vec<Reader> = req.values.iter().map(|_| Reader::default()).collect();
-    let mut groups: FxHashMap<Vec<i64>, Group> = FxHashMap::default();
-    let (mut total_count, mut total_weight) = (0u64, 0i64);
-    let mut key = Vec::with_capacity(req.keys.len());
-    for row in 0..def.rows {
-        if req.range.is_some_and(|r| !in_range(def, row, &r)) {
-            continue;
-        }
-        if !req
-            .filters
-            .iter()
-            .all(|(c, v)| def.cell_text(t, *c, row) == *v)
-        {
-            continue;
-        }
-        let w = weight.map_or(0, |w| match &def.columns[w].cells {
-            Cells::Number(f) => f(row),
-            _ => 0,
-        });
-        let w = if w == MISSING { 0 } else { w };
-        total_count += 1;
-        total_weight = total_weight.saturating_add(w);
-        key.clear();
-        for (r, &c) in key_readers.iter_mut().zip(&req.keys) {
-            key.push(r.read(t, &def.columns[c].cells, row));
-        }
-        let g = match groups.get_mut(&key) {
-            Some(g) => g,
-            None => groups.entry(key.clone()).or_insert_with(|| Group {
-                count: 0,
-                weight: 0,
-                accs: req.values.iter().map(|v| Acc::new(v.aggregation)).collect(),
-            }),
-        };
-        g.count += 1;
-        g.weight = g.weight.saturating_add(w);
-        for ((acc, r), c) in g.accs.iter_mut().zip(&mut value_readers).zip(&value_cols) {
-            if let Some(c) = *c {
-                let v = r.read(t, &def.columns[c].cells, row);
-                if v != MISSING || !def.columns[c].def.ty.is_numeric() {
-                    acc.add(v);
-                }
-            }
-        }
+    let mut scan = Scan {
+        t,
+        def,
+        req,
+        value_cols: &value_cols,
+        key_readers: &mut key_readers,
+        value_readers: &mut value_readers,
+        groups: FxHashMap::default(),
+        total_count: 0,
+        total_weight: 0,
+    };
+    if per_row || !scan.by_classes(weight) {
+        scan.by_rows(weight);
     }
+    let Scan {
+        groups,
+        total_count,
+        total_weight,
+        ..
+    } = scan;
     let base = percent_base(t, def, req.range, total_weight, total_count);
     let by_weight = def.percent_of == PercentOf::CpuCapacity || total_weight != 0;
     let key_types: Vec<ColumnType> = req.keys.iter().map(|&c| def.columns[c].def.ty).collect();

@@ -16,6 +16,7 @@ pub mod compare;
 pub mod filter;
 pub mod findings;
 pub mod flame;
+mod flat_classes;
 pub mod flat_table;
 pub mod funcs;
 pub mod graph;
