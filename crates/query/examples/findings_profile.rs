@@ -93,6 +93,11 @@ fn main() {
             list.len(),
             t.elapsed().as_secs_f64() * 1e3
         );
+        let mut by_rule = std::collections::BTreeMap::<&str, usize>::new();
+        for f in &list {
+            *by_rule.entry(f.rule).or_default() += 1;
+        }
+        println!("findings by rule: {by_rule:?}");
         time_compares(engine.trace());
         return;
     }

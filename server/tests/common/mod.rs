@@ -88,7 +88,10 @@ impl Server {
                 files += 1;
             }
         }
+        // `--demo` serves the two embedded demo traces.
+        let demo = if extra.contains(&"--demo") { 2 } else { 0 };
         let traces = sets
+            + demo
             + match command {
                 "open" => files.min(1),
                 _ => files,

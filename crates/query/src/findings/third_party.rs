@@ -12,6 +12,9 @@ use rustc_hash::FxHashMap;
 pub const BUSY_SHARE: f64 = 0.05;
 /// A module is named from this share of its process's samples.
 pub const MIN_COST: f64 = 0.01;
+/// At most this many modules are listed, the costliest first: a trace of
+/// hundreds of unversioned modules (our bench trace) would bury the rest.
+pub const MAX_LISTED: usize = 10;
 
 /// Whether an image's version resource marks it as suspect.
 pub(crate) fn suspect(company: &str, has_version: &str) -> bool {
@@ -123,6 +126,7 @@ pub(crate) fn run(engine: &Engine, _procs: &(Vec<Row>, u64)) -> Vec<Finding> {
         });
     }
     out.sort_by(|a, b| b.figure.total_cmp(&a.figure));
+    out.truncate(MAX_LISTED);
     out
 }
 
