@@ -256,7 +256,7 @@ fn with_switches(seed: u64, n: usize) -> Engine {
     let mut rng = testdata::Rng::new(seed ^ 0x5eed);
     let stacks = t.stacks.len();
     let threads = t.threads.len();
-    let mut pick_stack = |rng: &mut testdata::Rng| match rng.below(5) {
+    let pick_stack = |rng: &mut testdata::Rng| match rng.below(5) {
         0 => NONE,
         _ => rng.below(stacks) as u32,
     };
