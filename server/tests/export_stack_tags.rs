@@ -2,11 +2,12 @@
 //! Usage (Sampled) of the demo trace and CPU Usage (Precise) of a written
 //! trace with context switches, against a naive tagger run here over the
 //! stacks export prints (`--group "Process,Stack"`); it shares no code
-//! with the server.
+//! with the server. Over HTTP, the CPU Usage (Precise) row table and the
+//! export of an uploaded set give the same counts.
 
 mod common;
 
-use common::{export_json, temp_dir};
+use common::{export_json, request, temp_dir, Server};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -245,5 +246,71 @@ fn cpu_precise_export_groups_by_stack_tag_of_the_new_thread() {
     let got = export_json(&[&base[..], &["--group", "Stack Tag"]].concat());
     let want = naive_counts(&stacks, "New Process", "New Thread Stack", &BUILTIN_UNNAMED);
     assert_eq!(counts(&got, &["Stack Tag"]), by_tag(&want));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cpu_precise_row_table_and_http_export_use_the_views_set() {
+    let dir = temp_dir("precise-stack-tags");
+    let trace = dir.join("switches.etl");
+    let bytes = synth::switches::write_switches(11, 1500).expect("written");
+    std::fs::write(&trace, bytes).expect("trace written");
+    let trace = trace.to_string_lossy().to_string();
+    let stacks = export_json(&[
+        &trace,
+        "--table",
+        "cpu-precise",
+        "--group",
+        "New Process,New Thread Stack",
+    ]);
+    let want = by_tag(&naive_counts(
+        &stacks,
+        "New Process",
+        "New Thread Stack",
+        &SWITCH_ENTRIES,
+    ));
+    let data = dir.join("data");
+    let server = Server::start(&data, &[&trace]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().expect("an id").to_string();
+    server.wait_ready(&id, 120);
+    let (s, v) = server.json("PUT", "/api/stacktags/switches", SWITCH_XML);
+    assert_eq!(s, 201, "{v}");
+    let tagged = [("X-Etlscope-Stack-Tags", "switches")];
+    let body = r#"{"table":"cpu-precise","columns":["Stack Tag"],"limit":1000}"#;
+    let (s, b) = request(
+        &server.addr,
+        "POST",
+        &format!("/api/traces/{id}/table"),
+        body.as_bytes(),
+        &tagged,
+    );
+    assert_eq!(s, 200, "{b}");
+    let v: Value = serde_json::from_str(&b).expect("json");
+    let got: BTreeMap<Vec<String>, u64> = rows(&v["rows"])
+        .iter()
+        .map(|r| (vec![text(r, "label")], r["count"].as_u64().unwrap_or(0)))
+        .collect();
+    assert_eq!(got, want);
+    // The download of that view: the same counts, as CSV.
+    let body = r#"{"table":"cpu-precise","group":["Stack Tag"],"values":["Count"],"format":"csv"}"#;
+    let (s, csv) = request(
+        &server.addr,
+        "POST",
+        &format!("/api/traces/{id}/export"),
+        body.as_bytes(),
+        &[tagged[0], ("X-Etlscope", "1")],
+    );
+    assert_eq!(s, 200, "{csv}");
+    let got: BTreeMap<Vec<String>, u64> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (tag, n) = l.rsplit_once(',')?;
+            Some((vec![tag.trim_matches('"').to_string()], n.parse().ok()?))
+        })
+        .collect();
+    assert_eq!(got, want);
+    drop(server);
     std::fs::remove_dir_all(&dir).ok();
 }
