@@ -140,7 +140,9 @@ pub fn add_sampled_values(
 
 /// Every table's column definitions, for `/columns`.
 pub fn definitions(t: &model::Trace, name: &str) -> Value {
-    let Some(def) = TableDef::of(t, name) else {
+    // Definitions only: the Stack Tag columns' keys are not read.
+    let tags = query::stack_tags::StackTagKeys::empty();
+    let Some(def) = TableDef::of_tagged(t, name, &tags) else {
         return Value::Null;
     };
     json!({
