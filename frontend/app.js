@@ -49,6 +49,8 @@ function route() {
   }
   comparePage = null;
   const m = /^\/t\/([^/]+)\/?$/.exec(location.pathname);
+  // A live page leaving stops following its trace.
+  if (page && (!m || page.id !== decodeURIComponent(m[1]))) page.close();
   if (!m) {
     page = null;
     root.classList.remove('trace-mode');

@@ -191,7 +191,7 @@ export class Flame {
       if (i === this.hover) { g.strokeStyle = '#111'; g.strokeRect(x + 0.5, y + 0.5, Math.max(0.5, w - 1.5), ROW - 2); }
       if (w > 30) {
         g.fillStyle = searching && isMatch ? '#fff' : '#1b1d21';
-        const text = i === 0 ? `all (${fmtInt(d.width_ms[0])} ms)` : label;
+        const text = i === 0 ? `all (${fmtInt(d.width_ms[0])} ms weight)` : label;
         g.save();
         g.beginPath(); g.rect(x, y, w - 2, ROW); g.clip();
         g.fillText(text, x + 3, y + ROW / 2);
@@ -200,7 +200,7 @@ export class Flame {
       this.boxes.push(i);
     }
     const total = d.width_ms[0] || 1;
-    this.matchInfo.textContent = searching ? `${fmt2((100 * matched) / total)}% matched (${fmtInt(matched)} ms)` : '';
+    this.matchInfo.textContent = searching ? `${fmt2((100 * matched) / total)}% matched (${fmtInt(matched)} ms weight)` : '';
     this.matchInfo.dataset.percent = searching ? String((100 * matched) / total) : '';
     this.geom = { W, H, zs, scale, zdepth };
     // A flame graph grows upwards from its root: start scrolled to the bottom.
@@ -242,8 +242,10 @@ export class Flame {
       this.tip.append(
         h('div', { class: 'tip-title', text: label }),
         h('div', { text: `Module: ${i === 0 ? '—' : (d.module ? String(d.module[i]) : moduleOf(label))}` }),
-        h('div', { text: `Samples: ${fmtInt(d.width_ms[i])} ms (${fmt2(pct)}%)` }),
-        h('div', { text: `Self: ${fmtInt(d.self_ms[i])} ms` }),
+        // Box widths are CPU weight (samples x their sampling interval), not sample counts.
+        h('div', { 'data-testid': 'flame-tip-weight', text: `Weight: ${fmtInt(d.width_ms[i])} ms (${fmt2(pct)}% of the graph)` }),
+        h('div', { text: `Self weight: ${fmtInt(d.self_ms[i])} ms` }),
+        i === 0 && d.total ? h('div', { 'data-testid': 'flame-tip-samples', text: `Samples: ${fmtInt(d.total.count)}` }) : null,
       );
       this.tip.hidden = false;
       const r = this.scroll.getBoundingClientRect();

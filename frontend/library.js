@@ -74,7 +74,7 @@ export function renderLibrary(root, navigate) {
       ]),
     ]);
     setStatus(status, t.status, t.progress, t.error);
-    if (t.status === 'pending' || t.status === 'ingesting') {
+    if (t.status === 'pending' || t.status === 'ingesting' || t.status === 'live') {
       streams.set(t.id, api.watchProgress(t.id, (m) => {
         if (m.status === 'stream_error') return;
         setStatus(status, m.status, m.progress, m.error);
@@ -161,6 +161,8 @@ function setStatus(td, status, progress, error) {
     const frac = progressFraction(progress);
     const fill = h('div', { class: 'bar-fill', style: { width: `${(frac * 100).toFixed(0)}%` } });
     td.append(h('span', { class: 'pill busy', text: status }), h('div', { class: 'bar small' }, [fill]));
+  } else if (status === 'live') {
+    td.append(h('span', { class: 'pill busy', text: 'live', 'data-testid': 'live-pill' }));
   } else if (status === 'failed') {
     td.append(h('span', { class: 'pill bad', text: 'failed', title: error || '' }), h('span', { class: 'muted', text: ` ${error || ''}` }));
   } else {

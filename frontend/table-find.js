@@ -1,11 +1,15 @@
 // Find in table (Ctrl+F): a bar above the rows; Enter / F3 go to the next row whose label
 // contains the text, Shift+Enter / Shift+F3 to the previous one. Every row loaded so far is
-// searched, collapsed or not; reaching a match expands the rows above it.
+// searched, collapsed or not; when none matches (or going on would wrap), rows never fetched are
+// loaded heaviest first, a bounded number of levels, until one does. Reaching a match expands the
+// rows above it.
 import { h } from './dom.js';
 
 /**
  * @typedef {{label: string, children: any[]|null}} FindNode
- * @typedef {{roots: () => FindNode[], current: () => FindNode|null, reveal: (n: any) => void, focus: () => void}} FindHost
+ * @typedef {{roots: () => FindNode[], current: () => FindNode|null, reveal: (n: any) => void, focus: () => void,
+ *   loadUntil?: (match: (label: string) => boolean) => Promise<{found: boolean, exhausted: boolean}>}} FindHost
+ * `loadUntil` fetches rows not loaded yet until one matches (bounded); `exhausted` when none is left.
  */
 
 /** Every loaded row in display order (children after their parent, expanded or not). @param {FindNode[]} roots */
@@ -53,7 +57,9 @@ export class TableFind {
       if (e.key === 'Enter' || e.key === 'F3') { e.preventDefault(); this.go(e.shiftKey ? -1 : 1); }
       else if (e.key === 'Escape') { e.preventDefault(); this.close(); }
     });
-    this.input.addEventListener('input', () => { this.count.textContent = ''; });
+    this.input.addEventListener('input', () => { this.count.textContent = ''; this.searched = null; });
+    /** The text for which every row has been loaded (no more to fetch). @type {string|null} */
+    this.searched = null;
   }
 
   open() {
@@ -68,14 +74,28 @@ export class TableFind {
   }
 
   /** @param {1|-1} dir */
-  go(dir) {
-    const rows = preorder(this.host.roots());
+  async go(dir) {
     const text = this.input.value;
-    const n = nextMatch(rows, this.host.current(), text, dir);
-    if (!n) { this.count.textContent = text ? 'No match' : ''; return; }
     const q = text.toLowerCase();
-    const all = rows.filter((r) => r.label.toLowerCase().includes(q));
-    this.count.textContent = `${all.indexOf(n) + 1} of ${all.length}`;
+    const matches = (/** @type {string} */ label) => label.toLowerCase().includes(q);
+    let rows = preorder(this.host.roots());
+    let n = nextMatch(rows, this.host.current(), text, dir);
+    const from = this.host.current() ? rows.indexOf(/** @type {FindNode} */ (this.host.current())) : -1;
+    const wraps = n && dir > 0 && rows.indexOf(n) <= from;
+    // Nothing loaded matches, or the next match would wrap: look in rows never fetched first.
+    if (q && (!n || wraps) && this.host.loadUntil && this.searched !== q) {
+      this.count.textContent = 'Searching rows not loaded yet…';
+      const before = new Set(rows);
+      const r = await this.host.loadUntil(matches);
+      if (r.exhausted) this.searched = q;
+      rows = preorder(this.host.roots());
+      const fresh = rows.find((x) => !before.has(x) && matches(x.label));
+      if (fresh) n = fresh;
+      else n = nextMatch(rows, this.host.current(), text, dir);
+    }
+    if (!n) { this.count.textContent = text ? 'No match' : ''; return; }
+    const all = rows.filter((r) => matches(r.label));
+    this.count.textContent = `${all.indexOf(n) + 1} of ${all.length}${this.searched === q ? '' : '+'}`;
     this.host.reveal(n);
   }
 }

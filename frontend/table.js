@@ -22,6 +22,8 @@ const SORT_KEY = { Count: 'count', '% Weight': 'percent', 'First (s)': 'first', 
 export const SELF_KEY = 4294967294;
 /** Most rows `*` expands in one go, so a deep stack cannot flood the browser. */
 const EXPAND_ALL_LIMIT = 400;
+/** How many levels a find may fetch looking for a match in rows not loaded yet. */
+const FIND_LOAD_LIMIT = 300;
 /** ...and at most about this many new rows, so the DOM stays responsive. */
 const EXPAND_ALL_ROWS = 4000;
 const LIMIT = 500;
@@ -103,6 +105,8 @@ export class TreeTable {
     /** @type {Node|null} */
     this.selected = null;
     this.total = { count: 0, weight_ms: 0 };
+    /** What % Weight is a share of (the API's percent_of). @type {{label: string, description: string, basis: string}|null} */
+    this.percentOf = null;
     this.status = h('div', { class: 'table-status', 'data-testid': 'table-status' });
     this.scroller = h('div', { class: 'table-scroll', tabindex: '0', 'data-testid': 'table' });
     /** The rows selected together (Shift/Ctrl), their sums in a line under the table. @type {RowSelection<Node>} */
@@ -111,6 +115,7 @@ export class TreeTable {
     this.find = new TableFind({
       roots: () => (this.root ? this.root.children : []), current: () => this.selected,
       reveal: (n) => this.reveal(n), focus: () => this.scroller.focus(),
+      loadUntil: (match) => this.loadUntil(match),
     });
     host.append(this.status, this.find.bar, this.scroller, this.sumLine);
     this.scroller.addEventListener('keydown', (e) => this.onKey(e));
@@ -119,8 +124,8 @@ export class TreeTable {
     this.valueInfo = new Map();
   }
 
-  /** Whether a column right of the gold bar is a column of the rows with an aggregation (row tables). @param {string} c */
-  isData(c) { return this.o.table !== 'cpu-sampled' && !isValue(c) && this.o.cols.includes(c) && canonicalSpec(this.o.defs, c) === c; }
+  /** Whether a column right of the gold bar is a column of the rows with an aggregation. @param {string} c */
+  isData(c) { return !isValue(c) && this.o.cols.includes(c) && canonicalSpec(this.o.defs, c) === c; }
 
   /** The value columns the API aggregates for this view. */
   dataValues() { return this.o.cols.filter((c) => this.isData(c)); }
@@ -182,6 +187,7 @@ export class TreeTable {
     }
     if (gen !== this.generation) return;
     this.total = r.total;
+    this.percentOf = r.percent_of || null;
     this.root = /** @type {Node} */ ({ key: -1, label: '', count: r.parent.count, weight_ms: r.parent.weight_ms, percent: 100, first_s: 0, last_s: 0,
       expandable: true, column: '', depth: -1, colDepth: 0, labels: [], refs: [], keys: [], children: null, omitted: r.omitted, parent: null });
     this.root.children = this.adopt(r, null);
@@ -260,6 +266,29 @@ export class TreeTable {
     const r = await this.fetch(n.keys);
     n.children = this.adopt(r, n);
     n.omitted = r.omitted;
+  }
+
+  /**
+   * Fetch rows not loaded yet, heaviest first (the largest count among every loaded row whose
+   * children were never fetched), until one's label matches; at most FIND_LOAD_LIMIT levels.
+   * Nothing is expanded: the find reveals the match. @param {(label: string) => boolean} match
+   */
+  async loadUntil(match) {
+    /** @type {Node[]} */
+    const frontier = [];
+    const walk = (/** @type {Node[]} */ ns) => { for (const n of ns) { if (n.children) walk(n.children); else if (n.expandable) frontier.push(n); } };
+    walk(this.root ? this.root.children || [] : []);
+    for (let loads = 0; frontier.length && loads < FIND_LOAD_LIMIT; loads++) {
+      let best = 0;
+      for (let i = 1; i < frontier.length; i++) if (frontier[i].count > frontier[best].count) best = i;
+      const x = frontier.splice(best, 1)[0];
+      try { await this.loadChildren(x); } catch { break; }
+      for (const c of x.children || []) {
+        if (match(c.label)) return { found: true, exhausted: false };
+        if (c.expandable) frontier.push(c);
+      }
+    }
+    return { found: false, exhausted: frontier.length === 0 };
   }
 
   /** @param {Node} n @param {boolean} [push] */
@@ -344,9 +373,10 @@ export class TreeTable {
       const data = i > o.groups.length && this.isData(c);
       const info = data ? this.valueInfo.get(c) : undefined;
       const numeric = isValue(c) || (info ? isNumericType(info.type) : false);
+      const pct = c === '% Weight' && this.percentOf;
       const th = h('th', { class: `${numeric ? 'num' : ''} ${i < o.groups.length ? 'key' : ''} ${data ? 'value' : ''}`, 'data-col': c,
-        title: data ? this.valueTitle(c) : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
-        [h('span', { text: data ? this.valueHeader(c) : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
+        title: data ? this.valueTitle(c) : pct ? `${pct.label}: ${pct.description}. Click to sort; drag to move` : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
+        [h('span', { text: data ? this.valueHeader(c) : pct ? pct.label : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
       this.headerDrag(th, c);
       th.addEventListener('dblclick', (e) => { if (e.clientX > th.getBoundingClientRect().right - 6) this.fit(c); });
       if (data) th.addEventListener('contextmenu', (e) => { e.preventDefault(); this.aggMenu(c, e); });
@@ -666,7 +696,7 @@ export class TreeTable {
     all.splice(at, 0, col);
     const bar = all.indexOf('|');
     // A value column dropped left of the gold bar groups by its column (without the aggregation).
-    const groups = all.slice(0, bar).map((g) => (this.o.table !== 'cpu-sampled' && !isValue(g) ? splitSpec(g).name : g));
+    const groups = all.slice(0, bar).map((g) => (!isValue(g) ? splitSpec(g).name : g));
     const cols = all.slice(bar + 1);
     if (groups.some(isValue)) { this.o.onNotice(`${col} is a value column: it cannot group rows`); return; }
     if (groups.join() === this.o.groups.join() && cols.join() === this.o.cols.join()) return;

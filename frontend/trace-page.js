@@ -22,6 +22,7 @@ import { lackText } from './table-lacks.js';
 import { stackTagsControl } from './stack-tags.js';
 import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
+import { followLive, liveText } from './live.js';
 
 const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
@@ -53,6 +54,9 @@ export class TracePage {
     this.graph = null;
     /** @type {string[]} */
     this.graphPath = [];
+    /** @type {(() => void)|null} */
+    this.stopLive = null;
+    this.liveGen = 0;
   }
 
   async mount() {
@@ -69,18 +73,21 @@ export class TracePage {
         h('a', { href: '/', text: '← Back to the library', onclick: (ev) => { ev.preventDefault(); this.navigate('/'); } }));
       return;
     }
-    if (entry.status !== 'ready') {
+    if (entry.status !== 'ready' && entry.status !== 'live') {
       clear(head);
       const msg = h('div', { class: 'state loading', text: `${entry.name}: ${entry.status}…` });
       head.append(msg);
       if (entry.status === 'failed') { msg.className = 'state error'; msg.textContent = `${entry.name}: ingest failed: ${entry.error}`; return; }
       await new Promise((resolve) => {
-        api.watchProgress(this.id, (m) => {
+        const stop = api.watchProgress(this.id, (m) => {
           if (m.status === 'ingesting' && m.progress) {
             const p = m.progress;
-            msg.textContent = `${entry.name}: ingesting (${p.phase || ''}) ${p.bytes_total ? Math.round((100 * p.bytes_done) / p.bytes_total) : 0}%…`;
+            // The server's percent covers both phases (reading, then correlating).
+            const pct = typeof p.percent === 'number' ? p.percent : (p.bytes_total ? Math.round((100 * p.bytes_done) / p.bytes_total) : 0);
+            const left = typeof p.seconds_left === 'number' ? `, about ${Math.ceil(p.seconds_left)} s left` : '';
+            msg.textContent = `${entry.name}: ingesting (${p.phase || ''}) ${pct}%${left}…`;
           } else if (m.status === 'failed') { msg.className = 'state error'; msg.textContent = `Ingest failed: ${m.error}`; }
-          else if (m.status === 'ready' || m.status === 'stream_error') resolve(null);
+          else if (m.status === 'live') { stop(); resolve(null); } else if (m.status === 'ready' || m.status === 'stream_error') resolve(null);
         });
       });
       entry = await api.getTrace(this.id);
@@ -111,18 +118,20 @@ export class TracePage {
     ]));
     clockSelect.value = this.s.clock;
     clear(head);
+    /** @type {Record<string, HTMLElement>} The header chips a live trace updates. */
+    this.liveChips = {};
     const chip = (/** @type {string} */ k, /** @type {string} */ v, /** @type {string} */ cls = '') => h('span', { class: `chip ${cls}` }, [h('span', { class: 'k', text: k }), h('span', { class: 'v', text: v })]);
     head.append(
       h('a', { class: 'home', href: '/', text: 'etlscope', onclick: (ev) => { ev.preventDefault(); this.navigate('/'); } }),
       h('span', { class: 'sep', text: '/' }),
       h('span', { class: 'trace-name', text: entry.name, title: entry.name }),
       h('div', { class: 'chips', 'data-testid': 'trace-info' }, [
-        chip('Duration', fmtSecs(sum.duration_s)),
+        this.liveChips.duration = chip('Duration', fmtSecs(sum.duration_s)),
         chip('CPUs', String(sum.cpus)),
         chip('OS', sum.os_version || '?'),
         chip('Start', (sum.start_time || '').replace('T', ' ').replace(/\.\d+Z$/, 'Z')),
-        chip('Events', fmtInt(sum.events)),
-        chip('Samples', `${fmtInt(sum.samples)} (${fmtInt(sum.samples_with_stack)} with stacks)`),
+        this.liveChips.events = chip('Events', fmtInt(sum.events)),
+        this.liveChips.samples = chip('Samples', samplesText(sum)),
         chip('Lost', `${fmtInt(sum.lost_events)} events, ${fmtInt(sum.lost_buffers || 0)} buffers`, sum.lost_events || sum.lost_buffers ? 'warn' : ''),
         chip('Symbols', symbolText(sum), sum.symbols && sum.symbols.status === 'done' && !(sum.symbols.by_status || {}).loaded ? 'warn' : ''),
         chip('Size', fmtSize(entry.size)),
@@ -146,6 +155,53 @@ export class TracePage {
     });
     this.timeline.load();
     this.renderAnalysis();
+    if (sum.live) this.followLive(head);
+  }
+
+  /**
+   * A trace still arriving: a banner with its growing counts, and on each
+   * new model the header, timeline and current view refreshed from the same
+   * state (grouping, expansion, selection stay); when it is complete the
+   * banner goes. @param {HTMLElement} head
+   */
+  followLive(head) {
+    const banner = h('div', { class: 'live-banner', 'data-testid': 'live', role: 'status', text: liveText(this.sum) });
+    head.after(banner);
+    this.stopLive = followLive(this.id, this.sum.live.copied_at_ms, async (/** @type {any} */ sum, /** @type {boolean} */ done) => {
+      const gen = ++this.liveGen;
+      // The columns a table offers can grow with the trace (Generic Events' fields).
+      try { this.cols = await api.columns(this.id); } catch { /* keep the last ones */ }
+      if (gen !== this.liveGen) return; // a newer model came meanwhile
+      this.sum = sum;
+      const v = (/** @type {string} */ k, /** @type {string} */ t) => { const c = this.liveChips[k]; const e = c && c.querySelector('.v'); if (e) e.textContent = t; };
+      v('duration', fmtSecs(sum.duration_s));
+      v('events', fmtInt(sum.events));
+      v('samples', samplesText(sum));
+      if (done) banner.remove();
+      else {
+        banner.textContent = liveText(sum);
+        // When the server copied this model's events (ms since 1970): how fresh the page is.
+        banner.dataset.copiedAt = String(sum.live.copied_at_ms);
+        banner.dataset.events = String(sum.live.events);
+      }
+      if (this.timeline) {
+        Object.assign(this.timeline.o, { duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s) });
+        this.timeline.load();
+      }
+      // Keep the page where it is while the view is rebuilt under it.
+      const a = this.analysis;
+      const y = window.scrollY;
+      if (a) a.style.minHeight = `${a.offsetHeight}px`;
+      this.renderAnalysis();
+      window.scrollTo(0, y);
+      if (a) setTimeout(() => { a.style.minHeight = ''; }, 1000);
+    });
+  }
+
+  /** Stop what runs in the background (following a live trace). */
+  close() {
+    if (this.stopLive) this.stopLive();
+    this.stopLive = null;
   }
 
   /** The timeline follows the filters; filtered to processes, it stacks their threads. */
@@ -207,6 +263,7 @@ export class TracePage {
     const a = this.analysis;
     clear(a);
     if (this.graph) { this.graph.destroy(); this.graph = null; }
+    for (const v of this.views || []) if (v.graph) { v.graph.destroy(); v.graph = null; }
     const s = this.s;
     api.useStackTags(s.tags);
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
@@ -313,18 +370,41 @@ export class TracePage {
     const t = (this.cols && this.cols.tables[p.table]) || { key_columns: [], value_columns: [], columns: [] };
     /** @type {import('./value-columns.js').ColumnDef[]} */
     const defs = t.columns || [];
-    const known = (/** @type {string} */ c) => t.value_columns.includes(c) || t.key_columns.includes(c) || (p.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
+    const known = (/** @type {string} */ c) => t.value_columns.includes(c) || t.key_columns.includes(c) || canonicalSpec(defs, c) === c;
     clear(v.body);
-    new TreeTable(v.body, {
+    if (v.graph) v.graph.destroy();
+    clear(v.graphSlot);
+    const host = h('div', { class: 'graph-host' });
+    v.graphSlot.append(host);
+    const table = new TreeTable(v.body, {
       traceId: this.id, table: p.table, groups: p.groups.filter((c) => t.key_columns.includes(c)), cols: p.cols.filter(known), sort: p.sort, desc: p.desc, open: p.open, sel: p.sel,
       allColumns: [...t.key_columns, ...t.value_columns], defs, emptyText: lackText(this.sum, p.table),
       query: () => ({ range: apiRange(this.s.range), filters: apiFilters(this.s.filters.filter((f) => t.key_columns.includes(f.column))) }),
       onLayout: (groups, cols, sort) => this.setPane(i, { groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }, v),
       onSort: (col, desc) => this.setPane(i, { sort: col, desc }, v),
-      onTreeState: (open, sel, push) => { this.s.panes[i] = { ...this.s.panes[i], open, sel }; this.write(this.s, push ? 'push' : 'replace'); },
+      onTreeState: (open, sel, push) => {
+        this.s.panes[i] = { ...this.s.panes[i], open, sel };
+        this.write(this.s, push ? 'push' : 'replace');
+        this.syncPaneGraph(v, open, sel);
+      },
       onContext: () => {},
       onNotice: (m) => this.notice(m),
-    }).load();
+    });
+    table.load();
+    // Its own graph above it, of its own levels; the range and filters are the page's.
+    v.graph = this.newGraph(host, table, p.table, defs);
+    v.graphPath = graphPath(p.open);
+    v.graph.load(v.graphPath).then(() => { if (v.graph) v.graph.highlight(p.sel); });
+  }
+
+  /** An extra view's graph after its tree changed. @param {View} v @param {string[][]} open @param {string[]|null} sel */
+  syncPaneGraph(v, open, sel) {
+    if (!v.graph) return;
+    const p = graphPath(open);
+    if (JSON.stringify(p) !== JSON.stringify(v.graphPath)) {
+      v.graphPath = p;
+      v.graph.load(p).then(() => { if (v.graph) v.graph.highlight(sel); });
+    } else v.graph.highlight(sel);
   }
 
   /**
@@ -353,15 +433,15 @@ export class TracePage {
     // Older column names (links made before WPA's names) name the same columns.
     const keyName = (/** @type {string} */ c) => (keyCols.includes(c) ? c : (findDef(defs, c) || { name: c }).name);
     s.groups = s.groups.map(keyName);
-    // Right of the gold bar on row tables: any column of the table, with an aggregation.
-    const valueName = (/** @type {string} */ c) => (valCols.includes(c) || s.table === 'cpu-sampled' ? c : canonicalSpec(defs, c) || c);
+    // Right of the gold bar: any column of the table, with an aggregation.
+    const valueName = (/** @type {string} */ c) => (valCols.includes(c) ? c : canonicalSpec(defs, c) || c);
     s.cols = s.cols.map(valueName);
     if (!valCols.includes(s.sort)) {
-      const sortSpec = s.table !== 'cpu-sampled' ? canonicalSpec(defs, s.sort) : null;
+      const sortSpec = canonicalSpec(defs, s.sort);
       s.sort = sortSpec && s.cols.includes(sortSpec) ? sortSpec : keyName(s.sort);
     }
-    // (A key column right of the bar that cannot be a value, a stack or any cpu-sampled key, stays as an empty column.)
-    const known = (/** @type {string} */ c) => valCols.includes(c) || keyCols.includes(c) || (s.table !== 'cpu-sampled' && canonicalSpec(defs, c) === c);
+    // (A key column right of the bar that cannot be a value (a stack) stays as an empty column.)
+    const known = (/** @type {string} */ c) => valCols.includes(c) || keyCols.includes(c) || canonicalSpec(defs, c) === c;
     // drop columns this table does not know (an outdated link), with a notice
     const bad = [...s.groups.filter((c) => !keyCols.includes(c)), ...s.cols.filter((c) => !known(c))];
     if (bad.length) {
@@ -414,17 +494,25 @@ export class TracePage {
 
   /** The graph above the table: the same level, filters and range (table-graph.js). @param {HTMLElement} host @param {import('./value-columns.js').ColumnDef[]} defs */
   renderGraph(host, defs) {
-    const s = this.s;
-    const table = this.table;
-    const t = this.cols.tables[s.table] || {};
+    this.graph = this.newGraph(host, this.table, this.s.table, defs);
+    this.graphPath = graphPath(this.s.open);
+    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+  }
+
+  /**
+   * A graph of `table` (a TreeTable of table `name`) in `host`: its levels, filters and range.
+   * @param {HTMLElement} host @param {TreeTable} table @param {string} name @param {import('./value-columns.js').ColumnDef[]} defs
+   */
+  newGraph(host, table, name, defs) {
+    const t = this.cols.tables[name] || {};
     // Event tables plot their count (first: I/O without completions has no weight), their weight or a numeric column; cpu-sampled its weight.
-    const measures = s.table === 'cpu-sampled' || LIFETIME_TABLES.includes(s.table) ? [] : [
+    const measures = name === 'cpu-sampled' || LIFETIME_TABLES.includes(name) ? [] : [
       { value: 'count', label: 'Graph: Count' },
       ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
       ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
     ];
-    this.graph = new TableGraph(host, {
-      traceId: this.id, table: s.table, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
+    return new TableGraph(host, {
+      traceId: this.id, table: name, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
       request: (path) => table.request(path), measures,
       labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
       onSelect: (refs) => {
@@ -436,8 +524,6 @@ export class TracePage {
         table.emitTree(false);
       },
     });
-    this.graphPath = graphPath(s.open);
-    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
   }
 
   /** After a tree change: the graph follows the last expanded row and highlights the selection. */
@@ -582,6 +668,11 @@ export class TracePage {
 /** The graph's level: the children of the last row expanded (the top level when none is). @param {string[][]} open */
 function graphPath(open) {
   return open && open.length ? open[open.length - 1] : [];
+}
+
+/** @param {any} sum */
+function samplesText(sum) {
+  return `${fmtInt(sum.samples)} (${fmtInt(sum.samples_with_stack)} with stacks)`;
 }
 
 /** The summary's symbol state in a few words. @param {any} sum */

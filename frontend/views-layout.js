@@ -62,6 +62,10 @@ export class View {
     this.head = h('div', { class: 'pane-head' }, head);
     this.head.hidden = head.length === 0;
     this.graphSlot = h('div', { class: 'pane-graph' });
+    /** @type {import('./table-graph.js').TableGraph|null} the graph in `graphSlot` (extra views) */
+    this.graph = null;
+    /** @type {string[]} the level that graph draws */
+    this.graphPath = [];
     this.body = h('div', { class: 'view-body' });
     this.el = h('section', { class: 'view-pane', 'data-testid': `pane-${index}` }, [this.head, this.graphSlot, this.body]);
   }

@@ -10,7 +10,8 @@ each round, after one `info` (of the first binary), so that they see the
 same load.
 
 Per serve run: wall from spawn to status "ready" (the server listens and
-hashes first, so this is what a user waits for), the time of the first
+reads while it hashes; `listen` is until it prints that it serves, `id_known`
+until it prints the trace's link, once the hash is done), the time of the first
 /table query, peak RssAnon (anonymous memory only: the mapped file's pages
 are not counted) and VmHWM sampled every 20 ms, RssAnon once ready, and the
 model's own estimate of its heap (`memory_bytes` in /summary).
@@ -57,10 +58,12 @@ def run_serve(binary):
     p = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", d, path],
                          stdout=subprocess.PIPE, text=True)
     out = ""
-    peak_anon = 0
+    listen = None
     while True:
         line = p.stdout.readline()
         out += line
+        if listen is None and "serving on" in line:
+            listen = time.monotonic() - t0
         m = re.search(r"/t/([0-9a-f]{32})", line)
         if m:
             break
@@ -68,16 +71,16 @@ def run_serve(binary):
             raise SystemExit("server exited: " + out)
     tid = m.group(1)
     base = re.search(r"serving on (http://[^/\s]+)/", out).group(1)
-    listen = time.monotonic() - t0
+    named = time.monotonic() - t0
     try:
-        return measure(p, d, tid, base, t0, listen)
+        return measure(p, d, tid, base, t0, listen, named)
     finally:
         p.terminate()
         p.wait()
         shutil.rmtree(d, ignore_errors=True)
 
 
-def measure(p, d, tid, base, t0, listen):
+def measure(p, d, tid, base, t0, listen, named):
     peak_anon = 0
     phases = {}
     while True:
@@ -97,7 +100,7 @@ def measure(p, d, tid, base, t0, listen):
                                         "sort": {"by": "weight", "descending": True}})
     first_table = time.monotonic() - t
     summary = get(f"{base}/api/traces/{tid}/summary")
-    res = dict(listen=listen, ready=ready, first_table=first_table,
+    res = dict(listen=listen, id_known=named, ready=ready, first_table=first_table,
                peak_anon_gb=peak_anon / 1e6, hwm_gb=status_kb(p.pid, "VmHWM") / 1e6,
                anon_ready_gb=status_kb(p.pid, "RssAnon") / 1e6,
                model_gb=summary.get("memory_bytes", 0) / 1e9,
@@ -119,7 +122,8 @@ i = statistics.median(infos)
 print(f"median of {runs}: info {i:.2f} s; load average {open('/proc/loadavg').read().split()[:3]}")
 for b in binaries:
     med = lambda k: statistics.median(s[k] for s in serves[b])
-    print(f"  {b}: ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info, "
+    print(f"  {b}: listen {med('listen'):.2f} s, id known {med('id_known'):.2f} s, "
+          f"ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info, "
           f"first table {med('first_table')*1000:.0f} ms, peak RssAnon {med('peak_anon_gb'):.2f} GB, "
           f"VmHWM {med('hwm_gb'):.2f} GB, RssAnon ready {med('anon_ready_gb'):.2f} GB, "
           f"model {med('model_gb'):.3f} GB, peak/model {med('peak_anon_gb')/med('model_gb'):.1f}x")

@@ -363,7 +363,7 @@ test('keys: * expands everything under a row (bounded); wheel and keys zoom the 
   await p.focus('[data-testid=timeline]');
   await p.keyboard.press('0');
   await p.waitForFunction(() => !/[?&]z=/.test(location.search));
-  // Flame tooltip: function, module, samples and percent, as text.
+  // Flame tooltip: function, module, weight and percent, as text.
   await p.goto(`${srv.url}/t/${id}?v=1&view=flame&f=${encodeURIComponent('Process=Test.x64.exe (3676)')}`);
   await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
   const box = await p.locator('[data-testid=flame]').boundingBox();
@@ -373,7 +373,7 @@ test('keys: * expands everything under a row (bounded); wheel and keys zoom the 
   await p.waitForSelector('.tip:not([hidden])');
   const tip = await p.textContent('.tip');
   assert.match(tip, /Module: .+/);
-  assert.match(tip, /Samples: [\d,]+ ms \([\d.]+%\)/);
+  assert.match(tip, /Weight: [\d,]+ ms \([\d.]+% of the graph\)/);
   assert.deepEqual(errors, []);
   await c.close();
 });

@@ -142,3 +142,45 @@ test('a key column dragged across the gold bar becomes a value and back, totals 
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+/** `etlscope export DEMO --table cpu-sampled ... --format json` rows. @param {string[]} args @returns {any[]} */
+function sampledRows(args) {
+  const r = spawnSync(BIN, ['export', DEMO, '--table', 'cpu-sampled', '--format', 'json', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('CPU Usage (Sampled) by Process with Thread ID (Unique Count) and Time (Min): a fold of export rows per thread', async () => {
+  const { p, c, errors } = await openPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?t=cpu-sampled&g=Process&c=Count,Thread+ID,Time&s=Count`);
+  await waitTable(p);
+  assert.deepEqual(await valueHeaders(p), ['Count', 'Thread ID', 'Time']);
+  // Thread ID -> Unique Count from its header menu.
+  await p.click('[data-testid=table] th[data-col="Thread ID"] [data-testid=agg-menu]');
+  await p.click('[data-testid=context-menu] .ctx-item:text-is("Unique Count")');
+  await p.waitForSelector('[data-testid=table] th[data-col="Thread ID:unique"]');
+  await waitTable(p);
+  assert.match(p.url(), /Thread(\+|%20)ID(:|%3A)unique/);
+  // One export row per process and thread: a process has as many threads as rows, its first
+  // sample is the earliest of theirs, its count their sum.
+  const per = sampledRows(['--group', 'Process,Thread ID', '--values', 'Count,Time']);
+  /** @type {Map<string, {threads: number, first: number, count: number}>} */
+  const want = new Map();
+  for (const r of per) {
+    const w = want.get(r.Process) || { threads: 0, first: Infinity, count: 0 };
+    want.set(r.Process, { threads: w.threads + 1, first: Math.min(w.first, r.Time), count: w.count + r.Count });
+  }
+  const shown = await rowsAt(p, 0);
+  assert.ok(shown.length >= 5, `${shown.length} rows`);
+  assert.equal(shown.length, want.size);
+  for (const r of shown) {
+    const w = want.get(r.label);
+    assert.ok(w, r.label);
+    assert.equal(r.values['Thread ID:unique'], String(w.threads), `${r.label} threads`);
+    assert.equal(r.values.Time, String(w.first), `${r.label} first sample`);
+  }
+  const explorer = shown.find((r) => r.label === EXPLORER);
+  assert.ok(Number(explorer.values['Thread ID:unique']) > 1);
+  assert.deepEqual(errors, []);
+  await c.close();
+});

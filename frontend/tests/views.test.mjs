@@ -103,3 +103,61 @@ test('two views: own tables and groupings, one time selection, stacked or side b
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+/** The graph model of view `i` once a load newer than `after` is drawn. @param {import('playwright-core').Page} p @param {number} i @param {number} after */
+const paneGraph = async (p, i, after = 0) => {
+  const sel = `[data-testid=pane-${i}] [data-testid=table-graph]`;
+  await p.waitForFunction(([s, a]) => {
+    const g = document.querySelector(s);
+    return !!g && g.getAttribute('data-state') === 'ready' && Number(g.getAttribute('data-load')) > a;
+  }, [sel, after]);
+  return p.$eval(sel, (e) => ({ load: Number(e.getAttribute('data-load')), ...(/** @type {any} */ (e).__graph) }));
+};
+/** A series' sum over its bins. @param {any} s */
+const total = (s) => s.values.reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0);
+
+test('every view has its own graph: series of its own grouping, the one time selection', async () => {
+  const { p, c, errors } = await newPage(browser);
+  const pane = encodeURIComponent('t=file-io&g=Type,File Path&c=Count&s=Count');
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&t=cpu-sampled&g=Process&c=Count,Weight (ms),% Weight&s=Weight (ms)&pane=${pane}`);
+  await waitViews(p);
+  // View 2 (File I/O by Type): one series per Type, its bins adding up to export's count.
+  let g1 = await paneGraph(p, 1);
+  const byType = exportRows(DEMO, ['--table', 'file-io', '--group', 'Type']);
+  assert.equal(g1.kind, 'series');
+  assert.deepEqual(g1.series.map((/** @type {any} */ s) => s.label).sort(), byType.map((r) => r.Type).sort());
+  for (const s of g1.series) assert.equal(total(s), byType.find((r) => r.Type === s.label).Count, s.label);
+  // The main view's graph keeps its own grouping (processes).
+  const g0 = await paneGraph(p, 0);
+  const procs = exportRows(DEMO, ['--table', 'cpu-sampled', '--group', 'Process']).map((r) => r.Process);
+  assert.ok(g0.series.length > 0 && g0.series.every((/** @type {any} */ s) => s.label.startsWith('Other') || procs.includes(s.label)), JSON.stringify(g0.series.map((/** @type {any} */ s) => s.label)));
+
+  // Regroup view 2 by a header drag (Type onto the value side): its graph follows, by File Path.
+  const from = await p.locator('[data-testid=pane-1] [data-testid=table] th[data-col="Type"]').boundingBox();
+  const to = await p.locator('[data-testid=pane-1] [data-testid=table] th[data-col="Count"]').boundingBox();
+  await p.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await p.mouse.down();
+  await p.mouse.move(from.x + from.width / 2 + 10, from.y + 8, { steps: 3 });
+  await p.mouse.move(to.x + 2, to.y + to.height / 2, { steps: 12 });
+  await p.mouse.up();
+  g1 = await paneGraph(p, 1, g1.load);
+  const byPath = exportRows(DEMO, ['--table', 'file-io', '--group', 'File Path']);
+  const named = g1.series.filter((/** @type {any} */ s) => !s.label.startsWith('Other ('));
+  assert.equal(named.length, Math.min(10, byPath.length));
+  for (const s of named) assert.equal(total(s), byPath.find((r) => r['File Path'] === s.label).Count, s.label);
+  // The top series are the busiest paths: none left out counts more than the least drawn.
+  const least = Math.min(...named.map(total));
+  assert.ok(byPath.filter((r) => !named.some((/** @type {any} */ s) => s.label === r['File Path'])).every((r) => r.Count <= least));
+
+  // One time selection: the Range box cuts view 2's graph as export's --range does.
+  await p.fill('[data-testid=range-input]', '7-23');
+  await p.press('[data-testid=range-input]', 'Enter');
+  await p.waitForURL(/[?&]r=7-23(&|$)/);
+  g1 = await paneGraph(p, 1, g1.load);
+  const ranged = exportRows(DEMO, ['--table', 'file-io', '--range', '7-23', '--group', 'File Path']);
+  const shown = g1.series.filter((/** @type {any} */ s) => !s.label.startsWith('Other ('));
+  assert.ok(shown.length > 0);
+  for (const s of shown) assert.equal(total(s), ranged.find((r) => r['File Path'] === s.label).Count, s.label);
+  assert.deepEqual(errors, []);
+  await c.close();
+});

@@ -8,6 +8,7 @@ mod cli;
 mod companions;
 mod findings_json;
 mod heal;
+mod live;
 mod stack_tag_store;
 mod store;
 mod symbolize;

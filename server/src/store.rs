@@ -5,6 +5,8 @@
 //! symstore layout), `catalog.sqlite`. Loaded traces are kept under a memory
 //! budget; the least recently used are dropped and reloaded on demand.
 
+mod local;
+
 use crate::admission::{ingest_estimate, too_big_message, Held, Reservation, Reservations};
 use crate::catalog::{Catalog, TraceEntry};
 pub use crate::heal::MISSING;
@@ -31,6 +33,8 @@ pub struct LoadedTrace {
     /// The files read (a container's members, or each file of a trace of
     /// several), in reading order.
     pub members: Vec<etl::trace::MemberInfo>,
+    /// Set while the trace is still arriving (a recording, or a replay).
+    pub live: Option<crate::live::LiveInfo>,
 }
 
 impl LoadedTrace {
@@ -57,6 +61,7 @@ impl LoadedTrace {
             last_used: AtomicU64::new(last_used),
             symbol_run: 0,
             members: Vec::new(),
+            live: None,
         }
     }
 
@@ -270,6 +275,9 @@ impl Store {
                         self.clock.fetch_add(1, Ordering::Relaxed),
                         Ordering::Relaxed,
                     );
+                    if let Some(l) = &t.live {
+                        l.viewed.store(true, Ordering::Relaxed);
+                    }
                     return Ok(t.clone());
                 }
                 Some(Slot::Ingesting(p)) => return Err(NotReady::Ingesting(p.clone())),
@@ -315,7 +323,6 @@ impl Store {
 
     fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
         self.record_status(&entry.id, "ingesting", "");
-        let path = self.trace_path(&entry);
         let files = self.trace_paths(&entry);
         let started = Instant::now();
         // Every member is checked: one rewritten file would fault the mapping.
@@ -329,10 +336,24 @@ impl Store {
                 self.read_admitted(&paths, &progress)
             }
         };
+        self.finish_ingest(entry, &progress, started, result, tickets);
+    }
+
+    /// Hold the model just read under its id, or record why it could not be
+    /// read; drop it if the trace was deleted (or read by another) meanwhile.
+    fn finish_ingest(
+        self: &Arc<Self>,
+        entry: TraceEntry,
+        progress: &Arc<BuildProgress>,
+        started: Instant,
+        result: Result<Built, String>,
+        tickets: Vec<Reservation<'_>>,
+    ) {
+        let path = self.trace_path(&entry);
         let mut slots = self.slots();
         // Deleted (or replaced) while it was read: the result is nobody's.
         let ours =
-            matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, &progress));
+            matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, progress));
         let listed = matches!(self.catalog.get(&entry.id), Ok(Some(_)));
         if !ours || !listed || progress.is_cancelled() {
             if ours {
@@ -371,6 +392,49 @@ impl Store {
                 self.record_status(&entry.id, "failed", &msg);
             }
         }
+    }
+
+    /// Serve a snapshot of a trace still arriving. False when the trace
+    /// was deleted meanwhile (the live path then stops).
+    pub fn publish_live(&self, loaded: LoadedTrace) -> bool {
+        let mut slots = self.slots();
+        match self.catalog.get(&loaded.id) {
+            Ok(Some(e)) if e.status == "live" => {}
+            Ok(Some(_)) => self.record_status(&loaded.id, "live", ""),
+            _ => {
+                slots.remove(&loaded.id);
+                return false;
+            }
+        }
+        let id = loaded.id.clone();
+        loaded.last_used.store(
+            self.clock.fetch_add(1, Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+        slots.insert(id.clone(), Slot::Ready(Arc::new(loaded)));
+        evict_over_budget(&mut slots, self.memory_budget, &id);
+        true
+    }
+
+    /// The live trace's last model: from now on a normal library entry
+    /// (ready, then named from PDBs as an ingest's is).
+    pub fn finish_live(self: &Arc<Self>, loaded: LoadedTrace, trace_path: &Path) {
+        let id = loaded.id.clone();
+        loaded.last_used.store(
+            self.clock.fetch_add(1, Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+        let loaded = Arc::new(loaded);
+        {
+            let mut slots = self.slots();
+            if !matches!(self.catalog.get(&id), Ok(Some(_))) {
+                slots.remove(&id);
+                return;
+            }
+            slots.insert(id.clone(), Slot::Ready(loaded.clone()));
+        }
+        self.record_status(&id, "ready", "");
+        self.symbolize(loaded, trace_path);
     }
 
     /// Read a trace once admission control lets it: admitted by its size

@@ -131,4 +131,57 @@ fn lifetime_values_by_process_image_equal_export_rows() {
         "{pct} vs {w}"
     );
     assert_eq!(row["percent"], row["values"]["% Weight"]);
+
+    // Any column of CPU Usage (Sampled) as a value: each process row equals
+    // export's row for it, and sorting by Time:min puts the earliest first.
+    let sampled = [
+        "Thread ID:unique",
+        "Time",
+        "Time:max",
+        "Module",
+        "Weight:max",
+        "CPU:avg",
+    ];
+    let export = export_json(&[
+        demo.to_str().unwrap(),
+        "--table",
+        "cpu-sampled",
+        "--range",
+        "7-23",
+        "--group",
+        "Process",
+        "--values",
+        &sampled.join(","),
+    ]);
+    let export = export.as_array().unwrap();
+    let cpu = q(
+        json!({"columns": ["Process", "Stack"], "range": {"start_s": 7.0, "end_s": 23.0},
+        "values": sampled, "sort": {"by": "Time", "descending": false}, "limit": 100000}),
+    );
+    let names: Vec<&str> = cpu["value_columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, sampled);
+    let rows = cpu["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), export.len());
+    for r in rows {
+        let e = export.iter().find(|e| e["Process"] == r["label"]).unwrap();
+        for v in sampled {
+            assert_eq!(r["values"][v], e[v], "{} {v}", r["label"]);
+        }
+    }
+    let firsts: Vec<f64> = rows
+        .iter()
+        .map(|r| r["values"]["Time"].as_f64().unwrap())
+        .collect();
+    assert!(firsts.windows(2).all(|w| w[0] <= w[1]), "{firsts:?}");
+    let (s, v) = server.json(
+        "POST",
+        &url,
+        &json!({"columns": ["Process"], "values": ["Stack"]}).to_string(),
+    );
+    assert_eq!(s, 400, "{v}");
 }

@@ -103,6 +103,7 @@ fn every_endpoint_answers_as_documented() {
     let range = json!({"start_s": 7.0, "end_s": 23.0});
     let tables = [
         json!({"table": "cpu-sampled", "columns": ["Process", "Stack"], "range": range, "path": ["explorer.exe (6148)"]}),
+        json!({"table": "cpu-sampled", "columns": ["Process"], "range": range, "values": ["Thread ID:unique", "Time", "Module", "CPU:avg", "% Weight"], "sort": {"by": "Time"}}),
         json!({"table": "images", "columns": ["Process", "Image Path"], "values": ["Load Time", "Image Size", "File Version"]}),
         json!({"table": "file-io", "columns": ["Type", "File Path"]}),
         json!({"table": "processes", "columns": ["Process"], "values": ["Start Time", "End Time", "Duration"]}),

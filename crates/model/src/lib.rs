@@ -116,19 +116,24 @@ impl Trace {
         let (Some(&m), Some(&a)) = (self.frames.module.get(i), self.frames.address.get(i)) else {
             return "?".into();
         };
+        // A frame or module row the tables lack (a damaged or hand-built
+        // trace) reads as unnamed rather than panicking.
+        let module = self
+            .modules
+            .name
+            .get(m as usize)
+            .map(|&n| self.strings.get(n));
         let func = self.frames.func.get(i).copied().unwrap_or(NONE);
-        if func != NONE {
-            let name = self.strings.get(self.funcs.name[func as usize]);
-            return if m == NONE {
-                name.to_string()
-            } else {
-                format!("{}!{name}", self.strings.get(self.modules.name[m as usize]))
+        if let Some(&name) = self.funcs.name.get(func as usize) {
+            let name = self.strings.get(name);
+            return match module {
+                None => name.to_string(),
+                Some(module) => format!("{module}!{name}"),
             };
         }
-        if m == NONE {
-            format!("{a:#x}")
-        } else {
-            format!("{}!{a:#x}", self.strings.get(self.modules.name[m as usize]))
+        match module {
+            None => format!("{a:#x}"),
+            Some(module) => format!("{module}!{a:#x}"),
         }
     }
 }

@@ -115,6 +115,22 @@ impl Acc {
         }
     }
 
+    /// `n` rows at once, of sum `sum`, least `min` and greatest `max`;
+    /// `value` is their one value when they share it (for distinct counts).
+    #[inline]
+    pub fn add_group(&mut self, n: u64, sum: i128, min: i64, max: i64, value: Option<i64>) {
+        if n == 0 {
+            return;
+        }
+        self.n += n;
+        self.sum += sum;
+        self.min = self.min.min(min);
+        self.max = self.max.max(max);
+        if let (Some(d), Some(v)) = (&mut self.distinct, value) {
+            d.insert(v);
+        }
+    }
+
     pub fn merge(&mut self, o: &Acc) {
         self.n += o.n;
         self.sum += o.sum;

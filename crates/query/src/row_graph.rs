@@ -5,6 +5,7 @@
 
 use crate::flat_table::in_range;
 use crate::graph::{clip, top_series, Edges, Graph, GraphBins};
+use crate::row_level::FlatLevel;
 use crate::row_table_keys::KeyColumn;
 use crate::row_tables::{RowFilter, RowTable, RowTableRequest};
 use crate::table_columns::{Cells, MISSING};
@@ -55,21 +56,7 @@ impl RowTable {
         }
         let def = self.def();
         let depth = req.path.len();
-        // Only the columns that reach the level below the path (a stack
-        // column spans any number of levels: then every column).
-        let mut key_cols: Vec<(usize, &KeyColumn)> = Vec::new();
-        let (mut levels_known, mut stack) = (0, false);
-        for &c in &req.columns {
-            let Some(kc) = self.key_column(c) else {
-                continue;
-            };
-            key_cols.push((c, kc));
-            stack |= self.is_stack(c);
-            levels_known += 1;
-            if !stack && levels_known > depth {
-                break;
-            }
-        }
+        let key_cols = self.level_columns(req);
         let filter_cols: Vec<(&RowFilter, &KeyColumn)> = req
             .filters
             .iter()
@@ -79,6 +66,8 @@ impl RowTable {
         let per_job = chunks
             .div_ceil(rayon::current_num_threads().max(1) * 2)
             .max(1);
+        // Text and number levels: the key is a slice read, no level list.
+        let flat = FlatLevel::new(&key_cols, &req.path);
         let acc = (0..chunks)
             .into_par_iter()
             .with_min_len(per_job)
@@ -93,6 +82,12 @@ impl RowTable {
                     if !keep {
                         continue;
                     }
+                    if let Some(level) = &flat {
+                        if level.under(row) {
+                            add(&mut acc, row, level.key(row));
+                        }
+                        continue;
+                    }
                     RowTable::levels(row, &key_cols, &mut levels, &mut scratch);
                     let under = levels.len() > depth
                         && levels.iter().zip(&req.path).all(|(&(k, _), &p)| k == p);
@@ -104,6 +99,72 @@ impl RowTable {
             })
             .reduce(&make, &merge);
         Ok(acc)
+    }
+
+    /// The key columns that reach the level below `req.path` (a stack
+    /// column spans any number of levels: then every column).
+    fn level_columns(&self, req: &RowTableRequest) -> Vec<(usize, &KeyColumn)> {
+        let depth = req.path.len();
+        let mut key_cols: Vec<(usize, &KeyColumn)> = Vec::new();
+        let (mut levels_known, mut stack) = (0, false);
+        for &c in &req.columns {
+            let Some(kc) = self.key_column(c) else {
+                continue;
+            };
+            key_cols.push((c, kc));
+            stack |= self.is_stack(c);
+            levels_known += 1;
+            if !stack && levels_known > depth {
+                break;
+            }
+        }
+        key_cols
+    }
+
+    /// Per key of a flat level with more keys than one pass bins, the
+    /// total of `value` over its rows; `None` when the level is not flat or
+    /// its rows have few enough distinct keys to bin in one pass.
+    fn many_totals(
+        &self,
+        req: &RowTableRequest,
+        range: Option<crate::TimeRange>,
+        value: &(impl Fn(usize) -> i64 + Sync),
+    ) -> Result<Option<Vec<(u32, i64)>>, QueryError> {
+        let cols = self.level_columns(req);
+        let space = match FlatLevel::new(&cols, &req.path) {
+            Some(l) if l.space > MAX_BINNED_KEYS => l.space,
+            _ => return Ok(None),
+        };
+        let (totals, seen) = self.fold_at_level(
+            req,
+            range,
+            || (vec![0i64; space], vec![false; space]),
+            |(t, seen), row, key| {
+                let k = key as usize;
+                if let (Some(x), Some(s)) = (t.get_mut(k), seen.get_mut(k)) {
+                    *x = x.saturating_add(value(row));
+                    *s = true;
+                }
+            },
+            |(mut a, mut sa), (b, sb)| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x = x.saturating_add(y);
+                }
+                for (x, y) in sa.iter_mut().zip(sb) {
+                    *x |= y;
+                }
+                (a, sa)
+            },
+        )?;
+        if seen.iter().filter(|&&s| s).count() <= MAX_BINNED_KEYS {
+            return Ok(None);
+        }
+        Ok(Some(
+            (totals.into_iter().enumerate())
+                .filter(|(k, _)| seen.get(*k) == Some(&true))
+                .map(|(k, t)| (k as u32, t))
+                .collect(),
+        ))
     }
 
     /// An event table's rows under `req.path` as series over `g`'s bins,
@@ -150,6 +211,12 @@ impl RowTable {
             *last = (edges.edge(b), edges.edge(b + 1), b);
             b
         };
+        // A flat level with many keys: its totals in one pass of flat
+        // arrays, then bins for the top keys.
+        if let Some(totals) = self.many_totals(req, range, &value)? {
+            let (series, other) = self.top_binned(req, range, g, &edges, totals, &value, &bin)?;
+            return Ok(self.graph_of(req, g, bins, series, other));
+        }
         // One pass with bins per key while the keys are few (memory: keys x bins).
         let one = self.fold_at_level(
             req,
@@ -197,60 +264,96 @@ impl RowTable {
                 let x = totals.entry(k).or_default();
                 *x = x.saturating_add(t);
             }
-            let mut order: Vec<(u32, i64)> = totals.into_iter().filter(|x| x.1 != 0).collect();
-            order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            let rest = order.len().saturating_sub(g.top);
-            order.truncate(g.top);
-            let slot: FxHashMap<u32, usize> =
-                order.iter().enumerate().map(|(i, x)| (x.0, i)).collect();
-            let n = order.len() + 1;
-            let (cells, _) = self.fold_at_level(
-                req,
-                range,
-                || (vec![0i64; n * bins], (i64::MAX, i64::MIN, 0)),
-                |(cells, last), row, key| {
-                    let s = slot.get(&key).copied().unwrap_or(n - 1);
-                    let b = bin(last, row);
-                    if let Some(x) = cells.get_mut(s * bins + b) {
-                        *x = x.saturating_add(value(row));
-                    }
-                },
-                |(mut a, l), (b, _)| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        *x = x.saturating_add(y);
-                    }
-                    (a, l)
-                },
-            )?;
-            let values = |s: usize| cells.get(s * bins..(s + 1) * bins).unwrap_or(&[]).to_vec();
-            let series = order
-                .iter()
-                .enumerate()
-                .map(|(i, &(key, total))| crate::GraphSeries {
-                    key,
-                    label: label(key),
-                    total,
-                    values: values(i),
-                })
-                .collect();
-            let other = (rest > 0).then(|| {
-                let v = values(n - 1);
-                crate::GraphSeries {
-                    key: model::NONE,
-                    label: format!("Other ({rest} rows)"),
-                    total: v.iter().fold(0i64, |a, &x| a.saturating_add(x)),
-                    values: v,
-                }
-            });
-            (series, other)
+            let totals: Vec<(u32, i64)> = totals.into_iter().collect();
+            self.top_binned(req, range, g, &edges, totals, &value, &bin)?
         };
-        Ok(Graph {
-            column: label_col,
+        Ok(self.graph_of(req, g, bins, series, other))
+    }
+
+    /// The graph of `series` and `other` at the level below `req.path`.
+    fn graph_of(
+        &self,
+        req: &RowTableRequest,
+        g: &GraphBins,
+        bins: usize,
+        series: Vec<crate::GraphSeries>,
+        other: Option<crate::GraphSeries>,
+    ) -> Graph {
+        Graph {
+            column: self.next_column(&req.columns, &req.path),
             start_ns: g.range.start_ns,
             bin_ns: (g.range.end_ns - g.range.start_ns) as f64 / bins as f64,
             series,
             other,
-        })
+        }
+    }
+
+    /// Series of the `g.top` keys of largest nonzero total (`totals`, in
+    /// any order) and one "other" for the rest, binned in a second pass.
+    #[allow(clippy::too_many_arguments)]
+    fn top_binned(
+        &self,
+        req: &RowTableRequest,
+        range: Option<crate::TimeRange>,
+        g: &GraphBins,
+        edges: &Edges,
+        totals: Vec<(u32, i64)>,
+        value: &(impl Fn(usize) -> i64 + Sync),
+        bin: &(impl Fn(&mut (i64, i64, usize), usize) -> usize + Sync),
+    ) -> Result<(Vec<crate::GraphSeries>, Option<crate::GraphSeries>), QueryError> {
+        let bins = edges.bins();
+        let label_col = self.next_column(&req.columns, &req.path);
+        let col = label_col.and_then(|n| self.columns.iter().position(|&c| c == n));
+        let label = |k: u32| col.map_or_else(String::new, |c| self.label(c, k));
+        let mut order: Vec<(u32, i64)> = totals.into_iter().filter(|x| x.1 != 0).collect();
+        order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let rest = order.len().saturating_sub(g.top);
+        order.truncate(g.top);
+        if order.is_empty() && rest == 0 {
+            // Nothing to draw: no second pass.
+            return Ok((Vec::new(), None));
+        }
+        let slot: FxHashMap<u32, usize> = order.iter().enumerate().map(|(i, x)| (x.0, i)).collect();
+        let n = order.len() + 1;
+        let (cells, _) = self.fold_at_level(
+            req,
+            range,
+            || (vec![0i64; n * bins], (i64::MAX, i64::MIN, 0)),
+            |(cells, last), row, key| {
+                let s = slot.get(&key).copied().unwrap_or(n - 1);
+                let b = bin(last, row);
+                if let Some(x) = cells.get_mut(s * bins + b) {
+                    *x = x.saturating_add(value(row));
+                }
+            },
+            |(mut a, l), (b, _)| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x = x.saturating_add(y);
+                }
+                (a, l)
+            },
+        )?;
+        let values = |s: usize| cells.get(s * bins..(s + 1) * bins).unwrap_or(&[]).to_vec();
+        let series = order
+            .iter()
+            .enumerate()
+            .map(|(i, &(key, total))| crate::GraphSeries {
+                key,
+                label: label(key),
+                total,
+                values: values(i),
+            })
+            .collect();
+        let other = (rest > 0).then(|| {
+            let v = values(n - 1);
+            crate::GraphSeries {
+                key: model::NONE,
+                label: format!("Other ({rest} rows)"),
+                total: v.iter().fold(0i64, |a, &x| a.saturating_add(x)),
+                values: v,
+            }
+        });
+        Ok((series, other))
     }
 
     /// One span per row of the table level under `req.path`, in the order

@@ -180,6 +180,16 @@ impl KeyColumn {
         }
     }
 
+    /// Per-row keys and the key space (every key is below it) of a text
+    /// or number column; `None` for a stack column (one key per frame).
+    pub(crate) fn dense(&self) -> Option<(&[u32], usize)> {
+        match self {
+            KeyColumn::Text { keys, labels } => Some((keys, labels.len())),
+            KeyColumn::Number { keys, values } => Some((keys, values.len())),
+            KeyColumn::Stack { .. } => None,
+        }
+    }
+
     /// Whether keys order as the column's numbers do.
     pub(crate) fn is_number(&self) -> bool {
         matches!(self, KeyColumn::Number { .. })

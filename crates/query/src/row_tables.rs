@@ -11,6 +11,8 @@ use crate::aggregate::Acc;
 use crate::cell_value::CellValue;
 use crate::filter::{TimeRange, STACK_SELF};
 use crate::flat_table::in_range;
+use crate::row_dense;
+use crate::row_level::FlatLevel;
 use crate::row_table_keys::KeyColumn;
 use crate::stack_tags::StackTagKeys;
 use crate::table_columns::{Cells, ColumnDef, ColumnType, TableDef, MISSING};
@@ -128,30 +130,53 @@ pub struct RowTable {
     pub timed: bool,
 }
 
+/// Count, weight and time span of a group while scanning.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Head {
+    pub count: u64,
+    pub weight: i64,
+    pub first: i64,
+    pub last: i64,
+}
+
+impl Default for Head {
+    fn default() -> Head {
+        Head {
+            count: 0,
+            weight: 0,
+            first: i64::MAX,
+            last: i64::MIN,
+        }
+    }
+}
+
+impl Head {
+    pub(crate) fn merge(&mut self, o: &Head) {
+        self.count += o.count;
+        self.weight = self.weight.saturating_add(o.weight);
+        self.first = self.first.min(o.first);
+        self.last = self.last.max(o.last);
+    }
+}
+
 /// Per group while scanning.
 #[derive(Debug, Clone)]
-struct Group {
-    count: u64,
-    weight: i64,
-    sums: Vec<i64>,
-    accs: Vec<Acc>,
-    first: i64,
-    last: i64,
-    deeper: bool,
+pub(crate) struct Group {
+    pub head: Head,
+    pub sums: Vec<i64>,
+    pub accs: Vec<Acc>,
+    pub deeper: bool,
 }
 
 impl Group {
     fn merge(&mut self, o: Group) {
-        self.count += o.count;
-        self.weight = self.weight.saturating_add(o.weight);
+        self.head.merge(&o.head);
         for (s, x) in self.sums.iter_mut().zip(o.sums) {
             *s = s.saturating_add(x);
         }
         for (a, x) in self.accs.iter_mut().zip(&o.accs) {
             a.merge(x);
         }
-        self.first = self.first.min(o.first);
-        self.last = self.last.max(o.last);
         self.deeper |= o.deeper;
     }
 }
@@ -362,76 +387,95 @@ impl RowTable {
             _ => 0,
         };
         let depth = req.path.len();
-        // One pass over the rows, split across threads: each part groups its
-        // rows, then the parts merge (a group's aggregates merge exactly).
-        let scan = |mut p: Scan, row: usize| {
-            let keep = req.range.is_none_or(|r| in_range(&def, row, &r))
-                && filter_cols
-                    .iter()
-                    .all(|(f, kc)| kc.passes(row, &f.values, f.exclude, &mut p.scratch));
-            if !keep {
-                return p;
-            }
-            let w = number(self.weight_column, row);
-            p.total = (p.total.0 + 1, p.total.1.saturating_add(w));
-            RowTable::levels(row, &key_cols, &mut p.levels, &mut p.scratch);
-            let under = p.levels.len() >= depth
-                && p.levels.iter().zip(&req.path).all(|(&(k, _), &pk)| k == pk);
-            if !under {
-                return p;
-            }
-            p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
-            let Some(&(key, c)) = p.levels.get(depth) else {
-                return p;
-            };
-            p.next_column = Some(c);
-            let deeper = p.levels.len() > depth + 1;
+        // What one row adds to its group.
+        let add = |g: &mut Head, sums: &mut [i64], accs: &mut [Acc], row: usize, w: i64| {
             let t = (def.start)(row);
-            let g = p.groups.entry(key).or_insert_with(|| Group {
-                count: 0,
-                weight: 0,
-                sums: vec![0; self.sum_columns.len()],
-                accs: req.values.iter().map(|v| Acc::new(v.aggregation)).collect(),
-                first: i64::MAX,
-                last: i64::MIN,
-                deeper: false,
-            });
             g.count += 1;
             g.weight = g.weight.saturating_add(w);
-            for (s, &c) in g.sums.iter_mut().zip(&self.sum_columns) {
+            for (s, &c) in sums.iter_mut().zip(&self.sum_columns) {
                 *s = s.saturating_add(number(Some(c), row));
             }
-            for (acc, r) in g.accs.iter_mut().zip(&readers) {
+            for (acc, r) in accs.iter_mut().zip(&readers) {
                 if let Some(v) = r.read(row) {
                     acc.add(v);
                 }
             }
             g.first = g.first.min(t);
             g.last = g.last.max(t);
-            g.deeper |= deeper;
-            p
         };
-        let Scan {
-            total,
-            parent,
-            groups,
-            next_column,
-            ..
-        } = (0..def.rows)
-            .into_par_iter()
-            .with_min_len(1 << 15)
-            .fold(Scan::default, scan)
-            .reduce(Scan::default, Scan::merge);
+        let keep = |row: usize, scratch: &mut Vec<u32>| {
+            req.range.is_none_or(|r| in_range(&def, row, &r))
+                && filter_cols
+                    .iter()
+                    .all(|(f, kc)| kc.passes(row, &f.values, f.exclude, scratch))
+        };
+        let new_accs = || req.values.iter().map(|v| Acc::new(v.aggregation));
+        let (total, parent, groups, next_column) = match FlatLevel::new(&key_cols, &req.path)
+            .filter(|l| row_dense::fits(l.space, self.sum_columns.len(), req.values.len()))
+        {
+            Some(level) => {
+                let d = row_dense::scan(
+                    def.rows,
+                    &level,
+                    self.sum_columns.len(),
+                    &new_accs,
+                    |row, scratch| keep(row, scratch).then(|| number(self.weight_column, row)),
+                    add,
+                );
+                let next = (!d.groups.is_empty()).then_some(level.column);
+                (d.total, d.parent, d.groups, next)
+            }
+            None => {
+                // One pass over the rows, split across threads: each part
+                // groups its rows, then the parts merge (a group's
+                // aggregates merge exactly).
+                let scan = |mut p: Scan, row: usize| {
+                    if !keep(row, &mut p.scratch) {
+                        return p;
+                    }
+                    let w = number(self.weight_column, row);
+                    p.total = (p.total.0 + 1, p.total.1.saturating_add(w));
+                    RowTable::levels(row, &key_cols, &mut p.levels, &mut p.scratch);
+                    let under = p.levels.len() >= depth
+                        && p.levels.iter().zip(&req.path).all(|(&(k, _), &pk)| k == pk);
+                    if !under {
+                        return p;
+                    }
+                    p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
+                    let Some(&(key, c)) = p.levels.get(depth) else {
+                        return p;
+                    };
+                    p.next_column = Some(c);
+                    let deeper = p.levels.len() > depth + 1;
+                    let g = p.groups.entry(key).or_insert_with(|| Group {
+                        head: Head::default(),
+                        sums: vec![0; self.sum_columns.len()],
+                        accs: new_accs().collect(),
+                        deeper: false,
+                    });
+                    add(&mut g.head, &mut g.sums, &mut g.accs, row, w);
+                    g.deeper |= deeper;
+                    p
+                };
+                let s = (0..def.rows)
+                    .into_par_iter()
+                    .with_min_len(1 << 15)
+                    .fold(Scan::default, scan)
+                    .reduce(Scan::default, Scan::merge);
+                let groups: Vec<(u32, Group)> = s.groups.into_iter().collect();
+                (s.total, s.parent, groups, s.next_column)
+            }
+        };
         let by_weight = self.weight_column.is_some() && total.1 != 0;
         let mut rows: Vec<Row> = groups
             .into_iter()
             .map(|(key, g)| {
                 let pct = if by_weight {
-                    percent(g.weight, total.1)
+                    percent(g.head.weight, total.1)
                 } else {
                     // No weight (or none recorded, e.g. I/O without
                     // completions): % of the count, as WPA's % Count.
-                    percent(g.count as i64, total.0 as i64)
+                    percent(g.head.count as i64, total.0 as i64)
                 };
                 let values = g
                     .accs
@@ -448,14 +492,15 @@ impl RowTable {
                         }
                     })
                     .collect();
+                let g_head = g.head;
                 Row {
                     key,
                     label: next_column.map_or_else(String::new, |c| self.label(c, key)),
-                    count: g.count,
-                    weight_ns: g.weight,
+                    count: g_head.count,
+                    weight_ns: g_head.weight,
                     percent_weight: pct,
-                    first_ns: if self.timed { g.first } else { 0 },
-                    last_ns: if self.timed { g.last } else { 0 },
+                    first_ns: if self.timed { g_head.first } else { 0 },
+                    last_ns: if self.timed { g_head.last } else { 0 },
                     expandable: g.deeper,
                     sums: g.sums,
                     values,

@@ -67,15 +67,6 @@ impl Acc {
         self.total.merge(&o.total);
         self
     }
-
-    /// Sum of every slot: the samples under the path.
-    pub fn path_total(&self) -> Cell {
-        let mut c = Cell::default();
-        for x in &self.cells {
-            c.merge(x);
-        }
-        c
-    }
 }
 
 /// Samples per parallel job: large enough that a job outweighs its
@@ -278,6 +269,7 @@ impl Engine {
             }
             let hit = Hit {
                 thread: if per_thread { i as u32 } else { model::NONE },
+                cpu: model::NONE,
                 stack: if per_thread { model::NONE } else { i as u32 },
                 slot: v & SLOT_MASK,
                 path_ok: v & PATH_FAIL == 0,
@@ -427,6 +419,7 @@ impl Engine {
                 a,
                 Hit {
                     thread: th as u32,
+                    cpu: cpu as u32,
                     stack: st as u32,
                     slot: v & SLOT_MASK,
                     path_ok: v & PATH_FAIL == 0,
@@ -458,6 +451,8 @@ fn view_job(v: &View, r: Range<usize>, weight: Option<i64>, check_time: bool) ->
 pub(crate) struct Hit {
     /// Thread row, `NONE` for a group of samples of many threads.
     pub thread: u32,
+    /// CPU, `NONE` for a group of samples of many CPUs.
+    pub cpu: u32,
     /// Stack row (the stack count for "no stack"), `NONE` for a group of
     /// samples of many stacks.
     pub stack: u32,

@@ -269,3 +269,48 @@ pub fn bench_queries(e: &crate::Engine, range: bool) -> Vec<BenchQuery<'_>> {
         }),
     ]
 }
+
+/// A trace of `rows` File I/O creates in time order, the shape of
+/// `etlscope synth bench --file-creates`: 8 processes, 1,000 threads,
+/// `paths` file paths with skewed popularity, no sizes or durations.
+pub fn file_io_trace(rows: usize, paths: usize, seed: u64) -> Trace {
+    let mut r = Rng::new(seed);
+    let mut t = Trace::default();
+    let processes = 8;
+    for i in 0..processes {
+        let name = t.strings.intern(&format!("io{i}.exe"));
+        t.processes
+            .push(2000 + 4 * i as u32, name, model::processes::OPEN);
+    }
+    let threads = 1000;
+    for i in 0..threads {
+        t.threads.push(
+            8 + 4 * i as u32,
+            (i % processes) as u32,
+            model::processes::OPEN,
+        );
+    }
+    let names: Vec<StrId> = (0..paths.max(1))
+        .map(|i| {
+            t.strings
+                .intern(&format!("C:\\data\\dir{}\\file{i}.bin", i % 97))
+        })
+        .collect();
+    let f = &mut t.file_io;
+    for k in 0..rows {
+        let thread = r.skewed(threads) as u32;
+        f.time.push(k as i64 * 100 + r.below(50) as i64);
+        f.duration_ns.push(0);
+        f.op.push(model::io::FileOp::Create);
+        f.thread.push(thread);
+        f.process.push(thread % processes as u32);
+        f.path.push(names[r.skewed(names.len())]);
+        f.size.push(0);
+        f.offset.push(0);
+        f.file_object.push(0xffff_0000 + k as u64);
+        f.stack.push(NONE);
+        f.from_kernel_file_provider.push(false);
+    }
+    t.info.duration_ns = rows as i64 * 100 + 100;
+    t
+}

@@ -4,7 +4,10 @@
 use crate::columns::{Column, Source, CPUS};
 use crate::filter::{Filters, Next, STACK_SELF};
 use crate::plan::SlotOf;
-use crate::scan::Cell;
+use crate::sampled_values::{readers, Reader, ValueAcc};
+use crate::scan::{Cell, Mode};
+use crate::table_columns::{ColumnType, TableDef};
+use crate::value_spec::ValueSpec;
 use crate::{Engine, QueryError};
 use model::NONE;
 use rustc_hash::FxHashMap;
@@ -102,51 +105,91 @@ pub(crate) struct Level {
 impl Engine {
     /// The rows under `req.path`: one parallel scan of the range.
     pub fn table(&self, req: &TableRequest) -> Result<TableResponse, QueryError> {
+        self.table_values(req, &[], None)
+    }
+
+    /// `table` with value columns (`values`, resolved against
+    /// `TableDef::of(trace, "cpu-sampled")`) in each row's `values`, sorted
+    /// by the aggregate of `values[sort_value]` when given (else by
+    /// `req.sort`). A group row's values are the merge of its samples'.
+    pub fn table_values(
+        &self,
+        req: &TableRequest,
+        values: &[ValueSpec],
+        sort_value: Option<usize>,
+    ) -> Result<TableResponse, QueryError> {
         let (preds, next) = self.path_preds(&req.columns, &req.path)?;
         let level = self.level(&next);
         let plan = self.plan(&req.filters, &preds, level.slot_of, level.keys.len())?;
         let known = self.cached_total(&req.filters);
-        let acc = self.scan(&plan, known);
+        let def = TableDef::of(&self.trace, "cpu-sampled");
+        let readers = match &def {
+            Some(d) if !values.is_empty() => readers(&self.trace, d, values, plan.stack.len())?,
+            _ => Vec::new(),
+        };
+        let (cells, acc_total, vacc) = if readers.is_empty() {
+            let acc = self.scan(&plan, known);
+            (acc.cells, acc.total, None)
+        } else {
+            let mut v = self.scan_values(&plan, known, &readers);
+            (std::mem::take(&mut v.cells), v.total, Some(v))
+        };
         if known.is_none() {
-            self.remember_total(&req.filters, acc.total);
+            self.remember_total(&req.filters, acc_total);
         }
-        let parent = acc.path_total();
-        let (column, cells) = match &next {
+        let mut parent = Cell::default();
+        for c in &cells {
+            parent.merge(c);
+        }
+        let (column, groups) = match &next {
             Next::Leaf => (None, Vec::new()),
             Next::Flat { column, more } => {
-                let rows = keyed(&acc.cells, &level.keys, |_| *more);
+                let rows = keyed(&cells, &level.keys, |_| *more);
                 (Some(*column), rows)
             }
             Next::Inverted { more, .. } => {
-                let rows = keyed(&acc.cells, &level.keys, |s| {
+                let rows = keyed(&cells, &level.keys, |s| {
                     level.keys[s] == STACK_SELF && *more || level.deeper[s]
                 });
                 (Some(Column::StackInverted), rows)
             }
             Next::Stack { more, .. } => (
                 Some(Column::Stack),
-                self.stack_rows(&level.keys, *more, &acc.cells),
+                self.stack_rows(&level.keys, *more, &cells),
             ),
         };
         let total = Totals {
-            count: acc.total.count,
-            weight_ns: acc.total.weight_ns,
+            count: acc_total.count,
+            weight_ns: acc_total.weight_ns,
         };
         let column_or_stack = column.unwrap_or(Column::Stack);
         let capacity = self.cpu_capacity_ns(req.filters.range);
-        let mut rows: Vec<Row> = cells
+        let mut rows: Vec<Row> = groups
             .into_iter()
-            .map(|(key, c, expandable)| Row {
-                key,
-                label: String::new(),
-                count: c.count,
-                weight_ns: c.weight_ns,
-                percent_weight: share(c.weight_ns, capacity),
-                first_ns: c.first_ns,
-                last_ns: c.last_ns,
-                expandable,
-                sums: Vec::new(),
-                values: Vec::new(),
+            .map(|g| {
+                let c = g.cell;
+                let percent_weight = share(c.weight_ns, capacity);
+                let values = match &vacc {
+                    Some(v) => v
+                        .of_slots(&readers, g.slots())
+                        .iter()
+                        .zip(&readers)
+                        .map(|(a, r)| r.cell(a, percent_weight))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                Row {
+                    key: g.key,
+                    label: String::new(),
+                    count: c.count,
+                    weight_ns: c.weight_ns,
+                    percent_weight,
+                    first_ns: c.first_ns,
+                    last_ns: c.last_ns,
+                    expandable: g.expandable,
+                    sums: Vec::new(),
+                    values,
+                }
             })
             .collect();
         if req.sort.column == ValueColumn::Label {
@@ -154,7 +197,14 @@ impl Engine {
                 r.label = self.label(column_or_stack, r.key);
             }
         }
-        sort_rows(&mut rows, req.sort, req.limit);
+        let by_value = sort_value.and_then(|i| {
+            let d = def.as_ref()?;
+            Some((i, values.get(i)?.shown_type(d)))
+        });
+        match by_value {
+            Some((i, ty)) => sort_by_value(&mut rows, i, ty, req.sort.descending, req.limit),
+            None => sort_rows(&mut rows, req.sort, req.limit),
+        }
         let omitted = if req.limit > 0 && rows.len() > req.limit {
             let o = rows.len() - req.limit;
             rows.truncate(req.limit);
@@ -177,6 +227,35 @@ impl Engine {
             rows,
             omitted,
         })
+    }
+
+    /// `scan` with value columns. The precomputed per-thread (per-stack)
+    /// totals serve when every value follows from a group of one thread's
+    /// (stack's) samples: a thread's process, its first sample, ...; else
+    /// every sample is read.
+    fn scan_values(
+        &self,
+        plan: &crate::plan::Plan,
+        known: Option<Cell>,
+        readers: &[Reader],
+    ) -> ValueAcc {
+        let constant = self.trace.samples.constant_interval();
+        let mode = Mode {
+            skip_path_fail: known.is_some(),
+            by_stack_ok: readers.iter().all(|r| r.groups(false, constant.is_some())),
+            by_thread_ok: readers.iter().all(|r| r.groups(true, constant.is_some())),
+        };
+        let mut acc = self.scan_with(
+            plan,
+            mode,
+            || ValueAcc::new(plan.slots, readers),
+            |a: &mut ValueAcc, h| a.add(readers, h, constant),
+            ValueAcc::merge,
+        );
+        if let Some(t) = known {
+            acc.total = t;
+        }
+        acc
     }
 
     /// The CPU time of `range` (the whole trace without one) on all the
@@ -268,22 +347,33 @@ impl Engine {
     /// Children of a call node from the slots `level` laid out: one row
     /// per child with samples, and a `[self]` row for the samples ending at
     /// the node when it has other rows or key columns follow the stack.
-    fn stack_rows(&self, keys: &[u32], more: bool, cells: &[Cell]) -> Vec<(u32, Cell, bool)> {
+    fn stack_rows(&self, keys: &[u32], more: bool, cells: &[Cell]) -> Vec<Group> {
         let own = cells.first().copied().unwrap_or_default();
-        let mut rows: Vec<(u32, Cell, bool)> = cells
+        let mut rows: Vec<Group> = cells
             .get(1..)
             .unwrap_or(&[])
             .chunks_exact(2)
             .zip(keys.get(1..).unwrap_or(&[]).chunks_exact(2))
-            .filter_map(|(c, k)| {
+            .enumerate()
+            .filter_map(|(j, (c, k))| {
                 let (at, deeper) = (c[0], c[1]);
                 let mut inc = at;
                 inc.merge(&deeper);
-                (inc.count > 0).then_some((k[0], inc, deeper.count > 0 || (more && at.count > 0)))
+                (inc.count > 0).then_some(Group {
+                    key: k[0],
+                    cell: inc,
+                    expandable: deeper.count > 0 || (more && at.count > 0),
+                    slots: [1 + 2 * j as u32, 2 + 2 * j as u32],
+                })
             })
             .collect();
         if own.count > 0 && (more || !rows.is_empty()) {
-            rows.push((STACK_SELF, own, more));
+            rows.push(Group {
+                key: STACK_SELF,
+                cell: own,
+                expandable: more,
+                slots: [0, NONE],
+            });
         }
         rows
     }
@@ -338,17 +428,56 @@ impl Dense {
     }
 }
 
-fn keyed(
-    cells: &[Cell],
-    keys: &[u32],
-    expandable: impl Fn(usize) -> bool,
-) -> Vec<(u32, Cell, bool)> {
+/// A row of a level before its label: its key, totals and the slots
+/// (one, or a call node's own and deeper ones) it gathers.
+struct Group {
+    key: u32,
+    cell: Cell,
+    expandable: bool,
+    slots: [u32; 2],
+}
+
+impl Group {
+    fn slots(&self) -> &[u32] {
+        if self.slots[1] == NONE {
+            &self.slots[..1]
+        } else {
+            &self.slots
+        }
+    }
+}
+
+fn keyed(cells: &[Cell], keys: &[u32], expandable: impl Fn(usize) -> bool) -> Vec<Group> {
     cells
         .iter()
         .enumerate()
         .filter(|(_, c)| c.count > 0)
-        .map(|(s, c)| (keys[s], *c, expandable(s)))
+        .map(|(s, c)| Group {
+            key: keys.get(s).copied().unwrap_or(NONE),
+            cell: *c,
+            expandable: expandable(s),
+            slots: [s as u32, NONE],
+        })
         .collect()
+}
+
+/// Sorts by the aggregate of value column `i` (then by key), or with a
+/// limit only the first `limit` rows.
+fn sort_by_value(rows: &mut [Row], i: usize, ty: ColumnType, descending: bool, limit: usize) {
+    let cmp = |a: &Row, b: &Row| {
+        let o = match (a.values.get(i), b.values.get(i)) {
+            (Some(x), Some(y)) => x.compare(y, ty),
+            _ => std::cmp::Ordering::Equal,
+        };
+        let o = if descending { o.reverse() } else { o };
+        o.then(a.key.cmp(&b.key))
+    };
+    if limit > 0 && rows.len() > limit {
+        rows.select_nth_unstable_by(limit, cmp);
+        rows[..limit].sort_by(cmp);
+    } else {
+        rows.sort_by(cmp);
+    }
 }
 
 /// `w` as a percentage of `base` (0 when `base` is not positive).

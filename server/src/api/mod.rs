@@ -8,6 +8,7 @@ mod findings;
 mod graph;
 pub mod guard;
 pub mod links;
+mod percent_basis;
 pub mod query;
 mod receive;
 mod shape;

@@ -306,15 +306,29 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
         return Err(unknown_table(&spec.table));
     }
     let engine = &t.engine;
-    let req = sampled_request(t, spec)?;
-    let values = value_columns::sampled_values(t.trace(), &spec.values)?;
-    let r = engine.table(&req).map_err(bad)?;
+    let (values, sort_value) = value_columns::sampled_values(t.trace(), &spec.values, &spec.sort)?;
+    let req = match sort_value {
+        // Sorted by a value column: the engine's own sort key is unused.
+        Some(_) => {
+            let mut s = spec.clone();
+            s.sort.by = None;
+            sampled_request(t, &s)?
+        }
+        None => sampled_request(t, spec)?,
+    };
+    let r = engine
+        .table_values(&req, &values, sort_value)
+        .map_err(bad)?;
     let col = r.column.map(|c| c.name());
     let mut v = response_json(&r, col);
     add_stable_ids(&mut v, engine, &r);
     if !values.is_empty() {
-        value_columns::add_sampled_values(&mut v, &values, &r);
+        value_columns::add_sampled_values(&mut v, t.trace(), &values, &r);
     }
+    v["percent_of"] = super::percent_basis::sampled(
+        engine.cpu_capacity_ns(req.filters.range),
+        t.trace().info.cpus,
+    );
     v["path"] = json!(req.path);
     Ok(v)
 }
@@ -502,6 +516,7 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
     if !values.is_empty() {
         value_columns::add_row_values(&mut v, table, &values, &r);
     }
+    v["percent_of"] = super::percent_basis::row_table(table, &r);
     v["path"] = json!(req.path);
     Ok(v)
 }

@@ -213,6 +213,11 @@ pub fn progress_json(p: &BuildProgress) -> Value {
         "bytes_done": p.bytes_done.load(Ordering::Relaxed),
         "bytes_total": p.bytes_total.load(Ordering::Relaxed),
         "events": p.events.load(Ordering::Relaxed),
+        // The whole build, both phases: what the UI's bar and time left show.
+        "fraction": p.fraction(),
+        "percent": (p.fraction() * 1000.0).floor() / 10.0,
+        "elapsed_seconds": p.elapsed_seconds(),
+        "seconds_left": p.seconds_left(),
     })
 }
 
@@ -227,11 +232,28 @@ pub async fn progress(
     if app.store.catalog.get(&id)?.is_none() {
         return Err(ApiError::not_found(format!("no trace {id}")));
     }
-    let stream = futures_util::stream::unfold(Some(app.clone()), move |st| {
+    // A live trace: one event per new model (the live path serves at most
+    // one a second), until the last one is a normal entry.
+    let last: Option<Arc<LoadedTrace>> = None;
+    let stream = futures_util::stream::unfold(Some((app.clone(), last)), move |st| {
         let id = id.clone();
         async move {
-            let app = st?;
-            let (payload, done) = match app.store.get(&id) {
+            let (app, mut last) = st?;
+            let mut got = app.store.get(&id);
+            while let Ok(t) = &got {
+                let seen = last.as_ref().is_some_and(|l| Arc::ptr_eq(l, t));
+                if t.live.is_none() || !seen {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                got = app.store.get(&id);
+            }
+            let (payload, done) = match got {
+                Ok(t) if t.live.is_some() => {
+                    let v = json!({"status": "live", "summary": summary_json(&t)});
+                    last = Some(t);
+                    (v, false)
+                }
                 Ok(t) => (
                     json!({"status": "ready", "summary": summary_json(&t)}),
                     true,
@@ -243,11 +265,11 @@ pub async fn progress(
                 Err(NotReady::Failed(m)) => (json!({"status": "failed", "error": m}), true),
                 Err(NotReady::NotFound) => (json!({"status": "deleted"}), true),
             };
-            if !done {
+            if !done && last.is_none() {
                 tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             }
             let ev: Result<Event, Infallible> = Ok(Event::default().data(payload.to_string()));
-            Some((ev, if done { None } else { Some(app) }))
+            Some((ev, if done { None } else { Some((app, last)) }))
         }
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
@@ -325,6 +347,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "symbols": symbol_summary(t),
         "diagnostics": i.diagnostics.iter().take(50).map(|d| json!({"offset": d.offset, "message": d.message})).collect::<Vec<_>>(),
         "members": t.members.iter().map(|m| json!({"name": m.name, "buffers": m.buffers, "bytes": m.bytes})).collect::<Vec<_>>(),
+        "live": t.live.as_ref().map(|l| json!({"label": l.label, "events": l.events, "copied_at_ms": l.copied_at_ms, "copy_ms": l.copy_ms, "build_ms": l.build_ms})),
     })
 }
 

@@ -5,7 +5,7 @@
 
 use super::error::{ApiError, ApiResult};
 use crate::cell_json::cell_json;
-use query::{CellValue, ColumnType, RowTable, TableDef, TableResponse, ValueOf, ValueSpec};
+use query::{ColumnType, RowTable, TableDef, TableResponse, ValueOf, ValueSpec};
 use serde_json::{json, Value};
 
 fn bad(e: impl std::fmt::Display) -> ApiError {
@@ -65,74 +65,69 @@ pub fn add_row_values(v: &mut Value, table: &RowTable, values: &[ValueSpec], r: 
     }
 }
 
-/// A value CPU Usage (Sampled) rows carry: the engine counts samples and
-/// sums their weight per row, and knows their first and last times.
-#[derive(Debug, Clone, Copy)]
-pub enum Sampled {
-    Count,
-    Weight,
-    PercentWeight,
-    First,
-    Last,
-}
-
-/// The value columns `specs` name in CPU Usage (Sampled).
+/// The value columns `specs` name in CPU Usage (Sampled), and which of
+/// them `sort.by` names (by spec or header), unless it is one of the
+/// engine's own sort keys (count, weight, percent, first, last, label).
 pub fn sampled_values(
     t: &model::Trace,
     specs: &[String],
-) -> ApiResult<Vec<(Sampled, ColumnType, Value)>> {
+    sort: &super::query::SortSpec,
+) -> ApiResult<(Vec<ValueSpec>, Option<usize>)> {
     let Some(def) = TableDef::of(t, "cpu-sampled") else {
         return Err(bad("no cpu-sampled table"));
     };
-    specs
+    let values = specs
         .iter()
-        .map(|s| {
-            let spec = ValueSpec::parse(&def, s).map_err(bad)?;
-            let col = match spec.of {
-                ValueOf::Column(c) => def.columns.get(c).map(|c| c.def),
-                ValueOf::PercentWeight => None,
-            };
-            let which = match (col.map(|d| d.name), spec.aggregation) {
-                (None, _) => Sampled::PercentWeight,
-                (Some("Count"), query::Aggregation::Sum) => Sampled::Count,
-                (Some("Weight"), query::Aggregation::Sum) => Sampled::Weight,
-                (Some("Time"), query::Aggregation::Min) => Sampled::First,
-                (Some("Time"), query::Aggregation::Max) => Sampled::Last,
-                _ => {
-                    return Err(bad(format!(
-                        "{s:?}: cpu-sampled value columns are Count, Weight, % Weight, Time:min and Time:max"
-                    )))
-                }
-            };
-            let shown = spec.shown_type(&def);
-            let d = describe(&spec.header(&def), col.as_ref(), &spec, shown);
-            Ok((which, shown, d))
-        })
-        .collect()
+        .map(|s| ValueSpec::parse(&def, s).map_err(bad))
+        .collect::<ApiResult<Vec<_>>>()?;
+    const OWN: [&str; 6] = ["count", "weight", "percent", "first", "last", "label"];
+    let sort_value = sort
+        .by
+        .as_deref()
+        .filter(|b| !OWN.contains(b))
+        .and_then(|b| {
+            let by_spec = ValueSpec::parse(&def, b).ok();
+            values
+                .iter()
+                .position(|v| Some(*v) == by_spec || v.header(&def) == b)
+        });
+    Ok((values, sort_value))
 }
 
-/// Adds `value_columns` and each CPU Usage (Sampled) row's values.
+/// Adds `value_columns` and each CPU Usage (Sampled) row's aggregates.
 pub fn add_sampled_values(
     v: &mut Value,
-    values: &[(Sampled, ColumnType, Value)],
+    t: &model::Trace,
+    values: &[ValueSpec],
     r: &TableResponse,
 ) {
-    v["value_columns"] = Value::Array(values.iter().map(|x| x.2.clone()).collect());
+    let Some(def) = TableDef::of(t, "cpu-sampled") else {
+        return;
+    };
+    let heads: Vec<(String, ColumnType)> = values
+        .iter()
+        .map(|s| (s.header(&def), s.shown_type(&def)))
+        .collect();
+    v["value_columns"] = Value::Array(
+        values
+            .iter()
+            .zip(&heads)
+            .map(|(s, (h, ty))| {
+                let col = match s.of {
+                    ValueOf::Column(c) => def.columns.get(c).map(|c| c.def),
+                    ValueOf::PercentWeight => None,
+                };
+                describe(h, col.as_ref(), s, *ty)
+            })
+            .collect(),
+    );
     let Some(rows) = v["rows"].as_array_mut() else {
         return;
     };
     for (jr, row) in rows.iter_mut().zip(&r.rows) {
         let mut m = serde_json::Map::new();
-        for (which, ty, d) in values {
-            let cell = match which {
-                Sampled::Count => CellValue::Count(row.count),
-                Sampled::Weight => CellValue::Number(row.weight_ns),
-                Sampled::PercentWeight => CellValue::Plain(row.percent_weight),
-                Sampled::First => CellValue::Number(row.first_ns),
-                Sampled::Last => CellValue::Number(row.last_ns),
-            };
-            let name = d["name"].as_str().unwrap_or_default().to_string();
-            m.insert(name, cell_json(&cell, *ty));
+        for ((h, ty), cell) in heads.iter().zip(&row.values) {
+            m.insert(h.clone(), cell_json(cell, *ty));
         }
         jr["values"] = Value::Object(m);
     }

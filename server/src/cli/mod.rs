@@ -19,10 +19,10 @@ mod info;
 mod info_text;
 mod listen;
 mod progress;
-mod record;
+pub mod record;
 #[cfg(windows)]
-mod record_windows;
-mod register;
+pub mod record_windows;
+pub mod register;
 pub mod serve;
 mod symbols;
 mod synth;
@@ -65,6 +65,11 @@ pub enum Command {
         /// `x.clr*.etl` and `x.user*.etl` from its folder along.
         #[arg(required = true, num_args = 1..)]
         files: Vec<PathBuf>,
+        /// Feed the trace through the live view instead of reading it at
+        /// once: its events paced by their timestamps, SPEED times real time
+        /// (`max`: as fast as possible). The page grows as they arrive.
+        #[arg(long, value_name = "SPEED")]
+        replay: Option<String>,
     },
     /// Print a trace's summary and a census of its events. Several files
     /// (or a container's several .etl members) are read as one trace.
@@ -267,17 +272,39 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             symbols::run(&file, companions, symbol_path.as_deref())
         }
         Some(Command::Synth(s)) => synth::run(s),
+        Some(Command::Record(a)) if a.serve => serve::run(
+            serve::ServeArgs::defaults(),
+            Vec::new(),
+            companions,
+            false,
+            Some(crate::live::Source::Record(a)),
+        ),
         Some(Command::Record(a)) => record::run(a),
         Some(Command::Serve { serve, traces }) => {
             let one_each = traces.into_iter().map(|t| vec![t]).collect();
             let groups = serve::trace_groups(one_each, &serve);
-            serve::run(serve, groups, companions, false)
+            serve::run(serve, groups, companions, false, None)
         }
-        Some(Command::Open { serve, files }) => {
+        Some(Command::Open {
+            serve,
+            files,
+            replay,
+        }) => {
+            let replay = replay
+                .as_deref()
+                .map(crate::live::replay::Speed::parse)
+                .transpose()?
+                .map(crate::live::Source::Replay);
             let groups = serve::trace_groups(vec![files], &serve);
-            serve::run(serve, groups, companions, false)
+            serve::run(serve, groups, companions, false, replay)
         }
         // `cargo run --release` with no arguments: the demo.
-        None => serve::run(serve::ServeArgs::defaults(), Vec::new(), companions, true),
+        None => serve::run(
+            serve::ServeArgs::defaults(),
+            Vec::new(),
+            companions,
+            true,
+            None,
+        ),
     }
 }

@@ -38,6 +38,10 @@ pub struct RecordArgs {
     /// Skip reading the loaded images' PDB and version identities at the end.
     #[arg(long)]
     pub no_image_identities: bool,
+    /// Watch the recording in the browser while it runs (the live view on
+    /// http://127.0.0.1:8717/); once it stops the trace stays in the library.
+    #[arg(long)]
+    pub serve: bool,
 }
 
 /// One switchable group of kernel events.

@@ -43,7 +43,15 @@ fn guid(v: u128) -> GUID {
     GUID::from_u128(v)
 }
 
+/// Every event as it arrives (`record --serve`), on ETW's processing threads.
+pub type OnEvent = std::sync::Arc<dyn Fn(&ferrisetw::EventRecord) + Send + Sync>;
+
 pub fn run(args: RecordArgs) -> anyhow::Result<()> {
+    record(args, None)
+}
+
+/// `run`, also handing each event to `on_event` while it records.
+pub fn record(args: RecordArgs, on_event: Option<OnEvent>) -> anyhow::Result<()> {
     let (flags, stacks) = kernel_plan(&args);
     let providers = user_providers(&args)?;
     let interval = interval_100ns(args.interval_ms)?;
@@ -71,7 +79,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
         .named(KERNEL_SESSION.into())
         .set_trace_properties(props)
         .set_etl_dump_file(dump(&kernel_tmp))
-        .enable(Provider::kernel(&kernel_provider).build())
+        .enable(with_callback(Provider::kernel(&kernel_provider), &on_event).build())
         .start_and_process()
         .map_err(|e| {
             anyhow::anyhow!("starting the kernel session (run as administrator): {e:?}")
@@ -95,7 +103,8 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
                 None => Provider::by_name(&p.id)
                     .map_err(|e| anyhow::anyhow!("provider {:?}: {e:?}", p.id))?,
             };
-            b = b.enable(builder.any(p.keywords).level(p.level).build());
+            let builder = with_callback(builder.any(p.keywords).level(p.level), &on_event);
+            b = b.enable(builder.build());
         }
         Some(
             b.start_and_process()
@@ -130,6 +139,23 @@ pub fn run(args: RecordArgs) -> anyhow::Result<()> {
         eprintln!("wrote {} (user providers)", user_out.display());
     }
     Ok(())
+}
+
+fn with_callback(
+    b: ferrisetw::provider::ProviderBuilder,
+    on_event: &Option<OnEvent>,
+) -> ferrisetw::provider::ProviderBuilder {
+    match on_event {
+        Some(f) => {
+            let f = f.clone();
+            b.add_callback(
+                move |r: &ferrisetw::EventRecord, _: &ferrisetw::schema_locator::SchemaLocator| {
+                    f(r)
+                },
+            )
+        }
+        None => b,
+    }
 }
 
 fn with_suffix(p: &Path, suffix: &str) -> PathBuf {

@@ -9,19 +9,31 @@ use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Add the files of one trace (one file, or several read as one trace) by
-/// reference. One file gets the id an upload of it would get (the first
-/// 128 bits of its SHA-256); several get an id from their sorted hashes, so
-/// the same files in any order are the same trace.
-pub fn register_local(store: &Store, paths: &[PathBuf]) -> anyhow::Result<TraceEntry> {
-    let mut files: Vec<(PathBuf, [u8; 32], u64)> = Vec::new();
+/// The files of one trace as absolute paths, each checked to be a readable
+/// trace by its header alone (no hashing: this runs before the server listens).
+pub fn check_local(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
     for p in paths {
-        let abs =
-            std::fs::canonicalize(p).with_context(|| format!("cannot open {}", p.display()))?;
-        let (hash, size) = hash_file(&abs)?;
-        files.push((abs, hash, size));
+        files.push(
+            std::fs::canonicalize(p).with_context(|| format!("cannot open {}", p.display()))?,
+        );
     }
     check_readable(&files)?;
+    Ok(files)
+}
+
+/// Add the files of one trace (one file, or several read as one trace),
+/// as `check_local` returned them, by reference. One file gets the id an
+/// upload of it would get (the first 128 bits of its SHA-256); several get
+/// an id from their sorted hashes, so the same files in any order are the
+/// same trace. Hashing reads every byte: the server runs it next to the
+/// trace's read (`Store::open_local`), not before it listens.
+pub fn register_checked(store: &Store, abs: &[PathBuf]) -> anyhow::Result<TraceEntry> {
+    let mut files: Vec<(PathBuf, [u8; 32], u64)> = Vec::new();
+    for p in abs {
+        let (hash, size) = hash_file(p)?;
+        files.push((p.clone(), hash, size));
+    }
     let id = match files.as_slice() {
         [(_, h, _)] => hex(&h[..16]),
         _ => {
@@ -80,10 +92,10 @@ pub fn register_local(store: &Store, paths: &[PathBuf]) -> anyhow::Result<TraceE
 /// One file must be a readable trace. Of several, an unreadable one is
 /// read as a member that costs only its own events (the ingest names it),
 /// as long as one of them is readable.
-fn check_readable(files: &[(PathBuf, [u8; 32], u64)]) -> anyhow::Result<()> {
+fn check_readable(files: &[PathBuf]) -> anyhow::Result<()> {
     let mut first_error = None;
     let mut readable = 0;
-    for (p, _, _) in files {
+    for p in files {
         match etl::EtlFile::probe(p) {
             Ok(_) => readable += 1,
             Err(e) => {

@@ -135,12 +135,14 @@ pub fn trace_groups(first: Vec<Vec<PathBuf>>, args: &ServeArgs) -> Vec<Vec<PathB
 }
 
 /// Serve `groups` (each the files of one trace); with `demo` and no trace
-/// given, the bundled demo traces.
+/// given, the bundled demo traces. With `replay`, the traces given are fed
+/// through the live view at that speed instead of read at once.
 pub fn run(
     args: ServeArgs,
     mut groups: Vec<Vec<PathBuf>>,
     companions: bool,
     demo: bool,
+    live: Option<crate::live::Source>,
 ) -> anyhow::Result<()> {
     crate::store::limit_malloc_arenas();
     if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
@@ -169,16 +171,38 @@ pub fn run(
                 .map(|t| vec![t]),
         );
     }
-    let mut ids = Vec::new();
-    let mut shown = Vec::new();
+    // Each trace's files are checked by their headers now; their read and
+    // the hash that names them start here and run while the server listens.
+    let mut checked = Vec::new();
     for given in &groups {
         let files = crate::companions::trace_files(given, companions);
         crate::companions::announce(given, &files);
-        let e = super::register::register_local(&store, &files)?;
-        store.start_ingest(e.clone());
-        ids.push(e.id);
-        shown.push(files);
+        let abs = super::register::check_local(&files)?;
+        checked.push((files, abs));
     }
+    let mut named: Vec<_> = Vec::new();
+    for (files, abs) in checked {
+        let id = match &live {
+            // A replay is named before it starts: its live model takes the
+            // id the finished trace will have.
+            Some(crate::live::Source::Replay(speed)) => {
+                let e = super::register::register_checked(&store, &abs)?;
+                crate::live::replay::start(store.clone(), &e, files.clone(), *speed)?;
+                known(e.id)
+            }
+            _ => store.open_local(abs, super::register::register_checked),
+        };
+        named.push((files, id));
+    }
+    // `record --serve`: the recording is the live trace.
+    let (recording, recorder) = match live {
+        Some(crate::live::Source::Record(a)) => {
+            let (id, output, thread) = start_recording(&store, a)?;
+            named.push((vec![output], known(id.clone())));
+            (Some(id), Some(thread))
+        }
+        _ => (None, None),
+    };
     let state = AppState {
         store: store.clone(),
         config: Arc::new(ApiConfig {
@@ -213,16 +237,12 @@ pub fn run(
             "etlscope is serving on http://{addr}/ (data in {})",
             data_dir.display()
         );
-        for (id, files) in ids.iter().zip(&shown) {
-            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-            let _ = writeln!(out, "  {} -> http://{addr}/t/{id}", names.join(" + "));
-            let demo_file = matches!(files.as_slice(),
-                [path] if path.file_name().is_some_and(|n| n == "explorer-overlay.etl"));
-            if demo_file {
-                let _ = writeln!(out, "    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}");
-            }
-        }
         out.flush().ok();
+        // Each trace's link once its id (the content hash) is known.
+        tokio::task::spawn_blocking(move || print_links(addr, named));
+        if let Some(id) = &recording {
+            open_browser(&format!("http://{addr}/t/{id}"));
+        }
         super::listen::serve(
             listener,
             api::router(state),
@@ -233,7 +253,84 @@ pub fn run(
         .await?;
         let _ = writeln!(std::io::stdout(), "etlscope stopped");
         anyhow::Ok(())
-    })
+    })?;
+    // Ctrl+C stopped the recording too: let it finish writing its file.
+    if let Some(t) = recorder {
+        let _ = t.join();
+    }
+    Ok(())
+}
+
+type Recording = (String, PathBuf, std::thread::JoinHandle<()>);
+
+#[cfg(windows)]
+fn start_recording(
+    store: &Arc<Store>,
+    args: super::record::RecordArgs,
+) -> anyhow::Result<Recording> {
+    crate::live::record_windows::start(store.clone(), args)
+}
+
+/// Elsewhere `record` says it needs Windows (and fails).
+#[cfg(not(windows))]
+fn start_recording(
+    _store: &Arc<Store>,
+    args: super::record::RecordArgs,
+) -> anyhow::Result<Recording> {
+    super::record::run(args)?;
+    Ok((String::new(), PathBuf::new(), std::thread::spawn(|| ())))
+}
+
+/// The default browser on the live view (`record --serve`).
+fn open_browser(url: &str) {
+    #[cfg(windows)]
+    let r = std::process::Command::new("explorer").arg(url).spawn();
+    #[cfg(not(windows))]
+    let r: std::io::Result<()> = Ok(());
+    if let Err(e) = r {
+        eprintln!("etlscope: cannot open a browser ({e}); open {url}");
+    }
+}
+
+/// An id known already, in the shape `print_links` waits on.
+fn known(id: String) -> std::sync::mpsc::Receiver<anyhow::Result<String>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let _ = tx.send(Ok(id));
+    rx
+}
+
+/// Print each trace's viewer URL, in the order given, as its id arrives.
+fn print_links(
+    addr: SocketAddr,
+    named: Vec<(
+        Vec<PathBuf>,
+        std::sync::mpsc::Receiver<anyhow::Result<String>>,
+    )>,
+) {
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    for (files, id) in named {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        let names = names.join(" + ");
+        let id = match id.recv() {
+            Ok(Ok(id)) => id,
+            Ok(Err(e)) => {
+                eprintln!("etlscope: cannot add {names}: {e:#}");
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let _ = writeln!(out, "  {names} -> http://{addr}/t/{id}");
+        let demo_file = matches!(files.as_slice(),
+            [path] if path.file_name().is_some_and(|n| n == "explorer-overlay.etl"));
+        if demo_file {
+            let _ = writeln!(
+                out,
+                "    the investigation: http://{addr}/t/{id}?{DEMO_VIEW}"
+            );
+        }
+        out.flush().ok();
+    }
 }
 
 async fn shutdown_signal() {

@@ -74,6 +74,32 @@ impl Server {
             .and_then(|r| r.split('/').next())
             .unwrap_or_else(|| panic!("no address in {first:?}"))
             .to_string();
+        // Each trace's link comes once its files are hashed (the server
+        // listens before): wait for them, so the catalog lists them all.
+        // (`serve` reads each file as a trace, `open` all of them as one.)
+        let (mut sets, mut files) = (0, 0);
+        let mut args = extra.iter();
+        while let Some(a) = args.next() {
+            if *a == "--trace" {
+                args.next();
+                sets += 1;
+            } else if Path::new(a).is_file() {
+                files += 1;
+            }
+        }
+        let traces = sets
+            + match command {
+                "open" => files.min(1),
+                _ => files,
+            };
+        let mut links = 0;
+        while links < traces {
+            match lines.next() {
+                Some(Ok(l)) if l.contains("/t/") && !l.contains("the investigation") => links += 1,
+                Some(Ok(_)) => {}
+                _ => break,
+            }
+        }
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
         Server { child, addr, log }

@@ -19,30 +19,7 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
     let mut frames = Vec::new();
     for ev in buf.events() {
         match ev {
-            Ok(e) => {
-                b.events += 1;
-                b.max_ts = b.max_ts.max(Some(e.timestamp));
-                if !is_session_bookkeeping(&e) {
-                    b.min_ts = Some(b.min_ts.map_or(e.timestamp, |m| m.min(e.timestamp)));
-                }
-                let consumed = match collect_event(&e, &mut b, &mut frames) {
-                    Some(Ok(consumed)) => consumed,
-                    Some(Err(err)) => {
-                        // Keep the count bounded: one bad provider can repeat a lot.
-                        if b.diagnostics.len() < 100 {
-                            b.diagnostics.push(Diagnostic {
-                                offset: buf.info.offset + 0x48 + e.offset_in_buffer as u64,
-                                message: err.to_string(),
-                            });
-                        }
-                        false
-                    }
-                    None => false,
-                };
-                if !consumed {
-                    super::generic::collect_generic(&e, &mut b, &mut frames);
-                }
-            }
+            Ok(e) => collect_one(&e, &mut b, &mut frames, buf.info.offset),
             Err(w) => {
                 b.diagnostics.push(Diagnostic {
                     offset: buf.info.offset + 0x48 + w.offset as u64,
@@ -58,6 +35,33 @@ pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
     }
     b.fragments.shrink_to_fit();
     b
+}
+
+/// One event into `b`'s records (`buffer_offset`: where its buffer starts
+/// in the file, for diagnostics). The live path calls this per event.
+pub fn collect_one(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>, buffer_offset: u64) {
+    b.events += 1;
+    b.max_ts = b.max_ts.max(Some(e.timestamp));
+    if !is_session_bookkeeping(e) {
+        b.min_ts = Some(b.min_ts.map_or(e.timestamp, |m| m.min(e.timestamp)));
+    }
+    let consumed = match collect_event(e, b, frames) {
+        Some(Ok(consumed)) => consumed,
+        Some(Err(err)) => {
+            // Keep the count bounded: one bad provider can repeat a lot.
+            if b.diagnostics.len() < 100 {
+                b.diagnostics.push(Diagnostic {
+                    offset: buffer_offset + 0x48 + e.offset_in_buffer as u64,
+                    message: err.to_string(),
+                });
+            }
+            false
+        }
+        None => false,
+    };
+    if !consumed {
+        super::generic::collect_generic(e, b, frames);
+    }
 }
 
 /// EventTrace events (the log-file header, rundown and extension markers of

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 
 const END: u32 = u32::MAX;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct FragmentSet {
     /// Every fragment's addresses, back to back.
     frames: Vec<u64>,

@@ -10,6 +10,7 @@ mod images;
 mod io_tables;
 mod joiner;
 mod lifetimes;
+pub mod live;
 pub mod paths;
 mod precise;
 pub mod records;
@@ -57,19 +58,62 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
         .bytes_total
         .store(file.file_len(), Ordering::Relaxed);
     progress.set_phase(Phase::Reading);
-    let lf = file.logfile().cloned().unwrap_or_default();
-    let clock = Clock {
-        ts0: file.ts0(),
-        ticks_per_second: file.ticks_per_second().round().max(1.0) as i64,
-        start_filetime: lf.start_time,
-    };
-    let pointer_size = if lf.pointer_size == 4 { 4 } else { 8 };
-
-    let mut batch = if sweep {
+    let batch = if sweep {
         read_folded(file, progress)
     } else {
         read_then_merge(file)
     };
+    build_from_batch(batch, &FileMeta::of(file), progress, sweep)
+}
+
+/// What the joins need of the file besides its events' records (the live
+/// path has it before any event arrives).
+#[derive(Debug, Clone, Default)]
+pub struct FileMeta {
+    pub logfile: etl::logfile::LogfileHeader,
+    pub ts0: i64,
+    pub ticks_per_second: f64,
+    pub buffers: u32,
+    pub skipped_buffers: u32,
+    pub buffers_with_lost_events: Vec<u32>,
+    pub diagnostics: Vec<etl::Diagnostic>,
+}
+
+impl FileMeta {
+    pub fn of(file: &EtlFile) -> FileMeta {
+        FileMeta {
+            logfile: file.logfile().cloned().unwrap_or_default(),
+            ts0: file.ts0(),
+            ticks_per_second: file.ticks_per_second(),
+            buffers: file.buffers().len() as u32,
+            skipped_buffers: file.skipped_buffers(),
+            buffers_with_lost_events: file
+                .buffers()
+                .iter()
+                .filter(|b| b.header.flags & etl::buffer::flags::EVENTS_LOST != 0)
+                .map(|b| b.index)
+                .collect(),
+            diagnostics: file.diagnostics().to_vec(),
+        }
+    }
+}
+
+/// The time-ordered joins over every record of the trace: the normal
+/// build's second half, and what the live path runs on each snapshot.
+pub(crate) fn build_from_batch(
+    mut batch: Batch,
+    meta: &FileMeta,
+    progress: &BuildProgress,
+    sweep: bool,
+) -> Trace {
+    let lf = meta.logfile.clone();
+    let clock = Clock {
+        ts0: meta.ts0,
+        ticks_per_second: meta.ticks_per_second.round().max(1.0) as i64,
+        start_filetime: lf.start_time,
+    };
+    let pointer_size = if lf.pointer_size == 4 { 4 } else { 8 };
+
     progress.set_phase(Phase::Correlating);
     batch.adopt_manifest_lifetimes();
     batch.sort_by_time();
@@ -150,7 +194,14 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     let mut info = TraceInfo::default();
     let samples = std::mem::take(&mut batch.samples);
     t.samples.time.reserve(samples.len());
-    for s in &samples {
+    // One more step than samples: the event tables after them.
+    progress
+        .correlate_total
+        .store(samples.len() as u64 + 1, Ordering::Relaxed);
+    for (i, s) in samples.iter().enumerate() {
+        if i % 65536 == 0 {
+            progress.correlate_done.store(i as u64, Ordering::Relaxed);
+        }
         let time = clock.to_ns(s.ts);
         let thread = match tidx.find(s.tid, time, &t.threads.start, &t.threads.end) {
             Some((row, exact)) => {
@@ -198,6 +249,7 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
         };
         t.samples.push(time, thread, s.cpu, stack);
     }
+    let samples_len = samples.len() as u64;
     drop(samples);
 
     name_jit_frames(&mut t, &batch.clr_methods, &pidx);
@@ -207,7 +259,13 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
         addresses: &addresses,
         mapper: &mapper,
     };
+    progress
+        .correlate_done
+        .store(samples_len, Ordering::Relaxed);
     info.unattributed_events = build_event_tables(&mut t, &batch, arenas, &lookups, &mut resolver);
+    progress
+        .correlate_done
+        .store(samples_len + 1, Ordering::Relaxed);
     info.cpus = lf.number_of_processors;
     info.pointer_size = pointer_size;
     info.os_version = format!(
@@ -216,22 +274,17 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     );
     info.start_time = etl::logfile::filetime_to_iso8601(lf.start_time);
     info.timezone_bias_minutes = lf.timezone_bias;
-    info.duration_ns = clock.to_ns(batch.max_ts.unwrap_or(file.ts0()));
+    info.duration_ns = clock.to_ns(batch.max_ts.unwrap_or(meta.ts0));
     info.events_start_ns = batch.min_ts.map_or(0, |t| clock.to_ns(t).max(0));
     info.events = batch.events;
-    info.buffers = file.buffers().len() as u32;
-    info.skipped_buffers = file.skipped_buffers() + batch.failed_buffers;
+    info.buffers = meta.buffers;
+    info.skipped_buffers = meta.skipped_buffers + batch.failed_buffers;
     info.lost_events = lf.events_lost as u64;
     info.lost_buffers = lf.buffers_lost as u64;
-    info.buffers_with_lost_events = file
-        .buffers()
-        .iter()
-        .filter(|b| b.header.flags & etl::buffer::flags::EVENTS_LOST != 0)
-        .map(|b| b.index)
-        .collect();
+    info.buffers_with_lost_events = meta.buffers_with_lost_events.clone();
     info.stack_key_refs_unresolved = resolver.stats.unresolved_key_refs;
     info.image_info_unmatched = ib.unmatched_info;
-    info.diagnostics = file.diagnostics().to_vec();
+    info.diagnostics = meta.diagnostics.clone();
     info.diagnostics.extend(batch.diagnostics);
     t.info = info;
     progress.set_phase(Phase::Done);

@@ -164,7 +164,7 @@ pub struct IntervalRec {
 /// kept apart from the kernel logger's: traces with both (PerfView enables
 /// the provider beside the kernel logger) would otherwise count each process
 /// twice. They fill a table only when the kernel logger said nothing of it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct ManifestLifetimes {
     pub processes: Vec<ProcessRec>,
     pub threads: Vec<ThreadRec>,
@@ -172,7 +172,7 @@ pub struct ManifestLifetimes {
 }
 
 /// Everything one buffer contributed.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Batch {
     pub manifest_lifetimes: ManifestLifetimes,
     pub processes: Vec<ProcessRec>,
@@ -451,7 +451,7 @@ pub struct GenericRec {
 }
 
 /// Distinct byte blobs (TraceLogging schemas), so each is kept once.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct BlobSet {
     pub list: Vec<Box<[u8]>>,
     index: rustc_hash::FxHashMap<Box<[u8]>, u32>,

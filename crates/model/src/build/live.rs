@@ -1,0 +1,116 @@
+//! The live path: events arriving in time order (a recording, or a replay
+//! of a file) become the same records as the normal build's parallel pass,
+//! and each snapshot runs the same joins over every record so far. No
+//! second model: a snapshot is a `Trace` like any other.
+//!
+//! Records are appended as events come (`push`); the joins are redone in
+//! batches, once per snapshot, on a copy of the records, so the thread that
+//! pushes only waits for that copy (`snapshot_input`), not for the joins
+//! (`build_snapshot`, on any thread).
+
+use super::records::Batch;
+use super::FileMeta;
+use crate::progress::BuildProgress;
+use crate::Trace;
+use etl::Event;
+
+/// Events collected into one batch before it joins the trace's records, as
+/// a buffer's events do in the normal build (keeps each payload arena small).
+const CHUNK_EVENTS: u64 = 16 * 1024;
+
+#[derive(Debug, Default)]
+pub struct LiveBuilder {
+    meta: FileMeta,
+    records: Batch,
+    pending: Batch,
+    frames: Vec<u64>,
+}
+
+/// A copy of the records at one moment, to build a snapshot from.
+#[derive(Debug)]
+pub struct SnapshotInput {
+    meta: FileMeta,
+    records: Batch,
+}
+
+impl LiveBuilder {
+    pub fn new(meta: FileMeta) -> LiveBuilder {
+        LiveBuilder {
+            meta,
+            ..LiveBuilder::default()
+        }
+    }
+
+    /// One event, in time order. `buffer_offset` is where its buffer starts
+    /// in the file (0 when there is no file), for diagnostics.
+    pub fn push(&mut self, e: &Event<'_>, buffer_offset: u64) {
+        super::collect::collect_one(e, &mut self.pending, &mut self.frames, buffer_offset);
+        if self.pending.events >= CHUNK_EVENTS {
+            self.flush();
+        }
+    }
+
+    /// Diagnostics of the reading itself (damaged buffers), as the normal
+    /// build keeps those of each buffer it walks.
+    pub fn add_diagnostics(&mut self, d: impl IntoIterator<Item = etl::Diagnostic>) {
+        self.pending.diagnostics.extend(d);
+    }
+
+    /// Events pushed so far.
+    pub fn events(&self) -> u64 {
+        self.records.events + self.pending.events
+    }
+
+    fn flush(&mut self) {
+        let mut chunk = std::mem::take(&mut self.pending);
+        for a in &mut chunk.arenas {
+            a.shrink_to_fit();
+        }
+        self.records.extend(chunk);
+    }
+
+    /// Copy the records so far (the pushing side pauses only for this).
+    pub fn snapshot_input(&mut self) -> SnapshotInput {
+        self.flush();
+        SnapshotInput {
+            meta: self.meta.clone(),
+            records: self.records.clone(),
+        }
+    }
+
+    /// The model of every event pushed, built as `build` builds a file's.
+    pub fn finish(mut self) -> Trace {
+        self.flush();
+        SnapshotInput {
+            meta: self.meta,
+            records: self.records,
+        }
+        .build()
+    }
+}
+
+impl SnapshotInput {
+    /// The joins over the copied records: a complete `Trace` of the events
+    /// so far (samples whose stack walk has not arrived yet keep their
+    /// instruction pointer alone until the next snapshot).
+    pub fn build(self) -> Trace {
+        super::build_from_batch(self.records, &self.meta, &BuildProgress::default(), true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An empty live trace is an empty model, not a panic.
+    #[test]
+    fn no_events_is_an_empty_trace() {
+        let mut b = LiveBuilder::new(FileMeta::default());
+        let t = b.snapshot_input().build();
+        assert_eq!(t.samples.len(), 0);
+        assert_eq!(t.info.events, 0);
+        let end = b.finish();
+        assert_eq!(end.samples.len(), 0);
+        assert_eq!(end.stacks.len(), t.stacks.len());
+    }
+}

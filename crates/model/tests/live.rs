@@ -1,0 +1,134 @@
+//! The live path (events in time order through `LiveBuilder`, snapshots on
+//! the way) ends with the model the normal build makes of the same file:
+//! same samples, processes, images, stacks and per-process counts. The
+//! normal build is the oracle here (as `build_reference` is for the sweep);
+//! on the real trace the sample count is also the Python reference's.
+
+use model::build::live::LiveBuilder;
+use model::build::FileMeta;
+use model::Trace;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[path = "expected/perfview_net452.rs"]
+#[allow(dead_code)]
+mod expected;
+
+/// Replay `file` through the live path, taking a snapshot every
+/// `snapshot_every` events; returns the final model and the snapshots'
+/// sample counts.
+fn replay(file: &etl::EtlFile, snapshot_every: u64) -> (Trace, Vec<usize>) {
+    let mut live = LiveBuilder::new(FileMeta::of(file));
+    let mut counts = Vec::new();
+    let mut next = snapshot_every;
+    let diags = file.for_each_event_in_order(|e| {
+        let offset = file
+            .buffers()
+            .get(e.buffer_index as usize)
+            .map_or(0, |b| b.offset);
+        live.push(e, offset);
+        if live.events() >= next {
+            next += snapshot_every;
+            counts.push(live.snapshot_input().build().samples.len());
+        }
+    });
+    live.add_diagnostics(diags);
+    (live.finish(), counts)
+}
+
+/// Per process label: sample count and the multiset of stacks (as frame
+/// label paths), independent of row numbering.
+fn by_process(t: &Trace) -> BTreeMap<String, (usize, BTreeMap<String, usize>)> {
+    let mut out: BTreeMap<String, (usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    for i in 0..t.samples.len() {
+        let thread = t.samples.thread(i);
+        let p = t.threads.process[thread as usize];
+        let mut path = Vec::new();
+        let mut s = t.samples.stack[i];
+        while s != model::NONE {
+            path.push(t.frame_label(t.stacks.frame[s as usize]));
+            s = t.stacks.parent[s as usize];
+        }
+        let e = out.entry(t.process_label(p)).or_default();
+        e.0 += 1;
+        *e.1.entry(path.join("/")).or_default() += 1;
+    }
+    out
+}
+
+fn processes(t: &Trace) -> Vec<(u32, String, i64, i64)> {
+    let p = &t.processes;
+    let mut v: Vec<_> = (0..p.len())
+        .map(|i| {
+            (
+                p.pid[i],
+                t.strings.get(p.name[i]).to_string(),
+                p.start[i],
+                p.end[i],
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn images(t: &Trace) -> Vec<(u64, u64, String, i64)> {
+    let im = &t.images;
+    let mut v: Vec<_> = (0..im.len())
+        .map(|i| {
+            (
+                im.base[i],
+                im.size[i],
+                t.strings.get(im.path[i]).to_string(),
+                im.load[i],
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn check_same(path: &Path) -> (Trace, Vec<usize>) {
+    let file = etl::EtlFile::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let normal = model::build(&file);
+    // About five snapshots on the way.
+    let (live, counts) = replay(&file, normal.info.events / 5 + 1);
+    assert!(!normal.samples.is_empty(), "{}: no samples", path.display());
+    assert_eq!(live.samples.len(), normal.samples.len());
+    assert_eq!(live.info.events, normal.info.events);
+    assert_eq!(live.info.samples_with_stack, normal.info.samples_with_stack);
+    assert_eq!(live.stacks.len(), normal.stacks.len());
+    assert_eq!(live.frames.len(), normal.frames.len());
+    assert_eq!(processes(&live), processes(&normal));
+    assert_eq!(live.threads.len(), normal.threads.len());
+    assert_eq!(images(&live), images(&normal));
+    assert_eq!(by_process(&live), by_process(&normal));
+    assert_eq!(live.generic.len(), normal.generic.len());
+    assert_eq!(live.file_io.len(), normal.file_io.len());
+    // Snapshots on the way grow and never pass the end.
+    assert!(counts.len() >= 3, "only {} snapshots", counts.len());
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    assert!(counts.iter().all(|&c| c <= normal.samples.len()));
+    (live, counts)
+}
+
+#[test]
+fn replayed_demo_equals_the_normal_build() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/explorer-overlay.etl");
+    let (live, _) = check_same(&demo);
+    // The README's figure: explorer.exe's 42,300 samples in 7-23 s are
+    // part of its total, so it has at least that many.
+    let explorer = by_process(&live)
+        .get("explorer.exe (6148)")
+        .map_or(0, |e| e.0);
+    assert!(explorer >= 42_300, "{explorer}");
+}
+
+#[test]
+fn replayed_perfview_trace_equals_the_normal_build() {
+    let Some(dir) = testdata::real_traces_dir() else {
+        return;
+    };
+    let (live, _) = check_same(&dir.join("perfview-net452-x64.etl"));
+    assert_eq!(live.samples.len(), expected::SAMPLES);
+}

@@ -1,0 +1,92 @@
+// Benchmark of the live path with the page open: `etlscope open --replay max` on a trace from
+// `etlscope synth bench`, a browser on its page. Reports the feed rate (events per second between
+// the first and the last live model, from the server's own counts and copy times) and, for each
+// update, the delay from the model's copy (its newest event's arrival) to the page showing its
+// sample count, and from the previous copy (the oldest new event's arrival). docs/BENCHMARKS.md
+// has the figures. Env: ETLSCOPE_LIVE_BENCH_SAMPLES (default 2000000; 0 skips this file).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { launch, newPage } from './browser.mjs';
+import { buildRelease, binary } from './server.mjs';
+
+const SAMPLES = Number(process.env.ETLSCOPE_LIVE_BENCH_SAMPLES ?? 2_000_000);
+const skip = SAMPLES > 0 ? false : 'ETLSCOPE_LIVE_BENCH_SAMPLES=0';
+/** @type {import('playwright-core').Browser} */ let browser;
+let dir = '';
+
+before(async () => {
+  if (skip) return;
+  buildRelease();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-live-bench-'));
+  const r = spawnSync(binary(), ['synth', 'bench', '-o', path.join(dir, 'live.etl'), '--samples', String(SAMPLES)], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  browser = await launch();
+});
+after(async () => { if (browser) await browser.close(); if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+
+const median = (/** @type {number[]} */ v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
+
+test('replay at max speed with the page open: feed rate and update delays', { skip, timeout: 600000 }, async (t) => {
+  const trace = path.join(dir, 'live.etl');
+  const child = spawn(binary(), ['open', '--replay', 'max', '--addr', '127.0.0.1:0', '--data-dir', path.join(dir, 'data'), trace], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    let out = '';
+    const [url, id] = await new Promise((resolve, reject) => {
+      child.stdout.on('data', (d) => { out += d; const m = /serving on (http:\/\/[^/\s]+)\/[\s\S]*\/t\/([0-9a-f]{32})\n/.exec(out); if (m) resolve([m[1], m[2]]); });
+      child.on('exit', (c) => reject(new Error(`exited ${c}: ${out}`)));
+    });
+    const { p, c } = await newPage(browser, {
+      // Log each live update the moment the page shows it.
+      init: () => {
+        const w = /** @type {any} */ (window);
+        w.__live = [];
+        new MutationObserver(() => {
+          const b = document.querySelector('[data-testid=live]');
+          if (!b || !b.dataset.copiedAt) return;
+          const last = w.__live[w.__live.length - 1];
+          if (last && String(last.copiedAt) === b.dataset.copiedAt) return;
+          w.__live.push({ copiedAt: Number(b.dataset.copiedAt), events: Number(b.dataset.events), shownAt: Date.now() });
+        }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      },
+    });
+    // What each model cost the server, from its summary (polled beside the page).
+    /** @type {Map<number, {events: number, copy_ms: number, build_ms: number}>} */
+    const costs = new Map();
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const l = (await (await fetch(`${url}/api/traces/${id}/summary`)).json()).live;
+        if (l && l.events) costs.set(l.copied_at_ms, l);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    await p.goto(`${url}/t/${id}`);
+    await p.waitForSelector('[data-testid=live]');
+    await p.waitForFunction(() => !document.querySelector('[data-testid=live]'), null, { timeout: 550000 });
+    polling = false;
+    await poll;
+    /** @type {{copiedAt: number, events: number, shownAt: number}[]} */
+    const log = await p.evaluate(() => /** @type {any} */ (window).__live);
+    const sum = await (await fetch(`${url}/api/traces/${id}/summary`)).json();
+    assert.equal(sum.samples, SAMPLES);
+    assert.ok(log.length >= 2, `only ${log.length} live updates seen`);
+    const first = log[0];
+    const last = log[log.length - 1];
+    const rate = (last.events - first.events) / ((last.copiedAt - first.copiedAt) / 1000);
+    const fresh = log.map((u) => u.shownAt - u.copiedAt);
+    const oldest = log.slice(1).map((u, i) => u.shownAt - log[i].copiedAt);
+    t.diagnostic(`trace: ${SAMPLES} samples, ${sum.events} events; ${log.length} live updates seen`);
+    t.diagnostic(`feed rate: ${Math.round(rate)} events/s (${last.events - first.events} events in ${last.copiedAt - first.copiedAt} ms)`);
+    t.diagnostic(`copy -> page (newest event): median ${median(fresh)} ms, max ${Math.max(...fresh)} ms`);
+    t.diagnostic(`previous copy -> page (oldest new event): median ${median(oldest)} ms, max ${Math.max(...oldest)} ms`);
+    for (const l of [...costs.values()].sort((a, b) => a.events - b.events)) t.diagnostic(`model of ${l.events} events: copy ${l.copy_ms.toFixed(0)} ms, joins + index ${l.build_ms.toFixed(0)} ms`);
+    t.diagnostic(`updates every: ${log.slice(1).map((u, i) => u.shownAt - log[i].shownAt).join(', ')} ms`);
+    await c.close();
+  } finally {
+    child.kill('SIGTERM');
+  }
+});

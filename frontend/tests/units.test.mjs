@@ -1,0 +1,94 @@
+// True units and % bases on the demo trace: the header of every % column names what it is a
+// share of (CPU Usage (Sampled): the CPU time of the range; File I/O: its durations, or its row
+// count when no I/O recorded one, then headed "% Count"), and the flame graph's tooltip gives CPU
+// weight in ms and, on its root, the sample count. Expected values come from `etlscope export`
+// rows and `etlscope info --json`, never from the HTTP API the page renders.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { launch, newPage, waitTable } from './browser.mjs';
+import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
+import { exportRows } from './export.mjs';
+
+const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
+/** @type {any} */ let srv;
+/** @type {import('playwright-core').Browser} */ let browser;
+
+before(async () => {
+  buildRelease();
+  srv = await startServer([DEMO]);
+  browser = await launch();
+});
+after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
+
+const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** The CPUs `etlscope info` counts. */
+function cpus() {
+  const r = spawnSync(binary(), ['info', DEMO, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout).cpus;
+}
+
+/** The header of a column: its text and tooltip. @param {import('playwright-core').Page} p @param {string} col */
+const header = (p, col) => p.$eval(`[data-testid=table] th[data-col="${col}"]`, (th) => ({ text: th.textContent || '', title: th.getAttribute('title') || '' }));
+
+test('% Weight of CPU Usage (Sampled) says it is a share of the range x CPUs', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?r=7-23`);
+  await waitTable(p);
+  const n = cpus();
+  assert.ok(n >= 1);
+  const h = await header(p, '% Weight');
+  assert.match(h.text, /^% Weight/);
+  const ms = intFmt.format(16 * n * 1000).replace(/,/g, '');
+  assert.ok(h.title.includes(`16.000 s x ${n} CPUs = ${ms} ms`), h.title);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('File I/O names its % basis: durations when recorded, else "% Count"', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?t=file-io`);
+  await waitTable(p);
+  const rows = exportRows(DEMO, ['--table', 'file-io', '--group', 'Type', '--values', 'Count,Duration']);
+  const timed = rows.some((r) => r.Duration > 0);
+  const h = await header(p, '% Weight');
+  if (timed) {
+    assert.match(h.text, /^% Duration/);
+    assert.match(h.title, /share of the Duration/);
+  } else {
+    // The demo's File I/O has no completions: the share is of the row count, and says so.
+    assert.match(h.text, /^% Count/);
+    assert.match(h.title, /share of the rows the filters keep: no row has a Duration/);
+    const total = rows.reduce((a, r) => a + r.Count, 0);
+    const create = rows.find((r) => r.Type === 'Create');
+    const cell = await p.$eval('[data-testid=table] tr[data-path="Create"]', (tr) => {
+      const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
+      return tr.children[cols.indexOf('% Weight')].textContent;
+    });
+    assert.equal(cell, new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format((create.Count * 100) / total));
+  }
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('flame tooltip: CPU weight in ms and the root\'s sample count, as export sums them', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?view=flame&r=7-23`);
+  await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  const box = await p.locator('[data-testid=flame]').boundingBox();
+  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
+  const scroll = await p.locator('.flame-scroll').boundingBox();
+  // The root box ("all") is the bottom row.
+  await p.mouse.move(box.x + box.width / 2, Math.min(scroll.y + visibleH, box.y + box.height) - 17 * 0.5);
+  await p.waitForSelector('.tip:not([hidden])');
+  const rows = exportRows(DEMO, ['--table', 'cpu-sampled', '--range', '7-23', '--group', 'Process', '--values', 'Count,Weight']);
+  const weightMs = rows.reduce((a, r) => a + r.Weight, 0) * 1000;
+  const samples = rows.reduce((a, r) => a + r.Count, 0);
+  assert.equal(await p.textContent('[data-testid=flame-tip-weight]'), `Weight: ${intFmt.format(weightMs)} ms (100.00% of the graph)`);
+  assert.equal(await p.textContent('[data-testid=flame-tip-samples]'), `Samples: ${intFmt.format(samples)}`);
+  assert.deepEqual(errors, []);
+  await c.close();
+});
