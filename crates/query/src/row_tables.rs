@@ -14,6 +14,7 @@ use crate::flat_table::in_range;
 use crate::row_dense;
 use crate::row_level::FlatLevel;
 use crate::row_table_keys::KeyColumn;
+use crate::stack_tags::StackTagKeys;
 use crate::table_columns::{Cells, ColumnDef, ColumnType, TableDef, MISSING};
 use crate::table_query::{percent, Row, SortBy, TableResponse, Totals, ValueColumn};
 use crate::text_order::{text_cmp, version_cmp};
@@ -123,6 +124,8 @@ pub struct RowTable {
     sum_columns: Vec<usize>,
     pub(crate) weight_column: Option<usize>,
     keys: Vec<OnceLock<KeyColumn>>,
+    /// The engine's Stack Tag of each stack (empty for tables without stacks).
+    tags: Arc<StackTagKeys>,
     /// Whether rows have a time (the First/Last of a group mean something).
     pub timed: bool,
 }
@@ -219,8 +222,9 @@ impl RowTable {
     /// Build `kind` over `engine`'s trace; stacks are folded by its call tree.
     pub fn build(engine: &Engine, kind: RowTableKind) -> RowTable {
         let trace = Arc::clone(&engine.trace);
+        let tags = Arc::new(StackTagKeys::for_table(engine, kind.name()));
         let (defs, weight_name, values, sum_columns, weight_column, timed, stacks) = {
-            let def = definition(&trace, kind);
+            let def = definition(&trace, &tags, kind);
             let defs: Vec<ColumnDef> = def.columns.iter().map(|c| c.def).collect();
             let col = |n: &str| def.column(n);
             let sum_columns: Vec<usize> = def.ui_sums.iter().filter_map(|s| col(s.1)).collect();
@@ -268,12 +272,13 @@ impl RowTable {
             sum_columns,
             weight_column,
             keys,
+            tags,
             timed,
         }
     }
 
     pub(crate) fn def(&self) -> TableDef<'_> {
-        definition(&self.trace, self.kind)
+        definition(&self.trace, &self.tags, self.kind)
     }
 
     pub fn len(&self) -> usize {
@@ -614,9 +619,9 @@ impl RowTable {
 }
 
 /// The table definition of a row table kind.
-fn definition(t: &Trace, kind: RowTableKind) -> TableDef<'_> {
+fn definition<'a>(t: &'a Trace, tags: &'a StackTagKeys, kind: RowTableKind) -> TableDef<'a> {
     // Every row table kind is a table of `table_columns`.
-    TableDef::of(t, kind.name()).unwrap_or_else(|| TableDef::empty(kind.name()))
+    TableDef::of_tagged(t, kind.name(), tags).unwrap_or_else(|| TableDef::empty(kind.name()))
 }
 
 /// One value column's reader.

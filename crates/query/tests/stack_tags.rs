@@ -68,8 +68,12 @@ fn frame_label(t: &Trace, f: u32) -> (String, String) {
 }
 
 fn naive_tag(t: &Trace, i: usize) -> String {
+    naive_stack_tag(t, t.samples.stack[i])
+}
+
+/// The tag of model stack `s` (`NONE`: `n/a`).
+fn naive_stack_tag(t: &Trace, mut s: u32) -> String {
     let mut frames = Vec::new();
-    let mut s = t.samples.stack[i];
     while s != NONE {
         frames.push(t.stacks.frame[s as usize]);
         s = t.stacks.parent[s as usize];
@@ -242,4 +246,135 @@ fn flame_graph_groups_by_stack_tag() {
             && g.start[c] >= g.start[b]
             && g.start[c] + g.width[c] <= g.start[b] + g.width[b]));
     }
+}
+
+/// The synthetic trace with `n` context switches: each switches in a
+/// random thread with a random stack (or none), readied by a ReadyThread
+/// row with its own random stack (or by none).
+fn with_switches(seed: u64, n: usize) -> Engine {
+    let mut t = synthetic::trace(&shape(seed));
+    let mut rng = testdata::Rng::new(seed ^ 0x5eed);
+    let stacks = t.stacks.len();
+    let threads = t.threads.len();
+    let pick_stack = |rng: &mut testdata::Rng| match rng.below(5) {
+        0 => NONE,
+        _ => rng.below(stacks) as u32,
+    };
+    for i in 0..n {
+        let ready = match rng.below(3) {
+            0 => NONE,
+            _ => {
+                let r = &mut t.ready_threads;
+                r.time.push(i as i64 * 10);
+                r.cpu.push(0);
+                r.thread.push(rng.below(threads) as u32);
+                r.readying_thread.push(rng.below(threads) as u32);
+                r.adjust_reason.push(0);
+                r.adjust_increment.push(0);
+                r.flags.push(0);
+                r.stack.push(pick_stack(&mut rng));
+                (r.time.len() - 1) as u32
+            }
+        };
+        let c = &mut t.cswitches;
+        c.time.push(i as i64 * 10 + 5);
+        c.cpu.push((i % 4) as u16);
+        c.new_thread.push(rng.below(threads) as u32);
+        c.old_thread.push(rng.below(threads) as u32);
+        c.old_wait_reason.push(0);
+        c.old_state.push(5);
+        c.new_priority.push(8);
+        c.old_priority.push(8);
+        c.new_wait_time_raw.push(0);
+        c.wait_ns.push(0);
+        c.ready_ns.push(0);
+        c.ready_event.push(ready);
+        c.run_ns.push(1 + rng.below(1000) as i64);
+        c.stack.push(pick_stack(&mut rng));
+    }
+    let e = Engine::new(Arc::new(t));
+    let tags = match StackTags::parse("test", XML) {
+        Ok(t) => t,
+        Err(err) => panic!("{err}"),
+    };
+    e.with_stack_tags(Arc::new(tags))
+}
+
+/// Count and CPU Usage per label of a row-table query.
+fn row_counts(r: &TableResponse) -> BTreeMap<String, (u64, i64)> {
+    r.rows
+        .iter()
+        .map(|x| (x.label.clone(), (x.count, x.weight_ns)))
+        .collect()
+}
+
+#[test]
+fn cpu_precise_stack_tags_match_the_naive_tagger() {
+    let mut seen = 0;
+    for seed in 0..4 {
+        let e = with_switches(seed, 3000);
+        let t = e.trace();
+        let rt = e.row_table(RowTableKind::CpuPrecise);
+        let col = |n: &str| match rt.column(n) {
+            Some(c) => c,
+            None => panic!("no column {n}: {:?}", rt.columns),
+        };
+        let c = &t.cswitches;
+        let ready_stack = |i: usize| match c.ready_event[i] {
+            NONE => NONE,
+            r => t.ready_threads.stack[r as usize],
+        };
+        type StackOf<'a> = Box<dyn Fn(usize) -> u32 + 'a>;
+        let cases: [(&str, StackOf); 3] = [
+            ("Stack Tag", Box::new(|i| c.stack[i])),
+            ("New Thread Stack Tag", Box::new(|i| c.stack[i])),
+            ("Ready Thread Stack Tag", Box::new(ready_stack)),
+        ];
+        for (name, stack_of) in &cases {
+            let mut want: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+            for i in 0..c.len() {
+                let w = want.entry(naive_stack_tag(t, stack_of(i))).or_default();
+                w.0 += 1;
+                w.1 += c.run_ns[i];
+            }
+            let req = RowTableRequest {
+                columns: vec![col(name)],
+                ..RowTableRequest::default()
+            };
+            let got = match rt.query(&req) {
+                Ok(r) => r,
+                Err(err) => panic!("{err}"),
+            };
+            assert_eq!(row_counts(&got), want, "seed {seed} {name}");
+            seen += want.len();
+        }
+        // Filtered to Low, grouped by New Process.
+        let tag = col("Stack Tag");
+        let req = RowTableRequest {
+            columns: vec![col("New Process")],
+            filters: vec![RowFilter {
+                column: tag,
+                values: rt.keys_of_label(tag, "Low"),
+                exclude: false,
+            }],
+            ..RowTableRequest::default()
+        };
+        let got = match rt.query(&req) {
+            Ok(r) => r,
+            Err(err) => panic!("{err}"),
+        };
+        let mut want: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+        for i in 0..c.len() {
+            if naive_stack_tag(t, c.stack[i]) == "Low" {
+                let p = t.threads.process[c.new_thread[i] as usize];
+                let w = want.entry(t.process_text(p)).or_default();
+                w.0 += 1;
+                w.1 += c.run_ns[i];
+            }
+        }
+        assert!(!want.is_empty(), "seed {seed}: no Low switches");
+        assert_eq!(row_counts(&got), want, "seed {seed} filter");
+    }
+    // At least two tags besides Other and n/a in each grouping.
+    assert!(seen >= 4 * 3 * 4, "{seen}");
 }

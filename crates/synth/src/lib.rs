@@ -11,6 +11,7 @@
 //! - [`events`]: payloads the demo adds (stack keys, FileIo, image info);
 //! - [`image_samples`]: one process sampled inside one image whose PDB
 //!   identity the trace records (for symbol tests);
+//! - [`switches`]: context switches with stacks (CPU Usage (Precise));
 //! - [`hostile_names`]: every string the UI shows is HTML with inline
 //!   script (for the test that the UI renders trace text as text).
 
@@ -22,6 +23,7 @@ pub mod image_samples;
 pub mod kernel;
 pub mod model;
 pub mod prng;
+pub mod switches;
 
 pub use bench::{write_bench, write_bench_bytes, BenchParams};
 pub use explorer::{write_explorer_overlay, ExplorerParams};

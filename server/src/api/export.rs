@@ -57,6 +57,8 @@ pub async fn export(
         }
     };
     let t = loaded(&app, &id).await?;
+    // The view's stack tag set (X-Etlscope-Stack-Tags), as its queries use.
+    let t = super::stack_tags::for_query(&app, &headers, t)?;
     let bytes = tokio::task::spawn_blocking(move || -> ApiResult<Vec<u8>> {
         let filters = spec
             .filters
@@ -74,8 +76,10 @@ pub async fn export(
             filters,
             format,
             symbol_path: None,
+            stack_tags: None,
         };
-        let table = export::export(t.trace(), &args)
+        let tags = || query::stack_tags::StackTagKeys::of_engine(&t.engine);
+        let table = export::export_tagged(t.trace(), &args, &tags)
             .map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
         let mut out = Vec::new();
         export::write(&mut out, &table, format).map_err(|e| ApiError::internal(e.to_string()))?;

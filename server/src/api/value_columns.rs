@@ -135,7 +135,15 @@ pub fn add_sampled_values(
 
 /// Every table's column definitions, for `/columns`.
 pub fn definitions(t: &model::Trace, name: &str) -> Value {
-    let Some(def) = TableDef::of(t, name) else {
+    // Row tables take their Stack Tag columns as values too (definitions
+    // only: the keys are not read); CPU Usage (Sampled)'s values are
+    // resolved untagged (`sampled_values`).
+    let tags = query::stack_tags::StackTagKeys::empty();
+    let def = match name {
+        "cpu-sampled" => TableDef::of(t, name),
+        _ => TableDef::of_tagged(t, name, &tags),
+    };
+    let Some(def) = def else {
         return Value::Null;
     };
     json!({

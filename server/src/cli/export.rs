@@ -9,10 +9,13 @@ use crate::cell_json::cell_json;
 use anyhow::{bail, Context};
 use model::Trace;
 use query::flat_table::{self, FlatRequest, FlatSort, FlatTable, SortOn};
+use query::stack_tags::columns::is_tag_column;
+use query::stack_tags::{StackTagKeys, StackTags};
 use query::{CellValue, ColumnType, TableDef, TimeRange, ValueSpec};
 use serde_json::{Map, Value};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub struct ExportArgs<'a> {
     pub table: &'a str,
@@ -29,6 +32,9 @@ pub struct ExportArgs<'a> {
     pub format: Format,
     /// Extra symbol path for naming frames (see `super::symbols`).
     pub symbol_path: Option<&'a str>,
+    /// The set Stack Tag columns show (`--stack-tags FILE`); `None`: the
+    /// built-in one.
+    pub stack_tags: Option<Arc<StackTags>>,
 }
 
 /// How `export` writes its table.
@@ -125,14 +131,58 @@ fn warn_if_incomplete(t: &Trace) {
     }
 }
 
+/// A `.stacktags` file, named by its file name.
+pub fn read_stack_tags(path: &Path) -> anyhow::Result<Arc<StackTags>> {
+    let xml =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = path
+        .file_stem()
+        .map_or_else(|| "file".into(), |s| s.to_string_lossy().into_owned());
+    let set = StackTags::parse(&name, &xml).with_context(|| format!("{}", path.display()))?;
+    Ok(Arc::new(set))
+}
+
 /// The table as `args` asks for it.
 pub fn export(trace: &Trace, args: &ExportArgs<'_>) -> anyhow::Result<FlatTable> {
-    let Some(def) = TableDef::of(trace, args.table) else {
-        bail!(
+    let set = args.stack_tags.clone().unwrap_or_else(StackTags::builtin);
+    export_tagged(trace, args, &|| StackTagKeys::build(trace, &set))
+}
+
+/// The table as `args` asks for it, Stack Tag columns read from `tags`
+/// (called only when a column the request names is one).
+pub fn export_tagged(
+    trace: &Trace,
+    args: &ExportArgs<'_>,
+    tags: &dyn Fn() -> StackTagKeys,
+) -> anyhow::Result<FlatTable> {
+    let unknown = || {
+        anyhow::anyhow!(
             "unknown table {:?}; tables are {}",
             args.table,
             TableDef::NAMES.join(", ")
-        );
+        )
+    };
+    // Tagging costs a walk over every stack: only when a column needs it.
+    let empty = StackTagKeys::empty();
+    let names = TableDef::of_tagged(trace, args.table, &empty).ok_or_else(unknown)?;
+    let named = args
+        .group
+        .iter()
+        .chain(args.filters.iter().map(|f| &f.0))
+        .map(|n| n.as_str())
+        .chain(args.values.iter().flatten().map(|v| value_column_name(v)));
+    let wants_tags = named
+        .filter_map(|n| names.column(n))
+        .any(|c| is_tag_column(names.columns[c].def.name));
+    drop(names);
+    let keys = if wants_tags { tags() } else { empty };
+    let tagged = TableDef::of_tagged(trace, args.table, &keys).ok_or_else(unknown)?;
+    // Listing rows prints every column: tag columns only when asked for.
+    let listing = args.group.is_empty() && args.values.is_none() && tagged.weight.is_none();
+    let def = if listing && !wants_tags {
+        TableDef::of(trace, args.table).ok_or_else(unknown)?
+    } else {
+        tagged
     };
     let column = |name: &str| {
         def.column(name).with_context(|| {
@@ -180,6 +230,11 @@ pub fn export(trace: &Trace, args: &ExportArgs<'_>) -> anyhow::Result<FlatTable>
         limit: args.limit,
     };
     Ok(flat_table::group(trace, &def, &req)?)
+}
+
+/// The column of a `COL[:AGG]` value spec.
+fn value_column_name(spec: &str) -> &str {
+    spec.rsplit_once(':').map_or(spec, |(c, _)| c).trim()
 }
 
 /// `COL[:asc|desc]`: a value column (by spec or header) or a key column.

@@ -128,6 +128,9 @@ pub enum Command {
         /// a `symbols/` folder beside the trace is searched first.
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
+        /// A WPA .stacktags file for the Stack Tag columns (default: the built-in set).
+        #[arg(long, value_name = "FILE")]
+        stack_tags: Option<PathBuf>,
     },
     /// Compare two traces: the same grouped table on both, rows matched by identity, with
     /// baseline, comparison, delta and delta % per value column, largest loss first.
@@ -242,7 +245,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             filter,
             format,
             symbol_path,
+            stack_tags,
         }) => {
+            let stack_tags = stack_tags
+                .as_deref()
+                .map(export::read_stack_tags)
+                .transpose()?;
             let args = export::ExportArgs {
                 table: &table,
                 group,
@@ -256,6 +264,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     .collect::<anyhow::Result<_>>()?,
                 format: export::Format::parse(&format)?,
                 symbol_path: symbol_path.as_deref(),
+                stack_tags,
             };
             export::run(&file, companions, args)
         }

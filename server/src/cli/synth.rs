@@ -1,7 +1,8 @@
 //! `etlscope synth SCENARIO -o FILE`: write a synthetic trace with our own
 //! writer. `explorer-overlay` is the committed demo trace (deterministic:
 //! same seed, same bytes); `bench` makes benchmark traces of any size;
-//! `hostile-names` has HTML for every string the UI shows (XSS test).
+//! `hostile-names` has HTML for every string the UI shows (XSS test);
+//! `switches` has context switches with stacks (CPU Usage (Precise)).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -28,6 +29,15 @@ pub enum Scenario {
     HostileNames {
         #[arg(short, long)]
         output: PathBuf,
+    },
+    /// Context switches with stacks, 1 ms apart (CPU Usage (Precise)).
+    Switches {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 2_000)]
+        switches: usize,
     },
 }
 
@@ -100,6 +110,21 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
         Scenario::HostileNames { output } => {
             let (_, s) = synth::write_hostile_names(create(&output)?)?;
             (output, s)
+        }
+        Scenario::Switches {
+            output,
+            seed,
+            switches,
+        } => {
+            let bytes = synth::switches::write_switches(seed, switches)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {switches} context switches, {} bytes",
+                output.display(),
+                bytes.len()
+            );
+            return Ok(());
         }
     };
     println!(

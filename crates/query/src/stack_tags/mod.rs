@@ -3,10 +3,13 @@
 //! call node, computed once per engine, so the column groups and filters
 //! like any other per-node column.
 
+pub mod columns;
+pub mod keys;
 pub mod matcher;
 pub mod parse;
 pub mod pattern;
 
+pub use keys::StackTagKeys;
 pub use matcher::Matcher;
 pub use parse::{ParseError, TagSet};
 

@@ -156,7 +156,7 @@ impl<'a> TableColumn<'a> {
     }
 
     /// The same column, also answering to older names.
-    fn alias(mut self, aliases: &'static [&'static str]) -> Self {
+    pub(crate) fn alias(mut self, aliases: &'static [&'static str]) -> Self {
         self.def.aliases = aliases;
         self
     }
@@ -321,9 +321,36 @@ pub struct TableDef<'a> {
 }
 
 impl<'a> TableDef<'a> {
-    /// The table `name` of `t` (`cpu-sampled`, `processes`, ...).
+    /// The table `name` of `t` (`cpu-sampled`, `processes`, ...), without
+    /// Stack Tag columns (`of_tagged` adds them).
     pub fn of(t: &'a Trace, name: &str) -> Option<TableDef<'a>> {
-        let mut def = match name {
+        let mut def = TableDef::columns_of(t, name)?;
+        def.push_count();
+        Some(def)
+    }
+
+    /// The table `name` of `t` with a Stack Tag column per stack column
+    /// (before Count), tagged by `tags`.
+    pub fn of_tagged(
+        t: &'a Trace,
+        name: &str,
+        tags: &'a crate::stack_tags::StackTagKeys,
+    ) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_of(t, name)?;
+        let twin = TableDef::columns_of(t, name)?;
+        crate::stack_tags::columns::add(&mut def, twin, tags);
+        def.push_count();
+        Some(def)
+    }
+
+    fn push_count(&mut self) {
+        // Every table counts its rows.
+        self.columns
+            .push(number("Count", ColumnType::Count, Aggregation::Sum, |_| 1));
+    }
+
+    fn columns_of(t: &'a Trace, name: &str) -> Option<TableDef<'a>> {
+        Some(match name {
             "cpu-sampled" => cpu_sampled::table(t),
             "processes" => processes::table(t),
             "threads" => threads::table(t),
@@ -333,11 +360,7 @@ impl<'a> TableDef<'a> {
             "cpu-precise" => cpu_precise::table(t),
             "generic" => generic::table(t),
             _ => return None,
-        };
-        // Every table counts its rows.
-        def.columns
-            .push(number("Count", ColumnType::Count, Aggregation::Sum, |_| 1));
-        Some(def)
+        })
     }
 
     pub const NAMES: [&'static str; 8] = [
