@@ -64,19 +64,27 @@ test('replay at max speed with the page open: feed rate and update delays', { sk
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
+    // The replay starts when the page first opens the trace; it ends when the banner goes.
+    const opened = Date.now();
     await p.goto(`${url}/t/${id}`);
     await p.waitForSelector('[data-testid=live]');
     await p.waitForFunction(() => !document.querySelector('[data-testid=live]'), null, { timeout: 550000 });
+    const done = Date.now();
     polling = false;
     await poll;
     /** @type {{copiedAt: number, events: number, shownAt: number}[]} */
     const log = await p.evaluate(() => /** @type {any} */ (window).__live);
     const sum = await (await fetch(`${url}/api/traces/${id}/summary`)).json();
     assert.equal(sum.samples, SAMPLES);
-    assert.ok(log.length >= 2, `only ${log.length} live updates seen`);
+    assert.ok(log.length >= 1, 'no live update seen');
+    // Every event, from the page opening the trace to the finished model shown: a lower bound of
+    // the feed rate (it includes the page load and the last build). On an idle machine the whole
+    // replay can fit in one update interval, so the rate between updates needs two of them.
+    const whole = sum.events / ((done - opened) / 1000);
+    t.diagnostic(`whole replay: ${sum.events} events from the page opening to the finished model in ${done - opened} ms: at least ${Math.round(whole)} events/s`);
     const first = log[0];
     const last = log[log.length - 1];
-    const rate = (last.events - first.events) / ((last.copiedAt - first.copiedAt) / 1000);
+    const rate = log.length >= 2 ? (last.events - first.events) / ((last.copiedAt - first.copiedAt) / 1000) : NaN;
     const fresh = log.map((u) => u.shownAt - u.copiedAt);
     const oldest = log.slice(1).map((u, i) => u.shownAt - log[i].copiedAt);
     t.diagnostic(`trace: ${SAMPLES} samples, ${sum.events} events; ${log.length} live updates seen`);

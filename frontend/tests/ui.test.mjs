@@ -318,6 +318,12 @@ test('upload with the file picker shows progress, then the trace becomes ready',
   const { p, c, errors } = await newPage();
   await p.goto(`${srv.url}/`);
   await p.waitForSelector('[data-testid=library] tbody tr');
+  // The progress bar shows while a file goes up and goes when its trace is ready, which on an
+  // idle machine can be before any wait here: note that one was shown.
+  await p.evaluate(() => {
+    new MutationObserver(() => { if (document.querySelector('[data-testid=upload-bar]')) /** @type {any} */ (window).sawBar = true; })
+      .observe(document.body, { subtree: true, childList: true });
+  });
   await p.setInputFiles('input[type=file]', path.join(traces, 'shutdown-perfdiag-kernel.etl'));
   // And by drag-and-drop: a drop event carrying a file on the drop zone.
   const bytes = [...fs.readFileSync(path.join(traces, 'lxcore-manifest.etl'))];
@@ -329,7 +335,7 @@ test('upload with the file picker shows progress, then the trace becomes ready',
     zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, bytes);
   await p.waitForSelector('tr[data-id] a:text("lxcore-manifest.etl")', { timeout: 60000 });
-  await p.waitForSelector('[data-testid=upload-bar]');
+  await p.waitForFunction(() => /** @type {any} */ (window).sawBar === true);
   await p.waitForSelector('tr[data-id] a:text("shutdown-perfdiag-kernel.etl")');
   await p.waitForFunction(() => [...document.querySelectorAll('tr[data-id]')].some((tr) => tr.textContent.includes('shutdown-perfdiag') && tr.querySelector('[data-status=ready]')), null, { timeout: 60000 });
   const list = await (await fetch(`${srv.url}/api/traces`)).json();
