@@ -58,15 +58,16 @@ pub struct FlatTable {
     pub omitted: usize,
 }
 
-/// Dense ids for texts.
+/// Dense ids for texts (also the text ids of CPU Usage (Sampled)'s value
+/// columns, `sampled_values`).
 #[derive(Default)]
-struct Interner {
+pub(crate) struct Interner {
     index: FxHashMap<String, i64>,
-    texts: Vec<String>,
+    pub(crate) texts: Vec<String>,
 }
 
 impl Interner {
-    fn id(&mut self, s: String) -> i64 {
+    pub(crate) fn id(&mut self, s: String) -> i64 {
         if let Some(&i) = self.index.get(&s) {
             return i;
         }

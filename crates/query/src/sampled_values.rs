@@ -30,23 +30,7 @@ enum Source {
 
 /// Dense ids of the texts of a text column, so Unique Count and the
 /// single-value mode compare texts (as `etlscope export` does).
-#[derive(Default)]
-struct Texts {
-    index: FxHashMap<String, i64>,
-    texts: Vec<String>,
-}
-
-impl Texts {
-    fn id(&mut self, s: String) -> i64 {
-        if let Some(&i) = self.index.get(&s) {
-            return i;
-        }
-        let i = self.texts.len() as i64;
-        self.texts.push(s.clone());
-        self.index.insert(s, i);
-        i
-    }
-}
+type Texts = crate::flat_table::Interner;
 
 /// One value column, ready to read a sample.
 pub(crate) struct Reader {
