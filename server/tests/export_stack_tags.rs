@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::naive_tagger::{naive_tag, Entry, FIXTURE_ENTRIES};
 use common::{export_json, request, temp_dir, Server};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -19,35 +20,6 @@ const DEMO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../traces/explorer-overlay.etl"
 );
-
-/// (module, method, tag, priority) in file order.
-type Entry = (&'static str, &'static str, &'static str, i64);
-
-/// fixtures/stacktags/test.stacktags by hand.
-const FIXTURE_ENTRIES: [Entry; 7] = [
-    ("explorer.exe", "*", "Shell", 0),
-    ("windows.storage.dll", "CFSFolder::*", "Shell\\Storage", 0),
-    (
-        "windows.storage.dll",
-        "*Overlay*",
-        "Shell\\Storage\\Overlay",
-        0,
-    ),
-    ("tishell??_*.dll", "*", "Third Party", 0),
-    (
-        "kernel32.dll",
-        "Process32?extW",
-        "Third Party\\Enumeration",
-        5,
-    ),
-    (
-        "kernel32.dll",
-        "CreateToolhelp32Snapshot",
-        "Third Party\\Enumeration",
-        5,
-    ),
-    ("ntoskrnl.exe", "*", "Kernel", 0),
-];
 
 /// A set for the switches trace, written here.
 const SWITCH_XML: &str = r#"<?xml version="1.0"?>
@@ -70,42 +42,6 @@ const SWITCH_ENTRIES: [Entry; 4] = [
 /// The built-in set's entries that an unsymbolized frame (method `?`) of
 /// these modules can match: only ntoskrnl.exe's `*`.
 const BUILTIN_UNNAMED: [Entry; 1] = [("ntoskrnl.exe", "*", "Windows\\Kernel", 0)];
-
-fn glob(p: &[u8], t: &[u8]) -> bool {
-    match (p.first(), t.first()) {
-        (None, None) => true,
-        (Some(b'*'), _) => glob(&p[1..], t) || (!t.is_empty() && glob(p, &t[1..])),
-        (Some(b'?'), Some(_)) => glob(&p[1..], &t[1..]),
-        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b) && glob(&p[1..], &t[1..]),
-        _ => false,
-    }
-}
-
-/// WPA's rule: highest priority, then the deepest frame, then the first entry.
-fn naive_tag(entries: &[Entry], stack: &str) -> String {
-    if stack.is_empty() {
-        return "n/a".into();
-    }
-    let mut best: Option<((i64, usize, i64), &str)> = None;
-    for (depth, frame) in stack.split(';').enumerate() {
-        let (module, method) = frame.split_once('!').unwrap_or(("?", frame));
-        // An unnamed frame (`module!0xRVA`) has no method name yet.
-        let method = if method.starts_with("0x") {
-            "?"
-        } else {
-            method
-        };
-        for (j, (pm, pf, tag, prio)) in entries.iter().enumerate() {
-            if glob(pm.as_bytes(), module.as_bytes()) && glob(pf.as_bytes(), method.as_bytes()) {
-                let k = (*prio, depth, -(j as i64));
-                if best.is_none_or(|(b, _)| k > b) {
-                    best = Some((k, tag));
-                }
-            }
-        }
-    }
-    best.map_or("Other".into(), |(_, t)| t.to_string())
-}
 
 fn rows(v: &Value) -> &Vec<Value> {
     v.as_array().expect("rows")

@@ -16,66 +16,9 @@ const DEMO: &str = concat!(
     "/../traces/explorer-overlay.etl"
 );
 
-/// The fixture's entry points by hand: (module, method, tag, priority).
-const ENTRIES: [(&str, &str, &str, i64); 7] = [
-    ("explorer.exe", "*", "Shell", 0),
-    ("windows.storage.dll", "CFSFolder::*", "Shell\\Storage", 0),
-    (
-        "windows.storage.dll",
-        "*Overlay*",
-        "Shell\\Storage\\Overlay",
-        0,
-    ),
-    ("tishell??_*.dll", "*", "Third Party", 0),
-    (
-        "kernel32.dll",
-        "Process32?extW",
-        "Third Party\\Enumeration",
-        5,
-    ),
-    (
-        "kernel32.dll",
-        "CreateToolhelp32Snapshot",
-        "Third Party\\Enumeration",
-        5,
-    ),
-    ("ntoskrnl.exe", "*", "Kernel", 0),
-];
-
-fn glob(p: &[u8], t: &[u8]) -> bool {
-    match (p.first(), t.first()) {
-        (None, None) => true,
-        (Some(b'*'), _) => glob(&p[1..], t) || (!t.is_empty() && glob(p, &t[1..])),
-        (Some(b'?'), Some(_)) => glob(&p[1..], &t[1..]),
-        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b) && glob(&p[1..], &t[1..]),
-        _ => false,
-    }
-}
-
-/// WPA's rule: highest priority, then the deepest frame, then the first entry.
+/// WPA's rule over the fixture's entry points.
 fn naive_tag(stack: &str) -> String {
-    if stack.is_empty() {
-        return "n/a".into();
-    }
-    let mut best: Option<((i64, usize, i64), &str)> = None;
-    for (depth, frame) in stack.split(';').enumerate() {
-        let (module, method) = frame.split_once('!').unwrap_or(("?", frame));
-        // An unnamed frame (`module!0xRVA`) has no method name yet.
-        let method = if method.starts_with("0x") {
-            "?"
-        } else {
-            method
-        };
-        for (j, (pm, pf, tag, prio)) in ENTRIES.iter().enumerate() {
-            if glob(pm.as_bytes(), module.as_bytes()) && glob(pf.as_bytes(), method.as_bytes()) {
-                let k = (*prio, depth, -(j as i64));
-                if best.is_none_or(|(b, _)| k > b) {
-                    best = Some((k, tag));
-                }
-            }
-        }
-    }
-    best.map_or("Other".into(), |(_, t)| t.to_string())
+    common::naive_tagger::naive_tag(&common::naive_tagger::FIXTURE_ENTRIES, stack)
 }
 
 fn wait_symbols(server: &Server, id: &str) {

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod fixture_trace;
+pub mod naive_tagger;
 pub mod symbols_report;
 
 use std::io::{BufRead, BufReader, Read, Write};
