@@ -113,7 +113,8 @@ impl Trace {
         }
     }
 
-    /// `module!function` once named, else `module!0xRVA` or `0xADDRESS`.
+    /// `module!function` once named (managed code outside every image: the
+    /// module of its function), else `module!0xRVA` or `0xADDRESS`.
     pub fn frame_label(&self, f: u32) -> String {
         let i = f as usize;
         let (Some(&m), Some(&a)) = (self.frames.module.get(i), self.frames.address.get(i)) else {
@@ -129,6 +130,11 @@ impl Trace {
         let func = self.frames.func.get(i).copied().unwrap_or(NONE);
         if let Some(&name) = self.funcs.name.get(func as usize) {
             let name = self.strings.get(name);
+            // Managed code outside every image: the module its function names.
+            let module = module.or_else(|| {
+                let m = *self.funcs.module.get(func as usize)?;
+                Some(self.strings.get(*self.modules.name.get(m as usize)?))
+            });
             return match module {
                 None => name.to_string(),
                 Some(module) => format!("{module}!{name}"),

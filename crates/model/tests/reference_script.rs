@@ -5,6 +5,8 @@
 
 mod common;
 
+#[path = "expected/perfview_managed.rs"]
+mod managed;
 #[path = "expected/perfview_net452.rs"]
 mod pv;
 #[path = "expected/shutdown_perfdiag.rs"]
@@ -16,6 +18,11 @@ use std::collections::BTreeMap;
 const SCRIPT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/reference/model_reference.py"
+);
+
+const MANAGED_SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/reference/managed_frames.py"
 );
 
 fn run(mode: &str, trace: &str) -> Option<Value> {
@@ -186,4 +193,55 @@ fn shutdown_figures_are_the_script_output() {
     assert_eq!(v["counts"]["thread_instances"], sd::THREAD_INSTANCES);
     assert_eq!(v["counts"]["image_instances"], sd::IMAGE_INSTANCES);
     assert_eq!(v["counts"]["kernel_images"], sd::KERNEL_IMAGES);
+}
+
+#[test]
+fn managed_frame_figures_are_the_script_output() {
+    let Some(dir) = common::real_traces_dir() else {
+        return;
+    };
+    let path = dir.join("perfview-net452-x64.etl");
+    let Some(out) = testdata::python3(&[MANAGED_SCRIPT.as_ref(), path.as_os_str()]) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["clr_modules"], managed::CLR_MODULES);
+    assert_eq!(v["clr_methods_with_code"], managed::CLR_METHODS_WITH_CODE);
+    assert_eq!(
+        v["managed_frames_over_all_samples"],
+        managed::MANAGED_FRAMES_OVER_ALL_SAMPLES
+    );
+    assert_eq!(
+        v["managed_frames_with_module_over_all_samples"],
+        managed::MANAGED_FRAMES_WITH_MODULE_OVER_ALL_SAMPLES
+    );
+    assert_eq!(
+        v["distinct_managed_frames"],
+        managed::DISTINCT_MANAGED_FRAMES
+    );
+    assert_eq!(
+        v["distinct_managed_frames_with_module"],
+        managed::DISTINCT_MANAGED_FRAMES_WITH_MODULE
+    );
+    assert_eq!(v["ambiguous_addresses"], managed::AMBIGUOUS_ADDRESSES);
+    assert_eq!(v["distinct_labels"], managed::DISTINCT_LABELS);
+    let top: Vec<Value> = managed::TOP_LABELS
+        .iter()
+        .map(|&(l, n)| json!([l, n]))
+        .collect();
+    assert_eq!(v["top_labels"], json!(top));
+    assert_eq!(
+        v["label_digest"],
+        format!("{:#018x}", managed::LABEL_DIGEST)
+    );
+    let per_module: BTreeMap<String, Value> = managed::FRAMES_PER_MODULE
+        .iter()
+        .map(|&(m, n)| (m.to_string(), json!(n)))
+        .collect();
+    assert_eq!(v["frames_per_module"], json!(per_module));
 }

@@ -36,10 +36,14 @@ impl FuncKeys {
         let canon_of = |m: u32| canon.get(m as usize).copied().unwrap_or(NONE);
         // Key of a symbolized function: its module's name and its own name
         // (a function row without a name keeps its row as its identity).
+        // Managed code outside every image takes its function's module.
         let func_label = |i: usize, f: u32| {
             let name = trace.funcs.name.get(f as usize).map_or(NONE, |&s| s.0);
             let by_row = if name == NONE { f } else { NONE };
-            let m = frames.module.get(i).copied().unwrap_or(NONE);
+            let m = match frames.module.get(i).copied().unwrap_or(NONE) {
+                NONE => trace.funcs.module.get(f as usize).copied().unwrap_or(NONE),
+                m => m,
+            };
             (canon_of(m), name, by_row)
         };
         let mut dense: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
@@ -151,7 +155,8 @@ impl FuncKeys {
                     || format!("func#{f}"),
                     |&s| trace.strings.get(s).to_string(),
                 );
-                // JIT-compiled code has no module: show the method alone.
+                // JIT-compiled code whose module the trace does not name:
+                // the method alone.
                 if m == NONE {
                     name.to_string()
                 } else {

@@ -3,7 +3,9 @@
 
 use super::records::*;
 use crate::io::DiskOp;
-use etl::decode::{self, Decoded, ImageKind, MethodEventKind, ProcessKind, ThreadKind};
+use etl::decode::{
+    self, Decoded, ImageKind, MethodEventKind, ModuleEventKind, ProcessKind, ThreadKind,
+};
 use etl::{BufferData, Diagnostic, Event};
 
 pub fn collect_buffer(buf: Result<BufferData<'_>, Diagnostic>) -> Batch {
@@ -194,11 +196,23 @@ fn collect_event(
             b.clr_methods.push(ClrMethodRec {
                 ts,
                 pid: e.pid.unwrap_or(0),
+                module_id: m.module_id,
                 start: m.start_address,
                 size: m.size,
                 namespace: m.namespace,
                 name: m.name,
                 signature: m.signature,
+            });
+            // No table of its own: also a generic row.
+            return Some(Ok(false));
+        }
+        Decoded::ClrModule(m) if m.kind != ModuleEventKind::Unload => {
+            b.clr_modules.push(ClrModuleRec {
+                ts,
+                pid: e.pid.unwrap_or(0),
+                module_id: m.module_id,
+                il_path: m.il_path,
+                native_path: m.native_path,
             });
             // No table of its own: also a generic row.
             return Some(Ok(false));

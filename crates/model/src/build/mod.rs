@@ -11,6 +11,7 @@ mod io_tables;
 mod joiner;
 mod lifetimes;
 pub mod live;
+mod managed;
 pub mod paths;
 mod precise;
 pub mod records;
@@ -255,7 +256,6 @@ pub(crate) fn build_from_batch(
     let samples_len = samples.len() as u64;
     drop(samples);
 
-    name_jit_frames(&mut t, &batch.clr_methods, &pidx);
     let lookups = Lookups {
         tidx: &tidx,
         pidx: &pidx,
@@ -266,6 +266,14 @@ pub(crate) fn build_from_batch(
         .correlate_done
         .store(samples_len, Ordering::Relaxed);
     info.unattributed_events = build_event_tables(&mut t, &batch, arenas, &lookups, &mut resolver);
+    // Once every table has interned its frames.
+    managed::name_managed_frames(
+        &mut t,
+        &batch.clr_methods,
+        &batch.clr_modules,
+        &addresses,
+        |t, pid, time| lifetimes::owner(&t.processes, &pidx, pid, time),
+    );
     progress
         .correlate_done
         .store(samples_len + 1, Ordering::Relaxed);
@@ -416,48 +424,4 @@ fn build_event_tables(
     t.hard_faults = hard_faults;
     t.generic = generic;
     unattributed
-}
-
-/// Name frames that fall in JIT-compiled code from CLR method events of
-/// their process: `Namespace::Method`.
-fn name_jit_frames(
-    t: &mut Trace,
-    methods: &[records::ClrMethodRec],
-    pidx: &lifetimes::InstanceIndex,
-) {
-    use crate::funcs::JitRanges;
-    let mut by_process: rustc_hash::FxHashMap<u32, JitRanges> = Default::default();
-    for m in methods {
-        if m.size == 0 {
-            continue;
-        }
-        let time = t.clock.to_ns(m.ts);
-        let p = lifetimes::owner(&t.processes, pidx, m.pid, time);
-        let label = if m.namespace.is_empty() {
-            m.name.clone()
-        } else {
-            format!("{}::{}", m.namespace, m.name)
-        };
-        let name = t.strings.intern(&label);
-        let func = t.funcs.intern(NONE, name);
-        by_process
-            .entry(p)
-            .or_default()
-            .ranges
-            .push((m.start, m.start + m.size as u64, func));
-    }
-    for r in by_process.values_mut() {
-        r.ranges.sort_unstable();
-    }
-    for f in 0..t.frames.len() {
-        if t.frames.module[f] != NONE || t.frames.func[f] != NONE {
-            continue;
-        }
-        if let Some(func) = by_process
-            .get(&t.frames.process[f])
-            .and_then(|r| r.lookup(t.frames.address[f]))
-        {
-            t.frames.func[f] = func;
-        }
-    }
 }

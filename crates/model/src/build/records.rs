@@ -53,11 +53,25 @@ pub struct ThreadNameRec {
 pub struct ClrMethodRec {
     pub ts: i64,
     pub pid: u32,
+    /// The managed module (a `ClrModuleRec` of the same process) it belongs to.
+    pub module_id: u64,
     pub start: u64,
     pub size: u32,
     pub namespace: String,
     pub name: String,
     pub signature: String,
+}
+
+/// A managed module's files (CLR module load / rundown): names the module
+/// of JIT-compiled code that no image covers.
+#[derive(Debug, Clone)]
+pub struct ClrModuleRec {
+    pub ts: i64,
+    pub pid: u32,
+    pub module_id: u64,
+    pub il_path: String,
+    /// The NGEN image, empty when the module runs from IL.
+    pub native_path: String,
 }
 
 #[derive(Debug, Clone)]
@@ -186,6 +200,7 @@ pub struct Batch {
     pub key_defs: Vec<StackKeyDefRec>,
     pub intervals: Vec<IntervalRec>,
     pub clr_methods: Vec<ClrMethodRec>,
+    pub clr_modules: Vec<ClrModuleRec>,
     pub cswitches: Vec<CSwitchRec>,
     pub readies: Vec<ReadyRec>,
     pub file_names: Vec<FileNameRec>,
@@ -225,6 +240,7 @@ impl Batch {
         self.threads.extend(other.threads);
         self.thread_names.extend(other.thread_names);
         self.clr_methods.extend(other.clr_methods);
+        self.clr_modules.extend(other.clr_modules);
         self.images.extend(other.images);
         self.image_info.extend(other.image_info);
         self.samples.extend(other.samples);
@@ -308,6 +324,7 @@ impl Batch {
         self.threads.par_sort_by_key(|r| r.ts);
         self.thread_names.par_sort_by_key(|r| r.ts);
         self.clr_methods.par_sort_by_key(|r| r.ts);
+        self.clr_modules.par_sort_by_key(|r| r.ts);
         self.images.par_sort_by_key(|r| r.ts);
         self.samples.par_sort_by_key(|r| r.ts);
         self.key_refs.par_sort_by_key(|r| r.ts);
