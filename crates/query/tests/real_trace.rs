@@ -13,6 +13,10 @@ use std::sync::Arc;
 #[path = "../../model/tests/expected/perfview_net452.rs"]
 mod reference;
 
+#[allow(dead_code)]
+#[path = "../../model/tests/expected/perfview_managed.rs"]
+mod managed;
+
 fn engine() -> Option<Engine> {
     let path = testdata::real_traces_dir()?.join("perfview-net452-x64.etl");
     let file = etl::EtlFile::open(&path).unwrap();
@@ -300,4 +304,37 @@ fn modules_of_one_name_are_one_module() {
         with_clr > 5_030,
         "both processes' clr.dll samples: {with_clr}"
     );
+}
+
+/// The Stack and Function columns' labels of managed frames are the
+/// reference's `module!Namespace.Class::Method` (tests/reference/managed_frames.py),
+/// and their Module key is that module.
+#[test]
+fn managed_frames_are_labelled_with_their_module() {
+    let Some(e) = engine() else { return };
+    let t = e.trace();
+    let keys = e.funcs();
+    let mut labels: BTreeMap<String, u64> = BTreeMap::new();
+    for i in 0..t.samples.len() {
+        for f in t.stacks.frames_leaf_first(t.samples.stack[i]) {
+            if t.frames.func[f as usize] == model::NONE {
+                continue;
+            }
+            let key = keys.of_frame(f);
+            let label = keys.label(t, key);
+            let module = keys.module_of(key);
+            assert_ne!(module, model::NONE, "{label}");
+            let name = t.strings.get(t.modules.name[module as usize]);
+            assert!(label.starts_with(&format!("{name}!")), "{label}");
+            *labels.entry(label).or_default() += 1;
+        }
+    }
+    assert_eq!(
+        labels.values().sum::<u64>(),
+        managed::MANAGED_FRAMES_WITH_MODULE_OVER_ALL_SAMPLES
+    );
+    for &(label, n) in managed::TOP_LABELS {
+        assert_eq!(labels.get(label), Some(&n), "{label}");
+    }
+    assert_eq!(labels.len() as u64, managed::DISTINCT_LABELS);
 }
