@@ -20,7 +20,8 @@ export const groupedFrame = (frame) => {
   return /^0x[0-9a-f]+$/.test(frame) ? '?!?' : frame;
 };
 
-/** The module of a frame label `module!function`; JIT-compiled methods (no `!`) are in no module, `?`.
+/** The module of a frame label `module!function`; JIT-compiled methods whose module the trace does not
+ * name (no `!`) are in no module, `?`.
  * @param {string} frame */
 export const moduleOf = (frame) => (frame.indexOf('!') < 0 ? '?' : frame.slice(0, frame.indexOf('!')));
 
