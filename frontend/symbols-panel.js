@@ -27,9 +27,11 @@ async function req(url, init = {}) {
 /**
  * A collapsible panel; its button says how many PDBs are loaded.
  * @param {string} id @param {() => void} onNamed called when a lookup that named frames ends
+ * @param {() => void} [onChanged] called when the lookup's status changes and when a followed
+ *   lookup ends (the trace header's Symbols chip shows the summary of it)
  * @returns {HTMLElement}
  */
-export function symbolsPanel(id, onNamed) {
+export function symbolsPanel(id, onNamed, onChanged = () => {}) {
   const base = `/api/traces/${encodeURIComponent(id)}/symbols`;
   const body = h('div', { class: 'symbols-body', hidden: true });
   const toggle = h('button', { class: 'btn symbols-toggle', 'data-testid': 'symbols-toggle', text: 'Symbols…', onclick: () => { body.hidden = !body.hidden; } });
@@ -55,6 +57,7 @@ export function symbolsPanel(id, onNamed) {
 
   let edited = false;
   let polling = false;
+  /** @type {string | undefined} */ let lastStatus;
   input.addEventListener('input', () => { edited = true; });
   input.addEventListener('keydown', (ev) => { if (/** @type {KeyboardEvent} */ (ev).key === 'Enter') load.click(); });
 
@@ -90,6 +93,7 @@ export function symbolsPanel(id, onNamed) {
       }
       const named = (v.modules || []).some((/** @type {any} */ m) => m.resolved_frames > 0);
       if (asked || (ran && named)) onNamed();
+      onChanged();
     } catch (e) {
       progress.textContent = `Symbols: ${/** @type {Error} */ (e).message}`;
     } finally { polling = false; }
@@ -101,6 +105,8 @@ export function symbolsPanel(id, onNamed) {
     const loaded = mods.filter((m) => m.status === 'loaded').length;
     const needed = mods.filter((m) => m.frames > 0 && m.pdb).length;
     const running = v.status === 'running';
+    if (lastStatus !== undefined && v.status !== lastStatus) onChanged();
+    lastStatus = v.status;
     toggle.textContent = running
       ? `Symbols: loading ${v.progress.modules_done} of ${v.progress.modules_total}…`
       : `Symbols (${loaded} of ${needed} PDBs loaded)`;

@@ -57,6 +57,7 @@ export class TracePage {
     /** @type {(() => void)|null} */
     this.stopLive = null;
     this.liveGen = 0;
+    this.symbolsGen = 0;
   }
 
   async mount() {
@@ -118,7 +119,7 @@ export class TracePage {
     ]));
     clockSelect.value = this.s.clock;
     clear(head);
-    /** @type {Record<string, HTMLElement>} The header chips a live trace updates. */
+    /** @type {Record<string, HTMLElement>} The header chips a live trace (or a symbol lookup) updates. */
     this.liveChips = {};
     const chip = (/** @type {string} */ k, /** @type {string} */ v, /** @type {string} */ cls = '') => h('span', { class: `chip ${cls}` }, [h('span', { class: 'k', text: k }), h('span', { class: 'v', text: v })]);
     head.append(
@@ -133,7 +134,7 @@ export class TracePage {
         this.liveChips.events = chip('Events', fmtInt(sum.events)),
         this.liveChips.samples = chip('Samples', samplesText(sum)),
         chip('Lost', `${fmtInt(sum.lost_events)} events, ${fmtInt(sum.lost_buffers || 0)} buffers`, sum.lost_events || sum.lost_buffers ? 'warn' : ''),
-        chip('Symbols', symbolText(sum), sum.symbols && sum.symbols.status === 'done' && !(sum.symbols.by_status || {}).loaded ? 'warn' : ''),
+        this.liveChips.symbols = chip('Symbols', symbolText(sum), symbolWarn(sum)),
         chip('Size', fmtSize(entry.size)),
       ]),
       h('span', { class: 'spacer' }),
@@ -147,7 +148,7 @@ export class TracePage {
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
-    this.root.append(findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => this.renderAnalysis()), tlHost, this.analysis);
+    this.root.append(findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => this.renderAnalysis(), () => this.refreshSymbolsChip()), tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),
@@ -156,6 +157,19 @@ export class TracePage {
     this.timeline.load();
     this.renderAnalysis();
     if (sum.live) this.followLive(head);
+  }
+
+  /** The header's Symbols chip from a fresh summary (after a lookup from the Symbols panel). */
+  async refreshSymbolsChip() {
+    const c = this.liveChips && this.liveChips.symbols;
+    if (!c) return;
+    const gen = ++this.symbolsGen;
+    let sum;
+    try { sum = await api.summary(this.id); } catch { return; /* keep the last one */ }
+    if (gen !== this.symbolsGen) return; // a later refresh is under way
+    const v = c.querySelector('.v');
+    if (v) v.textContent = symbolText(sum);
+    c.classList.toggle('warn', symbolWarn(sum) === 'warn');
   }
 
   /**
@@ -177,6 +191,7 @@ export class TracePage {
       v('duration', fmtSecs(sum.duration_s));
       v('events', fmtInt(sum.events));
       v('samples', samplesText(sum));
+      v('symbols', symbolText(sum));
       if (done) banner.remove();
       else {
         banner.textContent = liveText(sum);
@@ -673,6 +688,11 @@ function graphPath(open) {
 /** @param {any} sum */
 function samplesText(sum) {
   return `${fmtInt(sum.samples)} (${fmtInt(sum.samples_with_stack)} with stacks)`;
+}
+
+/** `warn` when a finished lookup loaded no PDB. @param {any} sum */
+function symbolWarn(sum) {
+  return sum.symbols && sum.symbols.status === 'done' && !(sum.symbols.by_status || {}).loaded ? 'warn' : '';
 }
 
 /** The summary's symbol state in a few words. @param {any} sum */

@@ -3,7 +3,8 @@
 // pressing Load renames the drilled Stack rows in place, and a link copied before opens the same
 // rows, now named; dropping one PDB on the panel names that module's frames only. Expected names
 // and counts come from `etlscope export` on the demo WITH its symbols (tests/export.mjs), never
-// from the API the page renders.
+// from the API the page renders. The header's Symbols chip follows the load (as many frames named
+// as `etlscope export --symbol-path` names).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,7 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage, waitTable } from './browser.mjs';
 import { buildRelease, startServer, repoRoot } from './server.mjs';
+import { spawnSync } from 'node:child_process';
 import { exportRows, groupedFrame, moduleOf, exportPrefixCount } from './export.mjs';
+import { binary } from './server.mjs';
 
 const DEMO = path.join(repoRoot, 'traces/explorer-overlay.etl');
 const PDBS = path.join(repoRoot, 'traces/symbols');
@@ -69,6 +72,24 @@ function heaviestPathTo(rows) {
   throw new Error(`no ${MOD} frame on the heaviest path: ${labels.join(' > ')}`);
 }
 
+/**
+ * What `etlscope export` says on stderr when it names the bare copy's frames along `symbolPath`:
+ * "symbols: N PDBs loaded, X of Y module frames named". @param {string} symbolPath
+ */
+function exportNaming(symbolPath) {
+  const r = spawnSync(binary(), ['export', copy, '--format', 'json', '--table', 'cpu-sampled', '--group', 'Process', '--symbol-path', symbolPath], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  const m = /symbols: (\d+) PDBs loaded, (\d+) of (\d+) module frames named/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  return { loaded: Number(m[1]), named: Number(m[2]), frames: Number(m[3]) };
+}
+
+/** The trace header's Symbols chip: its text and whether it warns. @param {any} p */
+const symbolsChip = (p) => p.$$eval('[data-testid=trace-info] .chip', (cs) => {
+  const c = cs.find((x) => x.querySelector('.k')?.textContent === 'Symbols');
+  return c ? { text: c.querySelector('.v')?.textContent || '', warn: c.classList.contains('warn') } : null;
+});
+
 const cssString = (/** @type {string} */ s) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 const selectedPath = (/** @type {any} */ p) => p.$eval('[data-testid=table] tr.sel', (tr) => tr.getAttribute('data-path').split(' › '));
 const rowCount = (/** @type {any} */ p, /** @type {string[]} */ labels) => p.$eval(`[data-testid=table] tr[data-path="${cssString(labels.join(SEP))}"] td.num`, (td) => Number(td.textContent.replace(/,/g, '')));
@@ -114,6 +135,12 @@ test('symbols configured and loaded from the panel rename frames in place; a lin
     const looked = await p.$eval(`[data-testid=symbols-module][data-module="${MOD}"] td:last-child`, (td) => td.textContent);
     assert.match(looked, /symbols/, `where it looked: ${looked}`);
 
+    // The header's Symbols chip: nothing named yet.
+    const naming = exportNaming(PDBS);
+    const fmt = (/** @type {number} */ n) => n.toLocaleString('en-US');
+    const chipBefore = await symbolsChip(p);
+    assert.ok(chipBefore && chipBefore.text.startsWith(`0 of ${fmt(naming.frames)} frames named`) && chipBefore.warn, JSON.stringify(chipBefore));
+
     // The PDB folder as the trace's symbol path, then Load: the drilled rows get their names in place.
     await p.fill('[data-testid=symbol-path]', PDBS);
     await p.click('[data-testid=symbols-load]');
@@ -130,6 +157,13 @@ test('symbols configured and loaded from the panel rename frames in place; a lin
     assert.equal(p.url(), link, 'the view did not move');
     t.diagnostic(`renamed in place: ${want.join(' > ')} (${inNamed} samples)`);
     assert.equal(await p.inputValue('[data-testid=symbol-path]'), PDBS);
+    // The header's Symbols chip follows the lookup: as many frames named and PDBs loaded as export
+    // names along the same path.
+    const chipText = `${fmt(naming.named)} of ${fmt(naming.frames)} frames named`;
+    await p.waitForFunction((want) => [...document.querySelectorAll('[data-testid=trace-info] .chip')]
+      .some((c) => c.querySelector('.k')?.textContent === 'Symbols' && (c.querySelector('.v')?.textContent || '').startsWith(want)), chipText, { timeout: 30000 });
+    const chipAfter = await symbolsChip(p);
+    assert.ok(chipAfter && chipAfter.text.includes(`${fmt(naming.loaded)} loaded`) && !chipAfter.warn, JSON.stringify(chipAfter));
 
     // The link copied before symbols opens the same rows, now named.
     const again = await newPage(browser);
