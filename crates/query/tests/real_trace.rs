@@ -13,7 +13,6 @@ use std::sync::Arc;
 #[path = "../../model/tests/expected/perfview_net452.rs"]
 mod reference;
 
-#[allow(dead_code)]
 #[path = "../../model/tests/expected/perfview_managed.rs"]
 mod managed;
 
