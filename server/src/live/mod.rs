@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The least time between serving one model and copying the next: the
 /// page's own queries (and the feed) get a turn of the cores in between.
-pub const MIN_GAP: Duration = Duration::from_millis(100);
+pub const MIN_GAP: Duration = Duration::from_millis(200);
 
 /// What the summary says of a trace still arriving.
 #[derive(Debug, Clone)]
@@ -103,7 +103,7 @@ fn snapshot(
     id: &str,
     label: &str,
     since: u64,
-    checkpoint: &mut Option<SampleCheckpoint>,
+    checkpoint: &mut Option<Box<SampleCheckpoint>>,
 ) -> Option<LoadedTrace> {
     feeder.wanted.store(true, Ordering::Relaxed);
     let (input, events, copy) = {

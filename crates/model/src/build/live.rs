@@ -94,7 +94,7 @@ impl LiveBuilder {
 #[derive(Debug)]
 pub struct LiveBuild {
     pub trace: Trace,
-    pub next: Option<SampleCheckpoint>,
+    pub next: Option<Box<SampleCheckpoint>>,
     /// Samples taken from the checkpoint instead of joined again (0: a
     /// join from the start).
     pub resumed: usize,
@@ -112,7 +112,7 @@ impl SnapshotInput {
     /// previous snapshot returned) when the earlier ones are provably joined
     /// the same way (`resume.rs`); the same `Trace` either way. Returns the
     /// checkpoint for the next snapshot.
-    pub fn build_after(self, from: Option<SampleCheckpoint>) -> LiveBuild {
+    pub fn build_after(self, from: Option<Box<SampleCheckpoint>>) -> LiveBuild {
         // Stack parts can still come for the newest samples: keep what is
         // older than a tenth of a second of trace time.
         let settle = (self.meta.ticks_per_second / 10.0) as i64;

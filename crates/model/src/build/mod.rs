@@ -121,7 +121,7 @@ pub(crate) enum Resume {
     /// fits (`resume.rs`), and keep one for the next, `settle` ticks before
     /// the newest event (stack parts may still come for later samples).
     Live {
-        from: Option<resume::SampleCheckpoint>,
+        from: Option<Box<resume::SampleCheckpoint>>,
         settle: i64,
     },
 }
@@ -135,7 +135,7 @@ pub(crate) fn build_resuming(
     progress: &BuildProgress,
     sweep: bool,
     resume: Resume,
-) -> (Trace, Option<resume::SampleCheckpoint>, usize) {
+) -> (Trace, Option<Box<resume::SampleCheckpoint>>, usize) {
     let header = resume::HeaderInputs::of(&batch);
     let (from, settle) = match resume {
         Resume::No => (None, None),
@@ -263,7 +263,7 @@ pub(crate) fn build_resuming(
     for i in start..=samples.len() {
         if Some(i) == keep_at && i > 0 {
             let last_ts = samples.get(i - 1).map_or(i64::MIN, |s| s.ts);
-            kept = Some(resume::SampleCheckpoint {
+            kept = Some(Box::new(resume::SampleCheckpoint {
                 header,
                 sweep,
                 samples: i,
@@ -284,7 +284,7 @@ pub(crate) fn build_resuming(
                     unattributed_samples: info.unattributed_samples,
                     samples_with_stack: info.samples_with_stack,
                 },
-            });
+            }));
         }
         let Some(s) = samples.get(i) else {
             break;
