@@ -56,7 +56,6 @@ export class TracePage {
     this.graphPath = [];
     /** @type {(() => void)|null} */
     this.stopLive = null;
-    this.liveGen = 0;
     this.symbolsGen = 0;
   }
 
@@ -181,11 +180,14 @@ export class TracePage {
   followLive(head) {
     const banner = h('div', { class: 'live-banner', 'data-testid': 'live', role: 'status', text: liveText(this.sum) });
     head.after(banner);
-    this.stopLive = followLive(this.id, this.sum.live.copied_at_ms, async (/** @type {any} */ sum, /** @type {boolean} */ done) => {
-      const gen = ++this.liveGen;
+    // One model applied at a time, then the newest that came meanwhile (models
+    // can come faster than the page refreshes; none is dropped for a newer one
+    // that would in turn be dropped).
+    /** @type {{sum: any, done: boolean}|null} */ let pending = null;
+    let busy = false;
+    const apply = async (/** @type {any} */ sum, /** @type {boolean} */ done) => {
       // The columns a table offers can grow with the trace (Generic Events' fields).
       try { this.cols = await api.columns(this.id); } catch { /* keep the last ones */ }
-      if (gen !== this.liveGen) return; // a newer model came meanwhile
       this.sum = sum;
       const v = (/** @type {string} */ k, /** @type {string} */ t) => { const c = this.liveChips[k]; const e = c && c.querySelector('.v'); if (e) e.textContent = t; };
       v('duration', fmtSecs(sum.duration_s));
@@ -199,6 +201,22 @@ export class TracePage {
         banner.dataset.copiedAt = String(sum.live.copied_at_ms);
         banner.dataset.events = String(sum.live.events);
       }
+      if (done) viewAt = 0;
+      refreshView();
+    };
+    // The timeline and the view are rebuilt at most every VIEW_EVERY ms (and
+    // at the end): models can come every few hundred ms, and a table rebuilt
+    // under the pointer that often could not be used. The banner and the
+    // counts follow every model.
+    const VIEW_EVERY = 500;
+    let viewAt = 0;
+    let viewTimer = 0;
+    const refreshView = () => {
+      clearTimeout(viewTimer);
+      const wait = VIEW_EVERY - (Date.now() - viewAt);
+      if (wait > 0) { viewTimer = window.setTimeout(refreshView, wait); return; }
+      viewAt = Date.now();
+      const sum = this.sum;
       if (this.timeline) {
         Object.assign(this.timeline.o, { duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s) });
         this.timeline.load();
@@ -210,7 +228,18 @@ export class TracePage {
       this.renderAnalysis();
       window.scrollTo(0, y);
       if (a) setTimeout(() => { a.style.minHeight = ''; }, 1000);
+    };
+    const drain = async () => {
+      busy = true;
+      try {
+        for (let u = pending; u; u = pending) { pending = null; await apply(u.sum, u.done); }
+      } finally { busy = false; }
+    };
+    const stop = followLive(this.id, this.sum.live.copied_at_ms, (/** @type {any} */ sum, /** @type {boolean} */ done) => {
+      pending = { sum, done };
+      if (!busy) drain();
     });
+    this.stopLive = () => { stop(); clearTimeout(viewTimer); };
   }
 
   /** Stop what runs in the background (following a live trace). */

@@ -132,3 +132,108 @@ fn replayed_perfview_trace_equals_the_normal_build() {
     let (live, _) = check_same(&dir.join("perfview-net452-x64.etl"));
     assert_eq!(live.samples.len(), expected::SAMPLES);
 }
+
+/// Every table of `t` a sample join touches or follows, row for row in id
+/// order (their Debug form; Generic Events' schemas sit in hash maps of
+/// no fixed order, so that table is compared by its columns of ids).
+fn tables(t: &Trace) -> Vec<(&'static str, String)> {
+    let g = &t.generic;
+    vec![
+        ("info", format!("{:?}", t.info)),
+        // The pool in id order (its index is a hash map of random order).
+        (
+            "strings",
+            format!(
+                "{:?}",
+                (0..t.strings.len() as u32)
+                    .map(|i| t.strings.get(model::strings::StrId(i)))
+                    .collect::<Vec<_>>()
+            ),
+        ),
+        ("processes", format!("{:?}", t.processes)),
+        ("threads", format!("{:?}", t.threads)),
+        ("modules", format!("{:?}", t.modules)),
+        ("images", format!("{:?}", t.images)),
+        ("frames", format!("{:?}", t.frames)),
+        ("funcs", format!("{:?}", t.funcs)),
+        ("stacks", format!("{:?}", t.stacks)),
+        ("samples", format!("{:?}", t.samples)),
+        ("cswitches", format!("{:?}", t.cswitches)),
+        ("ready threads", format!("{:?}", t.ready_threads)),
+        ("file io", format!("{:?}", t.file_io)),
+        ("disk io", format!("{:?}", t.disk_io)),
+        ("hard faults", format!("{:?}", t.hard_faults)),
+        (
+            "generic",
+            format!("{:?}", (&g.time, &g.thread, &g.process, &g.stack)),
+        ),
+    ]
+}
+
+/// Replay `file`, and every `every` events build the snapshot twice: from
+/// the start (`build`) and resuming from the previous snapshot's checkpoint
+/// (`build_after`). The two must be the same model, row for row. Returns
+/// how many snapshots resumed and how many samples they did not join again.
+fn incremental_equals_from_scratch(file: &etl::EtlFile, every: u64) -> (usize, usize) {
+    let mut live = LiveBuilder::new(FileMeta::of(file));
+    let mut next = every;
+    let mut checkpoint = None;
+    let (mut snapshots, mut resumed, mut skipped) = (0, 0, 0);
+    let mut step = |live: &mut LiveBuilder| {
+        let scratch = live.snapshot_input().build();
+        let b = live.snapshot_input().build_after(checkpoint.take());
+        for ((name, got), (_, want)) in tables(&b.trace).iter().zip(tables(&scratch)) {
+            assert!(
+                *got == want,
+                "{name} differ: snapshot {snapshots} at {} events (resumed {} samples)",
+                live.events(),
+                b.resumed
+            );
+        }
+        snapshots += 1;
+        if b.resumed > 0 {
+            resumed += 1;
+            skipped += b.resumed;
+        }
+        checkpoint = b.next;
+    };
+    let diags = file.for_each_event_in_order(|e| {
+        let offset = file
+            .buffers()
+            .get(e.buffer_index as usize)
+            .map_or(0, |b| b.offset);
+        live.push(e, offset);
+        if live.events() >= next {
+            next += every;
+            step(&mut live);
+        }
+    });
+    live.add_diagnostics(diags);
+    step(&mut live);
+    assert!(snapshots >= 5, "only {snapshots} snapshots");
+    (resumed, skipped)
+}
+
+#[test]
+fn incremental_snapshots_equal_from_scratch_builds_on_the_demo() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/explorer-overlay.etl");
+    let file = etl::EtlFile::open(&demo).expect("demo trace");
+    let every = model::build(&file).info.events / 8 + 1;
+    let (resumed, skipped) = incremental_equals_from_scratch(&file, every);
+    // The demo's samples come after its rundown: later snapshots resume.
+    assert!(
+        resumed >= 3 && skipped > 0,
+        "resumed {resumed} snapshots, {skipped} samples"
+    );
+}
+
+#[test]
+fn incremental_snapshots_equal_from_scratch_builds_on_a_real_trace() {
+    let Some(dir) = testdata::real_traces_dir() else {
+        return;
+    };
+    let file = etl::EtlFile::open(&dir.join("perfview-net452-x64.etl")).expect("real trace");
+    let every = model::build(&file).info.events / 8 + 1;
+    // Whether they resume depends on when its stack parts come; equal they must be.
+    incremental_equals_from_scratch(&file, every);
+}

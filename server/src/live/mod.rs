@@ -1,9 +1,11 @@
 //! Serving a trace while its events arrive (`open --replay`, `record
 //! --serve`): a feeding thread pushes events in time order into the
-//! model's `LiveBuilder`; every second this side copies the records, runs
-//! the build's joins on them and serves the result as the trace's model,
-//! which the page hears of through `/api/traces/{id}/progress`. When the
-//! feed ends, the last model becomes the trace's normal library entry.
+//! model's `LiveBuilder`; this side copies the records, runs the build's
+//! joins on them and serves the result as the trace's model, which the page
+//! hears of through `/api/traces/{id}/progress`, then starts the next model
+//! as soon as new events exist (back to back, after a short gap), so an
+//! event waits for at most two builds, not for a clock tick as well. When
+//! the feed ends, the last model becomes the trace's normal library entry.
 
 #[cfg(windows)]
 pub mod record_windows;
@@ -11,13 +13,15 @@ pub mod replay;
 
 use crate::store::{LoadedTrace, Store};
 use model::build::live::LiveBuilder;
+use model::build::resume::SampleCheckpoint;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// How often a new model is served (and the page told).
-pub const PUBLISH_EVERY: Duration = Duration::from_secs(1);
+/// The least time between serving one model and copying the next: the
+/// page's own queries (and the feed) get a turn of the cores in between.
+pub const MIN_GAP: Duration = Duration::from_millis(200);
 
 /// What the summary says of a trace still arriving.
 #[derive(Debug, Clone)]
@@ -91,20 +95,34 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// One served model of the trace so far.
-fn snapshot(feeder: &Feeder, id: &str, label: &str) -> LoadedTrace {
+/// One served model of the trace so far; None when no event came since
+/// the model of `since` events. `checkpoint` is the previous model's (the
+/// sample join resumes from it) and becomes this one's.
+fn snapshot(
+    feeder: &Feeder,
+    id: &str,
+    label: &str,
+    since: u64,
+    checkpoint: &mut Option<Box<SampleCheckpoint>>,
+) -> Option<LoadedTrace> {
     feeder.wanted.store(true, Ordering::Relaxed);
     let (input, events, copy) = {
         let mut b = feeder.lock();
         feeder.wanted.store(false, Ordering::Relaxed);
         let copying = Instant::now();
         let events = b.events();
+        if events == since {
+            return None;
+        }
         (b.snapshot_input(), events, copying.elapsed())
     };
     let copied_at_ms = now_ms();
     let started = Instant::now();
-    let mut loaded = LoadedTrace::new(id.to_string(), input.build(), 0.0, 0);
+    let built = input.build_after(checkpoint.take());
+    *checkpoint = built.next;
+    let mut loaded = LoadedTrace::new(id.to_string(), built.trace, 0.0, 0);
     let build = started.elapsed();
+    tracing::debug!(%id, events, resumed = built.resumed, ms = build.as_millis() as u64, "live model");
     loaded.load_seconds = build.as_secs_f64();
     loaded.live = Some(LiveInfo {
         label: label.to_string(),
@@ -114,7 +132,7 @@ fn snapshot(feeder: &Feeder, id: &str, label: &str) -> LoadedTrace {
         build_ms: build.as_secs_f64() * 1e3,
         viewed: feeder.viewed.clone(),
     });
-    loaded
+    Some(loaded)
 }
 
 /// Serve trace `id` from `feeder` as `feed` fills it on a thread of its
@@ -136,16 +154,23 @@ pub fn serve_live<F>(
             feed(&feeder);
             done.store(true, Ordering::Release);
         });
-        let mut last = Instant::now();
+        let mut served = Instant::now();
+        let mut events = 0;
+        let mut checkpoint = None;
         while !done.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(20));
-            if last.elapsed() < PUBLISH_EVERY {
+            std::thread::sleep(Duration::from_millis(10));
+            if served.elapsed() < MIN_GAP {
                 continue;
             }
-            last = Instant::now();
-            if !store.publish_live(snapshot(&feeder, &id, &label)) {
+            let Some(loaded) = snapshot(&feeder, &id, &label, events, &mut checkpoint) else {
+                served = Instant::now();
+                continue;
+            };
+            events = loaded.live.as_ref().map_or(events, |l| l.events);
+            if !store.publish_live(loaded) {
                 feeder.stop.store(true, Ordering::Relaxed);
             }
+            served = Instant::now();
         }
     });
     if feeder.stopped() {

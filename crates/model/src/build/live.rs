@@ -9,6 +9,7 @@
 //! (`build_snapshot`, on any thread).
 
 use super::records::Batch;
+use super::resume::SampleCheckpoint;
 use super::FileMeta;
 use crate::progress::BuildProgress;
 use crate::Trace;
@@ -89,12 +90,44 @@ impl LiveBuilder {
     }
 }
 
+/// A snapshot's model, and what the next one can resume from.
+#[derive(Debug)]
+pub struct LiveBuild {
+    pub trace: Trace,
+    pub next: Option<Box<SampleCheckpoint>>,
+    /// Samples taken from the checkpoint instead of joined again (0: a
+    /// join from the start).
+    pub resumed: usize,
+}
+
 impl SnapshotInput {
     /// The joins over the copied records: a complete `Trace` of the events
     /// so far (samples whose stack walk has not arrived yet keep their
     /// instruction pointer alone until the next snapshot).
     pub fn build(self) -> Trace {
         super::build_from_batch(self.records, &self.meta, &BuildProgress::default(), true)
+    }
+
+    /// `build`, joining only the samples after `from` (the checkpoint the
+    /// previous snapshot returned) when the earlier ones are provably joined
+    /// the same way (`resume.rs`); the same `Trace` either way. Returns the
+    /// checkpoint for the next snapshot.
+    pub fn build_after(self, from: Option<Box<SampleCheckpoint>>) -> LiveBuild {
+        // Stack parts can still come for the newest samples: keep what is
+        // older than a tenth of a second of trace time.
+        let settle = (self.meta.ticks_per_second / 10.0) as i64;
+        let (trace, next, resumed) = super::build_resuming(
+            self.records,
+            &self.meta,
+            &BuildProgress::default(),
+            true,
+            super::Resume::Live { from, settle },
+        );
+        LiveBuild {
+            trace,
+            next,
+            resumed,
+        }
     }
 }
 

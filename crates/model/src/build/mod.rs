@@ -15,6 +15,7 @@ mod managed;
 pub mod paths;
 mod precise;
 pub mod records;
+pub mod resume;
 mod stacks;
 mod sysconfig;
 
@@ -105,11 +106,45 @@ impl FileMeta {
 /// The time-ordered joins over every record of the trace: the normal
 /// build's second half, and what the live path runs on each snapshot.
 pub(crate) fn build_from_batch(
-    mut batch: Batch,
+    batch: Batch,
     meta: &FileMeta,
     progress: &BuildProgress,
     sweep: bool,
 ) -> Trace {
+    build_resuming(batch, meta, progress, sweep, Resume::No).0
+}
+
+/// Whether a build keeps (and may start from) the sample join's state.
+pub(crate) enum Resume {
+    /// The normal build: every sample joined, nothing kept.
+    No,
+    /// A live snapshot: start from the earlier snapshot's checkpoint when it
+    /// fits (`resume.rs`), and keep one for the next, `settle` ticks before
+    /// the newest event (stack parts may still come for later samples).
+    Live {
+        from: Option<Box<resume::SampleCheckpoint>>,
+        settle: i64,
+    },
+}
+
+/// `build_from_batch`, resuming the sample join as `resume` says; returns
+/// the checkpoint for the next live snapshot and how many samples came
+/// from the one it started from.
+pub(crate) fn build_resuming(
+    mut batch: Batch,
+    meta: &FileMeta,
+    progress: &BuildProgress,
+    sweep: bool,
+    resume: Resume,
+) -> (Trace, Option<Box<resume::SampleCheckpoint>>, usize) {
+    let header = resume::HeaderInputs::of(&batch);
+    let (from, settle) = match resume {
+        Resume::No => (None, None),
+        Resume::Live { from, settle } => (from, Some(settle)),
+    };
+    // In arrival order still (the live builder appends; the sort below
+    // would hide a late sample that sorts into the checkpoint's prefix).
+    let from = from.filter(|cp| cp.arrivals_fit(header, sweep, &batch.samples));
     let lf = meta.logfile.clone();
     let clock = Clock {
         ts0: meta.ts0,
@@ -196,13 +231,65 @@ pub(crate) fn build_from_batch(
     let mut unknown_process: Option<u32> = None;
     let mut unknown_threads: rustc_hash::FxHashMap<u32, u32> = Default::default();
     let mut info = TraceInfo::default();
+    let from = from.filter(|cp| cp.parts_fit(resolver.parts_through(cp.last_ts)));
     let samples = std::mem::take(&mut batch.samples);
-    t.samples.time.reserve(samples.len());
+    let mut start = 0;
+    if let Some(cp) = from {
+        let st = cp.state;
+        start = cp.samples;
+        t.strings = st.strings;
+        t.processes = st.processes;
+        t.threads = st.threads;
+        t.frames = st.frames;
+        t.stacks = st.stacks;
+        t.samples = st.samples;
+        resolver.restore(st.caches);
+        unknown_process = st.unknown_process;
+        unknown_threads = st.unknown_threads;
+        info.uncertain_samples = st.uncertain_samples;
+        info.unattributed_samples = st.unattributed_samples;
+        info.samples_with_stack = st.samples_with_stack;
+    }
+    // Where to keep the next checkpoint: the samples settled by now.
+    let keep_at = settle.map(|settle| {
+        let horizon = batch.max_ts.unwrap_or(i64::MIN).saturating_sub(settle);
+        samples.partition_point(|s| s.ts < horizon).max(start)
+    });
+    let mut kept = None;
+    t.samples.time.reserve(samples.len().saturating_sub(start));
     // One more step than samples: the event tables after them.
     progress
         .correlate_total
         .store(samples.len() as u64 + 1, Ordering::Relaxed);
-    for (i, s) in samples.iter().enumerate() {
+    for i in start..=samples.len() {
+        if Some(i) == keep_at && i > 0 {
+            let last_ts = samples.get(i - 1).map_or(i64::MIN, |s| s.ts);
+            kept = Some(Box::new(resume::SampleCheckpoint {
+                header,
+                sweep,
+                samples: i,
+                arrived: samples.len(),
+                last_ts,
+                parts: resolver.parts_through(last_ts).to_vec(),
+                state: resume::JoinState {
+                    strings: t.strings.clone(),
+                    processes: t.processes.clone(),
+                    threads: t.threads.clone(),
+                    frames: t.frames.clone(),
+                    stacks: t.stacks.clone(),
+                    samples: t.samples.clone(),
+                    caches: resolver.caches(),
+                    unknown_process,
+                    unknown_threads: unknown_threads.clone(),
+                    uncertain_samples: info.uncertain_samples,
+                    unattributed_samples: info.unattributed_samples,
+                    samples_with_stack: info.samples_with_stack,
+                },
+            }));
+        }
+        let Some(s) = samples.get(i) else {
+            break;
+        };
         if i % 65536 == 0 {
             progress.correlate_done.store(i as u64, Ordering::Relaxed);
         }
@@ -300,7 +387,7 @@ pub(crate) fn build_from_batch(
     info.diagnostics.extend(batch.diagnostics);
     t.info = info;
     progress.set_phase(Phase::Done);
-    t
+    (t, kept, start)
 }
 
 /// The parallel pass. Each worker folds the buffers of its contiguous run

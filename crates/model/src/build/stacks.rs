@@ -23,8 +23,8 @@ use crate::stacks::StackTable;
 use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
-#[derive(Debug, Clone, Copy)]
-struct Part {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Part {
     event_ts: i64,
     tid: u32,
     fragment: u32,
@@ -85,6 +85,15 @@ fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
         parts.push(part(a.event_ts, false));
     }
     parts
+}
+
+/// What a resolver has learnt from the lookups so far (see `resume.rs`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResolverCaches {
+    frame_cache: FxHashMap<(u32, u64), u32>,
+    user_cache: FxHashMap<(u32, u32), u32>,
+    full_cache: FxHashMap<(u32, u32), u32>,
+    joined_events: u64,
 }
 
 pub struct StackResolver<'a> {
@@ -202,6 +211,30 @@ impl<'a> StackResolver<'a> {
             sweep: true,
             stats,
         }
+    }
+
+    /// The parts of events at or before `ts`.
+    pub(crate) fn parts_through(&self, ts: i64) -> &[Part] {
+        let n = self.parts.partition_point(|p| p.event_ts <= ts);
+        self.parts.get(..n).unwrap_or_default()
+    }
+
+    /// A copy of the caches, to resume a later join from.
+    pub(crate) fn caches(&self) -> ResolverCaches {
+        ResolverCaches {
+            frame_cache: self.frame_cache.clone(),
+            user_cache: self.user_cache.clone(),
+            full_cache: self.full_cache.clone(),
+            joined_events: self.stats.joined_events,
+        }
+    }
+
+    /// Continue from the caches of an earlier join of the same parts.
+    pub(crate) fn restore(&mut self, c: ResolverCaches) {
+        self.frame_cache = c.frame_cache;
+        self.user_cache = c.user_cache;
+        self.full_cache = c.full_cache;
+        self.stats.joined_events = c.joined_events;
     }
 
     /// Kernel and user fragments attached to the event at (ts, tid).

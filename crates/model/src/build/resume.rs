@@ -1,0 +1,103 @@
+//! Live snapshots that join only the samples that are new: the state of the
+//! sample join after a settled prefix of the samples is kept, and the next
+//! snapshot resumes from it when it provably joins that prefix the same
+//! way (same lifetimes and images, same prefix of samples, same stack
+//! parts for them). Otherwise it joins every sample again, as before.
+//!
+//! Records arrive in time order and are only appended, so a record list
+//! that did not grow is the same list, and samples that arrived later than
+//! the prefix's last one sort after it.
+
+use super::records::Batch;
+use super::stacks::{Part, ResolverCaches};
+use crate::samples::SampleTable;
+use crate::{frames::FrameTable, processes::ProcessTable, stacks::StackTable};
+use crate::{strings::StringTable, threads::ThreadTable};
+use rustc_hash::FxHashMap;
+
+/// Lengths of the record lists lifetimes, images, thread names, the system
+/// configuration and sampling intervals are built from: equal lengths mean
+/// equal lists (append-only), so the same tables and lookups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeaderInputs([usize; 11]);
+
+impl HeaderInputs {
+    /// Taken before the build adopts manifest lifetimes or sorts.
+    pub(crate) fn of(b: &Batch) -> HeaderInputs {
+        let m = &b.manifest_lifetimes;
+        HeaderInputs([
+            b.processes.len(),
+            b.threads.len(),
+            b.thread_names.len(),
+            b.images.len(),
+            b.image_info.len(),
+            b.path_maps.len(),
+            b.sysconfig.len(),
+            b.intervals.len(),
+            m.processes.len(),
+            m.threads.len(),
+            m.images.len(),
+        ])
+    }
+}
+
+/// The sample join's state after its first `samples` samples (in time
+/// order): what the from-scratch join has at that point.
+#[derive(Debug, Clone)]
+pub struct SampleCheckpoint {
+    pub(crate) header: HeaderInputs,
+    pub(crate) sweep: bool,
+    /// Samples joined, and how many had arrived when they were (the
+    /// unsorted records' length: later arrivals are checked against them).
+    pub(crate) samples: usize,
+    pub(crate) arrived: usize,
+    /// The last joined sample's time, and the stack parts of events up to
+    /// it (samples of that time on other threads included).
+    pub(crate) last_ts: i64,
+    pub(crate) parts: Vec<Part>,
+    pub(crate) state: JoinState,
+}
+
+/// What the loop over samples changes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct JoinState {
+    pub strings: StringTable,
+    pub processes: ProcessTable,
+    pub threads: ThreadTable,
+    pub frames: FrameTable,
+    pub stacks: StackTable,
+    pub samples: SampleTable,
+    pub caches: ResolverCaches,
+    pub unknown_process: Option<u32>,
+    pub unknown_threads: FxHashMap<u32, u32>,
+    pub uncertain_samples: u64,
+    pub unattributed_samples: u64,
+    pub samples_with_stack: u64,
+}
+
+impl SampleCheckpoint {
+    /// The first half of the check that resuming from here joins the first
+    /// `self.samples` samples as a join from the start would: the same
+    /// lifetimes and images, and no sample that arrived since (`arrived`:
+    /// the batch's samples in arrival order) sorts into them.
+    pub(crate) fn arrivals_fit(
+        &self,
+        header: HeaderInputs,
+        sweep: bool,
+        arrived: &[super::records::SampleRec],
+    ) -> bool {
+        if self.header != header || self.sweep != sweep || self.samples == 0 {
+            return false;
+        }
+        match arrived.get(self.arrived..) {
+            Some(later) => later.iter().all(|s| s.ts >= self.last_ts),
+            None => false,
+        }
+    }
+
+    /// The second half: the stack parts of events up to the last joined
+    /// sample (`parts`, from the new resolver) are the ones it joined with.
+    pub(crate) fn parts_fit(&self, parts: &[Part]) -> bool {
+        parts == self.parts.as_slice()
+    }
+}
