@@ -81,7 +81,7 @@ fn naive(
         let capacity = span.max(0) as f64 * f64::from(t.info.cpus.max(1));
         let mut listed: Vec<(Vec<String>, u64, i64)> =
             groups.into_iter().map(|(k, (c, w))| (k, c, w)).collect();
-        listed.sort_by(|a, b| (b.2, b.1).cmp(&(a.2, a.1)));
+        listed.sort_by_key(|g| std::cmp::Reverse((g.2, g.1)));
         let mut by_identity: FxHashMap<Vec<String>, Vec<f64>> = FxHashMap::default();
         for (texts, count, weight) in listed {
             let identity: Vec<String> = texts

@@ -191,6 +191,9 @@ struct Shared {
     stack_parts: Parts,
 }
 
+/// A row's identity: its thread part's and its stack part's shared ids.
+type Identity = (u32, u32);
+
 /// One trace's groups (distinct key texts): (thread part, stack part)
 /// identity ids, count and weight.
 struct Groups {
@@ -294,7 +297,7 @@ fn identity_values(
     side: Side<'_>,
     plan: &Plan,
     mut g: Groups,
-) -> Option<Vec<((u32, u32), Vec<f64>)>> {
+) -> Option<Vec<(Identity, Vec<f64>)>> {
     let t = side.engine.trace();
     let def = TableDef::of(t, "cpu-sampled")?;
     let base = percent_base(t, &def, side.range, g.total.weight, g.total.count);
@@ -332,7 +335,7 @@ fn identity_values(
     };
     g.groups
         .sort_unstable_by_key(|&(a, b, x)| (a, b, Reverse(x.weight), Reverse(x.count)));
-    let mut out: Vec<((u32, u32), Vec<f64>)> = Vec::new();
+    let mut out: Vec<(Identity, Vec<f64>)> = Vec::new();
     for (a, b, x) in g.groups {
         if out.last().is_none_or(|(k, _)| *k != (a, b)) {
             out.push(((a, b), vec![0.0; kinds.len()]));
@@ -398,8 +401,9 @@ pub fn compare(
             shown.is_numeric() && shown != ColumnType::Address
         })
         .count();
-    let mut index: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+    let mut index: FxHashMap<Identity, usize> = FxHashMap::default();
     let mut rows: Vec<IdRow> = Vec::with_capacity(vb.len().max(vn.len()));
+    index.reserve(vb.len().max(vn.len()));
     for (new_side, list) in [(false, vb), (true, vn)] {
         for (key, vals) in list {
             let i = *index.entry(key).or_insert_with(|| {
@@ -476,25 +480,34 @@ fn plan_columns(def: &TableDef<'_>, keys: &[String]) -> Option<Vec<usize>> {
 /// `compare::compare` orders its rows.
 fn sort(c: &mut IdComparison, rows: &mut Vec<IdRow>) {
     let ncol = c.columns.len();
-    let mut ranks: Vec<FxHashMap<u32, u32>> = Vec::with_capacity(ncol);
+    // Per column, the rank of each identity id (ids are dense).
+    let mut ranks: Vec<Vec<u32>> = Vec::with_capacity(ncol);
     for k in 0..ncol {
         let mut ids: Vec<u32> = rows.iter().map(|r| c.column_id(r, k)).collect();
         ids.sort_unstable();
         ids.dedup();
-        let r = match c.columns.get(k) {
+        let by_id = match c.columns.get(k) {
             Some(col) if col.stack => c.paths.ranks(&ids),
             Some(col) => col.texts.ranks(&ids),
             None => FxHashMap::default(),
         };
-        ranks.push(r);
+        let mut dense = vec![0u32; ids.last().map_or(0, |&m| m as usize + 1)];
+        for (id, rank) in by_id {
+            if let Some(d) = dense.get_mut(id as usize) {
+                *d = rank;
+            }
+        }
+        ranks.push(dense);
     }
+    let cc: &IdComparison = c;
     let keyed: Vec<u32> = rows
         .iter()
         .flat_map(|r| {
-            (0..ncol).map(|k| {
+            let ranks = &ranks;
+            (0..ncol).map(move |k| {
                 ranks
                     .get(k)
-                    .and_then(|m| m.get(&c.column_id(r, k)))
+                    .and_then(|d| d.get(cc.column_id(r, k) as usize))
                     .copied()
                     .unwrap_or(0)
             })
