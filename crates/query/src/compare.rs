@@ -151,6 +151,33 @@ pub fn compare(base: &FlatTable, new: &FlatTable, scale: f64) -> CompareTable {
     }
 }
 
+/// Keeps at most `limit` of `rows` (in loss-first order): those with the
+/// largest change of the first value, in their order, so gains survive a
+/// cut; answers how many were left out.
+pub fn keep_largest_changes<T>(
+    rows: &mut Vec<T>,
+    limit: usize,
+    delta: impl Fn(&T) -> f64,
+) -> usize {
+    let n = rows.len();
+    if n <= limit {
+        return 0;
+    }
+    let size: Vec<f64> = rows.iter().map(|r| delta(r).abs()).collect();
+    let mut by_size: Vec<usize> = (0..n).collect();
+    by_size.sort_by(|&a, &b| size[b].total_cmp(&size[a]).then(a.cmp(&b)));
+    let mut kept = vec![false; n];
+    for &i in by_size.iter().take(limit) {
+        kept[i] = true;
+    }
+    let mut i = 0;
+    rows.retain(|_| {
+        i += 1;
+        kept[i - 1]
+    });
+    n - rows.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,5 +242,24 @@ mod tests {
         assert_eq!(Normalize::Samples { base: 0, new: 100 }.factor(), 1.0);
         let c = compare(&table(&[("a", 10)]), &table(&[("a", 10)]), 0.5);
         assert_eq!(c.rows[0].values[0], (5.0, 10.0));
+    }
+
+    #[test]
+    fn a_cut_keeps_the_largest_changes_in_loss_first_order() {
+        let row = |k: &str, b: f64, n: f64| CompareRow {
+            keys: vec![k.into()],
+            values: vec![(b, n)],
+        };
+        // Loss first, as `compare` sorts them.
+        let mut rows = vec![
+            row("a", 100.0, 0.0),
+            row("b", 5.0, 4.0),
+            row("c", 0.0, 1.0),
+            row("d", 0.0, 50.0),
+        ];
+        assert_eq!(keep_largest_changes(&mut rows, 2, |r| r.delta(0)), 2);
+        let keys: Vec<&str> = rows.iter().map(|r| r.keys[0].as_str()).collect();
+        assert_eq!(keys, ["a", "d"]);
+        assert_eq!(keep_largest_changes(&mut rows, 5, |r| r.delta(0)), 0);
     }
 }

@@ -13,6 +13,7 @@ pub mod call_tree;
 pub mod cell_value;
 pub mod columns;
 pub mod compare;
+pub mod compare_ids;
 pub mod filter;
 pub mod findings;
 pub mod flame;

@@ -2,7 +2,7 @@
 //! (baseline and comparison), rows matched by identity, with baseline,
 //! comparison, delta and delta % per numeric value column: the rows
 //! `etlscope compare` prints, computed by the same code
-//! (`cli::compare::compare_traces`).
+//! (`cli::compare::compare_cut`).
 
 use super::error::{ApiError, ApiResult};
 use super::query::{bad, check_limit, default_limit, Range};
@@ -75,32 +75,6 @@ fn row_json(t: &CompareTable, r: &CompareRow) -> Value {
     json!({"keys": r.keys, "values": values})
 }
 
-/// At most `limit` rows: those with the largest change of the first value,
-/// kept in the table's order (largest loss first), so gains survive a cut.
-fn keep(t: &mut CompareTable, limit: usize) -> usize {
-    let n = t.rows.len();
-    if n <= limit {
-        return 0;
-    }
-    let mut by_size: Vec<usize> = (0..n).collect();
-    by_size.sort_by(|&a, &b| {
-        let d = |i: usize| t.rows.get(i).map_or(0.0, |r| r.delta(0).abs());
-        d(b).total_cmp(&d(a)).then(a.cmp(&b))
-    });
-    let mut kept = vec![false; n];
-    for &i in by_size.iter().take(limit) {
-        if let Some(k) = kept.get_mut(i) {
-            *k = true;
-        }
-    }
-    let mut i = 0;
-    t.rows.retain(|_| {
-        i += 1;
-        kept.get(i - 1).copied().unwrap_or(false)
-    });
-    n - t.rows.len()
-}
-
 pub async fn compare(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -124,13 +98,12 @@ pub async fn compare(
     let new = loaded(&app, &spec.new).await?;
     let limit = spec.limit;
     let out = tokio::task::spawn_blocking(move || -> ApiResult<Value> {
-        let (tb, tn) = (base.trace(), new.trace());
-        let factor = compare::normalize(tb, tn, &args)
+        let factor = compare::normalize(base.trace(), new.trace(), &args)
             .map_err(|e| bad(format!("{e:#}")))?
             .factor();
-        let mut t = compare::compare_traces(tb, tn, &args).map_err(|e| bad(format!("{e:#}")))?;
-        let total = t.rows.len();
-        let omitted = keep(&mut t, limit);
+        let cut = compare::compare_cut(&base.engine, &new.engine, &args, limit)
+            .map_err(|e| bad(format!("{e:#}")))?;
+        let (t, total, omitted) = (cut.table, cut.total, cut.omitted);
         Ok(json!({
             "table": args.table,
             "keys": t.key_names,
@@ -145,35 +118,4 @@ pub async fn compare(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
     Ok(Json(out))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(k: &str, b: f64, n: f64) -> CompareRow {
-        CompareRow {
-            keys: vec![k.into()],
-            values: vec![(b, n)],
-        }
-    }
-
-    #[test]
-    fn a_cut_keeps_the_largest_changes_in_loss_first_order() {
-        let mut t = CompareTable {
-            key_names: vec!["Process"],
-            value_names: vec!["Count".into()],
-            value_types: vec![query::ColumnType::Count],
-            // Loss first, as query::compare sorts them.
-            rows: vec![
-                row("a", 100.0, 0.0),
-                row("b", 5.0, 4.0),
-                row("c", 0.0, 1.0),
-                row("d", 0.0, 50.0),
-            ],
-        };
-        assert_eq!(keep(&mut t, 2), 2);
-        let keys: Vec<&str> = t.rows.iter().map(|r| r.keys[0].as_str()).collect();
-        assert_eq!(keys, ["a", "d"]);
-    }
 }

@@ -1,15 +1,19 @@
 //! `etlscope compare BASE NEW --table T --group ... [--values ...]
 //! [--range-base S-E] [--range-new S-E] [--normalize none|time|samples]
-//! [--format csv|json]`: the same grouped table on both traces
-//! (`export::export`), rows matched by identity (query::compare), with
-//! baseline, comparison, delta and delta % for each numeric value column,
-//! largest loss first.
+//! [--format csv|json]`: the same grouped table on both traces, rows
+//! matched by identity, with baseline, comparison, delta and delta % for
+//! each numeric value column, largest loss first. CPU Usage (Sampled) by
+//! thread and stack columns is matched by ids (query::compare_ids); the
+//! rest groups each trace as `export::export` does and matches the texts
+//! (query::compare).
 
 use super::export::{self, ExportArgs};
 use anyhow::Context;
 use etl::EtlFile;
 use model::Trace;
 use query::compare::{self, CompareTable, Normalize};
+use query::compare_ids::{self, Side};
+use query::{Engine, TimeRange};
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::Path;
@@ -25,11 +29,11 @@ pub struct CompareArgs {
     pub symbol_path: Option<String>,
 }
 
-fn load(path: &Path, symbol_path: Option<&str>) -> anyhow::Result<Trace> {
+fn load(path: &Path, symbol_path: Option<&str>) -> anyhow::Result<Engine> {
     let file = EtlFile::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut trace = super::progress::build_model(&file);
     super::symbols::name_frames(&mut trace, &[path.to_path_buf()], symbol_path);
-    Ok(trace)
+    Ok(Engine::new(std::sync::Arc::new(trace)))
 }
 
 fn args<'a>(a: &'a CompareArgs, range: Option<(f64, f64)>, group: Vec<String>) -> ExportArgs<'a> {
@@ -65,13 +69,62 @@ fn seconds(t: &Trace, range: Option<(f64, f64)>) -> f64 {
     range.map_or(t.info.duration_ns as f64 / 1e9, |(a, b)| b - a)
 }
 
-/// The comparison `a` asks for of two loaded traces; the CLI and
-/// `POST /api/compare` (api::compare) both call it, so they print the same rows.
-pub fn compare_traces(tb: &Trace, tn: &Trace, a: &CompareArgs) -> anyhow::Result<CompareTable> {
-    let fb = export::export(tb, &args(a, a.range_base, a.group.clone()))?;
-    let fnew = export::export(tn, &args(a, a.range_new, a.group.clone()))?;
-    let factor = normalize(tb, tn, a)?.factor();
-    Ok(compare::compare(&fb, &fnew, factor))
+/// The comparison `a` asks for of two loaded traces.
+pub fn compare_traces(eb: &Engine, en: &Engine, a: &CompareArgs) -> anyhow::Result<CompareTable> {
+    Ok(compare_cut(eb, en, a, usize::MAX)?.table)
+}
+
+/// A comparison cut to its largest changes.
+pub struct Cut {
+    pub table: CompareTable,
+    /// Rows before the cut.
+    pub total: usize,
+    pub omitted: usize,
+}
+
+fn time_range(r: Option<(f64, f64)>) -> Option<TimeRange> {
+    r.map(|(a, b)| TimeRange {
+        start_ns: model::time::s_to_ns(a),
+        end_ns: model::time::s_to_ns(b),
+    })
+}
+
+/// The comparison `a` asks for, at most `limit` rows (the largest
+/// changes, `compare::keep_largest_changes`); the CLI and `POST
+/// /api/compare` (api::compare) both call it, so they print the same rows.
+pub fn compare_cut(eb: &Engine, en: &Engine, a: &CompareArgs, limit: usize) -> anyhow::Result<Cut> {
+    let factor = normalize(eb.trace(), en.trace(), a)?.factor();
+    let side = |engine, range| Side {
+        engine,
+        range: time_range(range),
+    };
+    let by_ids = compare_ids::compare(
+        side(eb, a.range_base),
+        side(en, a.range_new),
+        &a.table,
+        &a.group,
+        a.values.as_deref(),
+        factor,
+    );
+    if let Some(c) = by_ids {
+        let total = c.len();
+        let (table, omitted) = c.into_table(limit);
+        return Ok(Cut {
+            table,
+            total,
+            omitted,
+        });
+    }
+    let fb = export::export(eb.trace(), &args(a, a.range_base, a.group.clone()))?;
+    let fnew = export::export(en.trace(), &args(a, a.range_new, a.group.clone()))?;
+    let mut table = compare::compare(&fb, &fnew, factor);
+    let total = table.rows.len();
+    let omitted = compare::keep_largest_changes(&mut table.rows, limit, |r| r.delta(0));
+    Ok(Cut {
+        table,
+        total,
+        omitted,
+    })
 }
 
 /// The baseline's scale factor that `a.normalize` (none, time, samples) asks for.

@@ -1,0 +1,151 @@
+//! The key columns of a comparison read once per class (thread or stack
+//! row), not per sample: each distinct cell gets a group id (its text, or
+//! its number, as `flat_table` groups it) and an identity id (the text
+//! `compare::identity` matches rows by), both shared by the two traces.
+//! A class's ids for the columns of one part (its thread's columns, its
+//! stack's columns) make a tuple; equal tuples are one part.
+
+use super::texts::Texts;
+use crate::cell_value::CellValue;
+use crate::compare::identity;
+use crate::table_columns::{Cells, ColumnType, TableDef, MISSING};
+use rustc_hash::FxHashMap;
+
+/// Numbers' group ids, apart from texts' (a column holds one or the other).
+const NUMBER: u32 = 1 << 31;
+
+pub(super) struct KeyColumn {
+    pub name: &'static str,
+    pub ty: ColumnType,
+    /// Whether the column is the Stack (its ids are paths).
+    pub stack: bool,
+    pub texts: Texts,
+    numbers: FxHashMap<i64, u32>,
+}
+
+impl KeyColumn {
+    pub(super) fn new(name: &'static str, ty: ColumnType, stack: bool) -> KeyColumn {
+        KeyColumn {
+            name,
+            ty,
+            stack,
+            texts: Texts::default(),
+            numbers: FxHashMap::default(),
+        }
+    }
+
+    /// Group and identity ids of `cell`, read as `flat_table` reads it (a
+    /// number by its value, else its text).
+    fn ids(&mut self, cell: CellValue, number: Option<i64>) -> (u32, u32) {
+        let ident = self.texts.id(identity(self.name, &cell, self.ty));
+        let group = match number {
+            Some(v) => {
+                let next = self.numbers.len() as u32 | NUMBER;
+                *self.numbers.entry(v).or_insert(next)
+            }
+            None => match cell {
+                CellValue::Text(s) => self.texts.id(s),
+                _ => ident,
+            },
+        };
+        (group, ident)
+    }
+}
+
+/// Identity tuples of one part, shared by both traces.
+#[derive(Default)]
+pub(super) struct Parts {
+    index: FxHashMap<Vec<u32>, u32>,
+    pub tuples: Vec<Vec<u32>>,
+}
+
+impl Parts {
+    pub(super) fn id(&mut self, tuple: Vec<u32>) -> u32 {
+        if let Some(&i) = self.index.get(&tuple) {
+            return i;
+        }
+        let i = self.tuples.len() as u32;
+        self.tuples.push(tuple.clone());
+        self.index.insert(tuple, i);
+        i
+    }
+}
+
+/// One trace's parts: the local part of each class (`u32::MAX` for those
+/// not read), and each local part's shared identity tuple.
+pub(super) struct SideParts {
+    pub of_class: Vec<u32>,
+    pub shared: Vec<u32>,
+}
+
+/// Reads the columns `cols` (indices into `def` and into `columns`) at the
+/// representative row of each class (`u32::MAX`: none), into parts.
+pub(super) fn parts(
+    def: &TableDef<'_>,
+    cols: &[(usize, usize)],
+    columns: &mut [KeyColumn],
+    paths: Option<&[u32]>,
+    stacks: usize,
+    reps: &[u32],
+    shared: &mut Parts,
+) -> Option<SideParts> {
+    let mut keyed: Vec<FxHashMap<u32, (u32, u32)>> = vec![FxHashMap::default(); cols.len()];
+    let mut local: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+    let mut out = SideParts {
+        of_class: vec![u32::MAX; reps.len()],
+        shared: Vec::new(),
+    };
+    let mut group = Vec::with_capacity(cols.len());
+    let mut ident = Vec::with_capacity(cols.len());
+    for (class, &rep) in reps.iter().enumerate() {
+        if rep == u32::MAX {
+            continue;
+        }
+        let row = rep as usize;
+        group.clear();
+        ident.clear();
+        for (k, &(c, pos)) in cols.iter().enumerate() {
+            let col = columns.get_mut(pos)?;
+            let numeric = col.ty.is_numeric();
+            let (g, i) = match &def.columns.get(c)?.cells {
+                Cells::Number(f) if numeric => {
+                    let v = f(row);
+                    let cell = if v == MISSING {
+                        CellValue::Empty
+                    } else {
+                        CellValue::Number(v)
+                    };
+                    col.ids(cell, Some(v))
+                }
+                Cells::Keyed { key, text } if !numeric => {
+                    let key = key(row);
+                    match keyed.get(k)?.get(&key) {
+                        Some(&ids) => ids,
+                        None => {
+                            let ids = col.ids(CellValue::Text(text(key)), None);
+                            keyed.get_mut(k)?.insert(key, ids);
+                            ids
+                        }
+                    }
+                }
+                Cells::Text(f) if !numeric => col.ids(CellValue::Text(f(row)), None),
+                Cells::Stack(f) if col.stack => {
+                    let st = (f(row) as usize).min(stacks);
+                    let p = *paths?.get(st)?;
+                    (p, p)
+                }
+                // A column read another way than grouping reads it.
+                _ => return None,
+            };
+            group.push(g);
+            ident.push(i);
+        }
+        let next = local.len() as u32;
+        let part = *local.entry(group.clone()).or_insert(next);
+        if part == next {
+            out.shared.push(shared.id(ident.clone()));
+        }
+        *out.of_class.get_mut(class)? = part;
+    }
+    Some(out)
+}
