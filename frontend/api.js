@@ -35,9 +35,9 @@ let stackTagSet = '';
 /** @param {string} name */
 export function useStackTags(name) { stackTagSet = name || ''; }
 
-/** @param {string} url @param {any} body */
-const post = (url, body) =>
-  call(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(stackTagSet ? { 'x-etlscope-stack-tags': stackTagSet } : {}) }, body: JSON.stringify(body) });
+/** @param {string} url @param {any} body @param {AbortSignal} [signal] */
+const post = (url, body, signal) =>
+  call(url, { method: 'POST', signal, headers: { 'content-type': 'application/json', ...(stackTagSet ? { 'x-etlscope-stack-tags': stackTagSet } : {}) }, body: JSON.stringify(body) });
 
 /** The server's stack tag sets. */
 export const stackTagSets = () => call('/api/stacktags');
@@ -77,8 +77,8 @@ export const searchNames = (id, q) => post(`${tr(id)}/search`, q);
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
 /** One table on two traces (baseline, comparison). @param {any} q */
 export const compare = (q) => post('/api/compare', q);
-/** The graph above a table. @param {string} id @param {any} q */
-export const graph = (id, q) => post(`${tr(id)}/graph`, q);
+/** The graph above a table; `signal` drops it (the server stops computing it). @param {string} id @param {any} q @param {AbortSignal} [signal] */
+export const graph = (id, q, signal) => post(`${tr(id)}/graph`, q, signal);
 
 /**
  * Follow ingest progress over server-sent events until ready or failed. Read with fetch rather than EventSource,

@@ -69,12 +69,18 @@ export class TableGraph {
     /** @type {string|null} the highlighted row at this level */
     this.lit = null;
     this.gen = 0;
+    /** @type {AbortController|null} the load under way */
+    this.aborts = null;
     this.bind();
     new ResizeObserver(() => this.draw()).observe(this.canvas);
   }
 
-  /** Remove what lives outside the host (the tooltip). */
-  destroy() { this.tip.remove(); }
+  /** Remove what lives outside the host (the tooltip), and drop a load under way: nobody will see it. */
+  destroy() {
+    this.tip.remove();
+    this.gen++;
+    if (this.aborts) this.aborts.abort();
+  }
 
   /** A series' or bar's row identity at this level (null for "other"). @param {any} s */
   static ref(s) { return s.id ?? s.label; }
@@ -99,8 +105,12 @@ export class TableGraph {
       if (m) q.measure = m;
     }
     let d;
+    // A newer load replaces this one's request (the server stops computing it).
+    if (this.aborts) this.aborts.abort();
+    const aborts = new AbortController();
+    this.aborts = aborts;
     try {
-      d = await api.graph(this.o.traceId, q);
+      d = await api.graph(this.o.traceId, q, aborts.signal);
     } catch (e) {
       if (gen !== this.gen) return;
       this.data = null;

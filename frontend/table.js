@@ -120,6 +120,10 @@ export class TreeTable {
     host.append(this.status, this.find.bar, this.scroller, this.sumLine);
     this.scroller.addEventListener('keydown', (e) => this.onKey(e));
     this.generation = 0;
+    /** @type {() => void} */
+    this.answer = () => {};
+    /** Settles when the first load's top level has answered (or failed): the graph above asks after it. @type {Promise<void>} */
+    this.answered = new Promise((resolve) => { this.answer = () => resolve(); });
     /** What the API said about each value column (spec -> header, type, unit). @type {Map<string, import('./value-columns.js').ValueInfo>} */
     this.valueInfo = new Map();
   }
@@ -179,12 +183,14 @@ export class TreeTable {
     try {
       r = await this.fetch([]);
     } catch (e) {
+      this.answer();
       if (gen !== this.generation) return;
       this.status.className = 'table-status error';
       this.status.textContent = `Query failed: ${e.message}`;
       clear(this.scroller);
       return;
     }
+    this.answer();
     if (gen !== this.generation) return;
     this.total = r.total;
     this.percentOf = r.percent_of || null;

@@ -521,7 +521,7 @@ export class TracePage {
     });
     const t = this.table;
     t.load().then(() => { if (this.checkEmpty && this.table === t) this.hideEmpty(t); });
-    this.renderGraph(graphHost, defs);
+    this.renderGraph(graphHost, defs, t.answered);
   }
 
   /** Hide the value columns that are zero or empty on the whole trace (once per layout). @param {TreeTable} t */
@@ -536,11 +536,19 @@ export class TracePage {
     this.renderAnalysis();
   }
 
-  /** The graph above the table: the same level, filters and range (table-graph.js). @param {HTMLElement} host @param {import('./value-columns.js').ColumnDef[]} defs */
-  renderGraph(host, defs) {
-    this.graph = this.newGraph(host, this.table, this.s.table, defs);
+  /**
+   * The graph above the table: the same level, filters and range (table-graph.js), loaded after `after`.
+   * @param {HTMLElement} host @param {import('./value-columns.js').ColumnDef[]} defs @param {Promise<void>} [after]
+   */
+  renderGraph(host, defs, after = Promise.resolve()) {
+    const g = this.newGraph(host, this.table, this.s.table, defs);
+    this.graph = g;
     this.graphPath = graphPath(this.s.open);
-    this.graph.load(this.graphPath).then(() => { if (this.graph) this.graph.highlight(this.s.sel); });
+    // It asks once the table has answered: both scan the same rows, and on a server of few cores
+    // they would share them, so the table the user waits for would come later.
+    after.then(() => {
+      if (this.graph === g) g.load(this.graphPath).then(() => { if (this.graph === g) g.highlight(this.s.sel); });
+    });
   }
 
   /**

@@ -11,6 +11,8 @@
  */
 export function instrument() {
   const w = /** @type {any} */ (window);
+  // Room for every request's timing of a long benchmark (the default keeps 250).
+  performance.setResourceTimingBufferSize(100000);
   /** @type {Record<string, (arg: any, records: MutationRecord[]) => boolean>} */
   const views = {
     // The table shows the grouping `arg` (key columns joined by commas), with rows, not loading.
@@ -58,7 +60,16 @@ export function instrument() {
     requestAnimationFrame(() => {
       const frame = performance.now() - a.t0;
       const ch = new MessageChannel();
-      ch.port1.onmessage = () => { armed = null; a.resolve({ dom: a.dom, frame, painted: performance.now() - a.t0 }); };
+      ch.port1.onmessage = () => {
+        armed = null;
+        const painted = performance.now() - a.t0;
+        // The API requests this interaction made (resource timing, ms after the input event):
+        // the server's answer is at `first` byte, the body read at `end`; what follows `end` is the page's.
+        const requests = performance.getEntriesByType('resource')
+          .filter((/** @type {any} */ r) => r.startTime >= a.t0 && /\/api\/traces\/[^/]+\/(table|graph)$/.test(r.name))
+          .map((/** @type {any} */ r) => ({ what: r.name.slice(r.name.lastIndexOf('/') + 1), start: r.startTime - a.t0, first: r.responseStart - a.t0, end: r.responseEnd - a.t0, bytes: r.encodedBodySize }));
+        a.resolve({ dom: a.dom, frame, painted, requests });
+      };
       ch.port2.postMessage(0);
     });
   });
@@ -98,7 +109,22 @@ export function stats(xs) {
 export function report(t, name, runs) {
   const f = (/** @type {string} */ k) => { const s = stats(runs.map((r) => r[k])); return `${k} median ${s.median.toFixed(0)} / max ${s.max.toFixed(0)} ms`; };
   t.diagnostic(`${name} (n=${runs.length}): ${f('painted')}; ${f('dom')}; ${f('roundTrip')}`);
+  for (const what of ['table', 'graph']) {
+    const reqs = runs.map((r) => (r.requests || []).find((/** @type {any} */ q) => q.what === what)).filter(Boolean);
+    if (!reqs.length) continue;
+    const m = (/** @type {(q: any) => number} */ g) => stats(reqs.map(g)).median.toFixed(0);
+    t.diagnostic(`  its /${what} requests (n=${reqs.length}, medians after the input): sent ${m((q) => q.start)} ms, first byte ${m((q) => q.first)} ms, read ${m((q) => q.end)} ms, ${m((q) => q.bytes)} bytes`);
+  }
   return stats(runs.map((r) => r.painted));
+}
+
+/** Each run's figures, one line per run (ETLSCOPE_PERF_RUNS=1), to see which interactions cost. @param {any} t @param {string} name @param {any[]} runs @param {string[]} labels */
+export function perRun(t, name, runs, labels) {
+  if (process.env.ETLSCOPE_PERF_RUNS !== '1') return;
+  runs.forEach((r, i) => {
+    const q = (r.requests || []).map((/** @type {any} */ x) => `${x.what} ${x.start.toFixed(0)}-${x.first.toFixed(0)}-${x.end.toFixed(0)} ms ${x.bytes} B`).join(', ');
+    t.diagnostic(`  ${name} ${i} ${labels[i % labels.length]}: painted ${r.painted.toFixed(0)} ms, dom ${r.dom.toFixed(0)} ms; ${q}`);
+  });
 }
 
 /**

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
 import { buildRelease, startServer, query, binary } from './server.mjs';
-import { instrument, measure, stats, report, regroup } from './perf-measure.mjs';
+import { instrument, measure, stats, report, regroup, perRun } from './perf-measure.mjs';
 
 const ROWS = Number(process.env.ETLSCOPE_PERF_FILE_IO ?? 10_000_000);
 if (!Number.isSafeInteger(ROWS)) throw new Error(`ETLSCOPE_PERF_FILE_IO=${process.env.ETLSCOPE_PERF_FILE_IO} is not a whole number`);
@@ -98,6 +98,9 @@ test('regroup with two value columns, and Max <-> Sum from the header menu: timi
     aggs.push(await measure(p, 'click', 'header', next, () => item.click()));
     col = next;
   }
+  const kinds = ['File Path to the values (Process)', 'back (Process, File Path)', 'File Path first (File Path, Process)', 'back (Process, File Path)'];
+  perRun(t, 'regroup', drags, kinds);
+  perRun(t, 'aggregation', aggs, ['Max -> Sum', 'Sum -> Max']);
   const sd = report(t, 'regroup with two value columns (mouse-up to regrouped rows)', drags);
   const sa = report(t, 'aggregation Max <-> Sum from the header menu (click to new values)', aggs);
   const all = report(t, 'all of them', [...drags, ...aggs]);
@@ -137,6 +140,7 @@ test('the graph above the table after a regroup with two value columns: timings 
     assert.equal(m.series.length, 11);
     drags.push(await regroupGraph('Process', 'File Path'));
   }
+  perRun(t, 'graph', drags, ['File Path to the values (Process)', 'back (Process, File Path)', 'File Path first (File Path, Process)', 'back (Process, File Path)']);
   const sg = report(t, 'graph after a regroup with two value columns (mouse-up to the new graph drawn)', drags);
   // Every row is in some series: the bins add up to the row count (but the last row, at the trace's
   // end, which is the graph's half-open range's end).

@@ -61,6 +61,14 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(rt.graph(&r, &bins, Measure::Weight).ok()))
         });
     }
+    // File Path dragged to the values: Process groups with its Single (distinct paths).
+    let mut r = req(vec![col("Process")]);
+    r.values
+        .push(rt.value_spec("File Path:single").expect("value column"));
+    g.bench_function(
+        format!("table Process, File Path:single {}M", rows / 1_000_000),
+        |b| b.iter(|| black_box(rt.query(&r).ok())),
+    );
     g.finish();
 }
 

@@ -91,6 +91,9 @@ pub struct Acc {
     min: i64,
     max: i64,
     distinct: Option<FxHashSet<i64>>,
+    /// Distinct values counted by the caller (row_dense's bitmaps) instead
+    /// of kept in `distinct`: such an accumulator is final, never merged.
+    counted: Option<u64>,
 }
 
 impl Acc {
@@ -101,6 +104,19 @@ impl Acc {
             min: i64::MAX,
             max: i64::MIN,
             distinct: agg.needs_distinct().then(FxHashSet::default),
+            counted: None,
+        }
+    }
+
+    /// `n` values, least `min`, of which `distinct` are distinct (counted
+    /// by the caller): enough for `finish` of Unique Count and Single.
+    pub(crate) fn of_distinct(n: u64, min: i64, distinct: u64) -> Acc {
+        Acc {
+            n,
+            min,
+            distinct: None,
+            counted: Some(distinct),
+            ..Acc::new(Aggregation::Count)
         }
     }
 
@@ -111,6 +127,18 @@ impl Acc {
             n,
             sum: i128::from(sum),
             ..Acc::new(Aggregation::Sum)
+        }
+    }
+
+    /// `n` values of sum `sum`, least `min` and greatest `max`, for a
+    /// caller that kept only what `finish(agg)` reads (row_dense's records).
+    pub(crate) fn of_parts(agg: Aggregation, n: u64, sum: i128, min: i64, max: i64) -> Acc {
+        Acc {
+            n,
+            sum,
+            min,
+            max,
+            ..Acc::new(agg)
         }
     }
 
@@ -152,7 +180,10 @@ impl Acc {
     }
 
     pub fn finish(&self, agg: Aggregation) -> AggValue {
-        let distinct = || self.distinct.as_ref().map_or(0, |d| d.len() as u64);
+        let distinct = || {
+            self.counted
+                .unwrap_or_else(|| self.distinct.as_ref().map_or(0, |d| d.len() as u64))
+        };
         match agg {
             Aggregation::Count => AggValue::Count(self.n),
             Aggregation::UniqueCount => AggValue::Count(distinct()),

@@ -10,6 +10,7 @@ pub mod aggregate;
 pub mod butterfly;
 pub mod butterfly_tree;
 pub mod call_tree;
+pub mod cancel;
 pub mod cell_value;
 pub mod columns;
 pub mod compare;

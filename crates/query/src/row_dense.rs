@@ -1,9 +1,15 @@
 //! A row table level grouped into flat arrays indexed by key (a text or
 //! number level has dense keys): no hash map and no heap vectors per group
-//! while scanning. Contiguous parts of the rows are scanned in parallel,
-//! each into its own arrays, and merged exactly as `Group::merge` does.
+//! while scanning. Each key is one compact record of `i64` words (count,
+//! weight, first, last, the sums, then only the words each value column's
+//! aggregation needs), so a row touches one or two cache lines and the
+//! records of 100,000 keys stay in the cache; value columns counting
+//! distinct values keep an `Acc` beside the record. Contiguous parts of the
+//! rows are scanned in parallel, each into its own arrays, and merged
+//! exactly as `Group::merge` does.
 
-use crate::aggregate::Acc;
+use crate::aggregate::{Acc, Aggregation};
+use crate::cancel::Cancel;
 use crate::row_level::FlatLevel;
 use crate::row_tables::{Group, Head};
 use rayon::prelude::*;
@@ -13,6 +19,12 @@ const MIN_PART: usize = 1 << 16;
 
 /// Memory of all parts' arrays together at most.
 const BUDGET: usize = 512 << 20;
+
+/// Rows between two looks at the cancel flag.
+pub(crate) const CANCEL_EVERY: usize = 1 << 14;
+
+/// Words of a record before the sums: count, weight, first, last.
+const HEAD: usize = 4;
 
 /// What the rows add up to.
 pub(crate) struct Dense {
@@ -24,81 +36,228 @@ pub(crate) struct Dense {
     pub groups: Vec<(u32, Group)>,
 }
 
-/// Whether `space` keys with `sums` sums and `values` value columns fit
-/// the memory budget in one part.
-pub(crate) fn fits(space: usize, sums: usize, values: usize) -> bool {
-    space.saturating_mul(stride(sums, values)) <= BUDGET
+/// How one value column is kept in a record.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// Rows with a value, at `at`.
+    Count {
+        at: usize,
+    },
+    /// Rows with a value, and the least / greatest one.
+    Min {
+        at: usize,
+    },
+    Max {
+        at: usize,
+    },
+    /// Rows with a value and their exact (128-bit) sum in two words.
+    Sum {
+        at: usize,
+    },
+    /// An `Acc` beside the record (distinct values), its index there.
+    Distinct {
+        index: usize,
+    },
+    /// Distinct text keys (below `keys`) as one bit each in bitmap
+    /// `index` (`words` per key of the level), and rows with a value and
+    /// the least value in the record.
+    Bits {
+        at: usize,
+        index: usize,
+        words: usize,
+    },
 }
 
-fn stride(sums: usize, values: usize) -> usize {
-    std::mem::size_of::<Head>()
-        + sums * std::mem::size_of::<i64>()
-        + values * std::mem::size_of::<Acc>()
+/// Bytes of one part's bitmaps at most: distinct text values take a bit
+/// each per group while the groups times the values are this few.
+const BITS_BUDGET: usize = 32 << 20;
+
+/// Where each value column lives in a record; the record's width.
+struct Layout {
+    slots: Vec<Slot>,
+    words: usize,
+    distinct: usize,
+    /// Bitmap words per key of the level, all bitmaps together.
+    bits: usize,
 }
 
-/// One part's arrays: per key a head, `ns` sums and `nv` accumulators.
-struct Part {
-    total: (u64, i64),
-    parent: (u64, i64),
-    heads: Vec<Head>,
-    sums: Vec<i64>,
-    accs: Vec<Acc>,
-}
+impl Layout {
+    /// `value_keys[j]`: the number of distinct keys of value column `j`
+    /// when it is a text column (its values are keys below that).
+    fn new(
+        space: usize,
+        sums: usize,
+        aggregations: &[Aggregation],
+        value_keys: &[Option<usize>],
+    ) -> Layout {
+        let mut words = HEAD + sums;
+        let (mut distinct, mut bitmaps, mut bits) = (0, 0, 0usize);
+        let slots = aggregations
+            .iter()
+            .enumerate()
+            .map(|(j, a)| {
+                let at = words;
+                let (slot, w) = match a {
+                    Aggregation::Count => (Slot::Count { at }, 1),
+                    Aggregation::Min => (Slot::Min { at }, 2),
+                    Aggregation::Max => (Slot::Max { at }, 2),
+                    // Avg is a sum over a count.
+                    Aggregation::Sum | Aggregation::Avg => (Slot::Sum { at }, 3),
+                    Aggregation::UniqueCount | Aggregation::Single => {
+                        let per_key = value_keys.get(j).copied().flatten().map(|n| n.div_ceil(64));
+                        match per_key {
+                            Some(w)
+                                if space.saturating_mul(bits + w).saturating_mul(8)
+                                    <= BITS_BUDGET =>
+                            {
+                                bits += w;
+                                bitmaps += 1;
+                                let slot = Slot::Bits {
+                                    at,
+                                    index: bitmaps - 1,
+                                    words: w,
+                                };
+                                (slot, 2)
+                            }
+                            _ => {
+                                distinct += 1;
+                                (
+                                    Slot::Distinct {
+                                        index: distinct - 1,
+                                    },
+                                    0,
+                                )
+                            }
+                        }
+                    }
+                };
+                words += w;
+                slot
+            })
+            .collect();
+        Layout {
+            slots,
+            words,
+            distinct,
+            bits,
+        }
+    }
 
-impl Part {
-    fn merge(mut self, o: Part) -> Part {
-        let add = |a: (u64, i64), b: (u64, i64)| (a.0 + b.0, a.1.saturating_add(b.1));
-        self.total = add(self.total, o.total);
-        self.parent = add(self.parent, o.parent);
-        for (h, x) in self.heads.iter_mut().zip(&o.heads) {
-            if x.count > 0 {
-                h.merge(x);
+    /// An empty record.
+    fn empty(&self) -> Vec<i64> {
+        let mut r = vec![0i64; self.words];
+        r[2] = i64::MAX;
+        r[3] = i64::MIN;
+        for s in &self.slots {
+            match *s {
+                Slot::Min { at } | Slot::Bits { at, .. } => r[at + 1] = i64::MAX,
+                Slot::Max { at } => r[at + 1] = i64::MIN,
+                _ => {}
             }
         }
-        for (s, x) in self.sums.iter_mut().zip(&o.sums) {
-            *s = s.saturating_add(*x);
-        }
-        for (a, x) in self.accs.iter_mut().zip(&o.accs) {
-            a.merge(x);
-        }
-        self
+        r
+    }
+
+    /// Bytes per key.
+    fn bytes(&self) -> usize {
+        (self.words + self.bits) * 8 + self.distinct * std::mem::size_of::<Acc>()
     }
 }
 
+/// Whether `space` keys with `sums` sums and `values` value columns fit
+/// the memory budget in one part.
+pub(crate) fn fits(
+    space: usize,
+    sums: usize,
+    values: &[Aggregation],
+    value_keys: &[Option<usize>],
+) -> bool {
+    space.saturating_mul(Layout::new(space, sums, values, value_keys).bytes()) <= BUDGET
+}
+
+/// Adds `v` to the 128-bit sum in words `w[0]` (low) and `w[1]` (high).
+#[inline]
+fn add128(w: &mut [i64], v: i128) {
+    let s = ((i128::from(w[1]) << 64) | i128::from(w[0] as u64)).wrapping_add(v);
+    w[0] = s as u64 as i64;
+    w[1] = (s >> 64) as i64;
+}
+
+#[inline]
+fn get128(w: &[i64]) -> i128 {
+    (i128::from(w[1]) << 64) | i128::from(w[0] as u64)
+}
+
+/// One part's arrays: `words` per key, and the distinct `Acc`s per key.
+struct Part {
+    total: (u64, i64),
+    parent: (u64, i64),
+    records: Vec<i64>,
+    accs: Vec<Acc>,
+    /// Per bitmap slot, `words` per key.
+    bitmaps: Vec<Vec<u64>>,
+}
+
 /// Groups rows `0..rows` at `level`. `keep` gives a kept row's weight
-/// (`None`: filtered out); `add` adds a row to its group's head, sums and
-/// accumulators; `new_accs` gives a group's empty accumulators.
-pub(crate) fn scan<I>(
+/// (`None`: filtered out); `time` a row's time (first / last); `sum(j,
+/// row)` its `j`th summed number (`sums` of them); `value(j, row)` its
+/// `j`th value column's value, aggregated as `aggregations[j]`
+/// (`value_keys[j]`: how many keys a text value column has).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan(
     rows: usize,
     level: &FlatLevel<'_>,
-    ns: usize,
-    new_accs: &(impl Fn() -> I + Sync),
+    sums: usize,
+    aggregations: &[Aggregation],
+    value_keys: &[Option<usize>],
     keep: impl Fn(usize, &mut Vec<u32>) -> Option<i64> + Sync,
-    add: impl Fn(&mut Head, &mut [i64], &mut [Acc], usize, i64) + Sync,
-) -> Dense
-where
-    I: Iterator<Item = Acc>,
-{
+    time: impl Fn(usize) -> i64 + Sync,
+    sum: impl Fn(usize, usize) -> i64 + Sync,
+    value: impl Fn(usize, usize) -> Option<i64> + Sync,
+) -> Dense {
     let space = level.space;
-    let nv = new_accs().count();
-    let per_part = space.saturating_mul(stride(ns, nv)).max(1);
+    let layout = Layout::new(space, sums, aggregations, value_keys);
+    let bitmap_words: Vec<usize> = (layout.slots.iter())
+        .filter_map(|s| match *s {
+            Slot::Bits { words, .. } => Some(words),
+            _ => None,
+        })
+        .collect();
+    let (words, nd) = (layout.words, layout.distinct);
+    let distinct_aggs: Vec<Aggregation> = aggregations
+        .iter()
+        .zip(&layout.slots)
+        .filter(|(_, s)| matches!(s, Slot::Distinct { .. }))
+        .map(|(a, _)| *a)
+        .collect();
+    let per_part = space.saturating_mul(layout.bytes()).max(1);
     let threads = rayon::current_num_threads().max(1);
     let parts = (rows / MIN_PART)
         .min(threads * 2)
         .min(BUDGET / per_part)
         .max(1);
     let len = rows.div_ceil(parts).max(1);
+    let empty = layout.empty();
     let make = || Part {
         total: (0, 0),
         parent: (0, 0),
-        heads: vec![Head::default(); space],
-        sums: vec![0; space * ns],
-        accs: (0..space).flat_map(|_| new_accs()).collect(),
+        records: empty.repeat(space),
+        accs: (0..space)
+            .flat_map(|_| distinct_aggs.iter().map(|&a| Acc::new(a)))
+            .collect(),
+        bitmaps: bitmap_words
+            .iter()
+            .map(|&w| vec![0u64; space * w])
+            .collect(),
     };
+    let cancel = Cancel::current();
     let part = |i: usize| {
         let mut p = make();
         let mut scratch = Vec::new();
         for row in i * len..((i + 1) * len).min(rows) {
+            if row % CANCEL_EVERY == 0 && cancel.is_set() {
+                break;
+            }
             let Some(w) = keep(row, &mut scratch) else {
                 continue;
             };
@@ -108,40 +267,161 @@ where
             }
             p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
             let k = level.key(row) as usize;
-            let (Some(h), Some(s), Some(a)) = (
-                p.heads.get_mut(k),
-                p.sums.get_mut(k * ns..(k + 1) * ns),
-                p.accs.get_mut(k * nv..(k + 1) * nv),
-            ) else {
+            let Some(r) = p.records.get_mut(k * words..(k + 1) * words) else {
                 continue;
             };
-            add(h, s, a, row, w);
+            let t = time(row);
+            r[0] += 1;
+            r[1] = r[1].saturating_add(w);
+            r[2] = r[2].min(t);
+            r[3] = r[3].max(t);
+            for j in 0..sums {
+                r[HEAD + j] = r[HEAD + j].saturating_add(sum(j, row));
+            }
+            for (j, slot) in layout.slots.iter().enumerate() {
+                let Some(v) = value(j, row) else {
+                    continue;
+                };
+                match *slot {
+                    Slot::Count { at } => r[at] += 1,
+                    Slot::Min { at } => {
+                        r[at] += 1;
+                        r[at + 1] = r[at + 1].min(v);
+                    }
+                    Slot::Max { at } => {
+                        r[at] += 1;
+                        r[at + 1] = r[at + 1].max(v);
+                    }
+                    Slot::Sum { at } => {
+                        r[at] += 1;
+                        add128(&mut r[at + 1..at + 3], i128::from(v));
+                    }
+                    Slot::Distinct { index } => {
+                        if let Some(a) = p.accs.get_mut(k * nd + index) {
+                            a.add(v);
+                        }
+                    }
+                    Slot::Bits { at, index, words } => {
+                        r[at] += 1;
+                        r[at + 1] = r[at + 1].min(v);
+                        // A text key is below its column's key count.
+                        let b = v as u64 as usize;
+                        if b / 64 < words {
+                            let m = p.bitmaps.get_mut(index);
+                            if let Some(cell) = m.and_then(|m| m.get_mut(k * words + b / 64)) {
+                                *cell |= 1 << (b % 64);
+                            }
+                        }
+                    }
+                }
+            }
         }
         p
+    };
+    let merge = |mut a: Part, b: Part| {
+        let add = |x: (u64, i64), y: (u64, i64)| (x.0 + y.0, x.1.saturating_add(y.1));
+        a.total = add(a.total, b.total);
+        a.parent = add(a.parent, b.parent);
+        for (r, o) in a
+            .records
+            .chunks_exact_mut(words)
+            .zip(b.records.chunks_exact(words))
+        {
+            if o[0] == 0 {
+                continue;
+            }
+            r[0] += o[0];
+            r[1] = r[1].saturating_add(o[1]);
+            r[2] = r[2].min(o[2]);
+            r[3] = r[3].max(o[3]);
+            for j in HEAD..HEAD + sums {
+                r[j] = r[j].saturating_add(o[j]);
+            }
+            for slot in &layout.slots {
+                match *slot {
+                    Slot::Count { at } => r[at] += o[at],
+                    Slot::Min { at } => {
+                        r[at] += o[at];
+                        r[at + 1] = r[at + 1].min(o[at + 1]);
+                    }
+                    Slot::Max { at } => {
+                        r[at] += o[at];
+                        r[at + 1] = r[at + 1].max(o[at + 1]);
+                    }
+                    Slot::Sum { at } => {
+                        r[at] += o[at];
+                        add128(&mut r[at + 1..at + 3], get128(&o[at + 1..at + 3]));
+                    }
+                    Slot::Bits { at, .. } => {
+                        r[at] += o[at];
+                        r[at + 1] = r[at + 1].min(o[at + 1]);
+                    }
+                    Slot::Distinct { .. } => {}
+                }
+            }
+        }
+        for (x, y) in a.accs.iter_mut().zip(&b.accs) {
+            x.merge(y);
+        }
+        for (x, y) in a.bitmaps.iter_mut().zip(&b.bitmaps) {
+            for (u, v) in x.iter_mut().zip(y) {
+                *u |= v;
+            }
+        }
+        a
     };
     let p = (0..parts)
         .into_par_iter()
         .with_max_len(1)
         .map(part)
-        .reduce_with(Part::merge)
+        .reduce_with(merge)
         .unwrap_or_else(make);
-    let mut sums = p.sums.chunks(ns.max(1));
     let mut accs = p.accs.into_iter();
     let mut groups = Vec::new();
-    for (k, h) in p.heads.into_iter().enumerate() {
-        let s = if ns > 0 { sums.next() } else { None };
-        let a: Vec<Acc> = accs.by_ref().take(nv).collect();
-        if h.count > 0 {
-            groups.push((
-                k as u32,
-                Group {
-                    head: h,
-                    sums: s.map_or_else(Vec::new, <[i64]>::to_vec),
-                    accs: a,
-                    deeper: level.deeper,
-                },
-            ));
+    for (k, r) in p.records.chunks_exact(words).enumerate() {
+        let mut distinct: Vec<Acc> = accs.by_ref().take(nd).collect();
+        if r[0] == 0 {
+            continue;
         }
+        let head = Head {
+            count: r[0] as u64,
+            weight: r[1],
+            first: r[2],
+            last: r[3],
+        };
+        let mut d = distinct.drain(..);
+        let values = aggregations
+            .iter()
+            .zip(&layout.slots)
+            .map(|(&a, slot)| match *slot {
+                Slot::Count { at } => Acc::of_parts(a, r[at] as u64, 0, i64::MAX, i64::MIN),
+                Slot::Min { at } => Acc::of_parts(a, r[at] as u64, 0, r[at + 1], i64::MIN),
+                Slot::Max { at } => Acc::of_parts(a, r[at] as u64, 0, i64::MAX, r[at + 1]),
+                Slot::Sum { at } => Acc::of_parts(
+                    a,
+                    r[at] as u64,
+                    get128(&r[at + 1..at + 3]),
+                    i64::MAX,
+                    i64::MIN,
+                ),
+                Slot::Distinct { .. } => d.next().unwrap_or_else(|| Acc::new(a)),
+                Slot::Bits { at, index, words } => {
+                    let set = (p.bitmaps.get(index))
+                        .and_then(|m| m.get(k * words..(k + 1) * words))
+                        .map_or(0, |w| w.iter().map(|x| u64::from(x.count_ones())).sum());
+                    Acc::of_distinct(r[at] as u64, r[at + 1], set)
+                }
+            })
+            .collect();
+        groups.push((
+            k as u32,
+            Group {
+                head,
+                sums: r[HEAD..HEAD + sums].to_vec(),
+                accs: values,
+                deeper: level.deeper,
+            },
+        ));
     }
     Dense {
         total: p.total,

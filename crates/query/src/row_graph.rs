@@ -3,6 +3,7 @@
 //! level); lifetime tables (Processes, Threads, Images) give one span per
 //! row of the level, in the table's order.
 
+use crate::cancel::Cancel;
 use crate::flat_table::in_range;
 use crate::graph::{clip, top_series, Edges, Graph, GraphBins};
 use crate::row_level::FlatLevel;
@@ -68,10 +69,14 @@ impl RowTable {
             .max(1);
         // Text and number levels: the key is a slice read, no level list.
         let flat = FlatLevel::new(&key_cols, &req.path);
+        let cancel = Cancel::current();
         let acc = (0..chunks)
             .into_par_iter()
             .with_min_len(per_job)
             .fold(&make, |mut acc, chunk| {
+                if cancel.is_set() {
+                    return acc;
+                }
                 let (mut levels, mut scratch) = (Vec::new(), Vec::new());
                 let rows = chunk * CHUNK..((chunk + 1) * CHUNK).min(def.rows);
                 for row in rows {
@@ -98,6 +103,7 @@ impl RowTable {
                 acc
             })
             .reduce(&make, &merge);
+        cancel.check()?;
         Ok(acc)
     }
 

@@ -8,6 +8,7 @@
 //! are plain loops over the rows (thousands to a few million).
 
 use crate::aggregate::Acc;
+use crate::cancel::Cancel;
 use crate::cell_value::CellValue;
 use crate::filter::{TimeRange, STACK_SELF};
 use crate::flat_table::in_range;
@@ -368,6 +369,7 @@ impl RowTable {
             return Err(QueryError::BadRequest("no such value column".into()));
         }
         let def = self.def();
+        let cancel = Cancel::current();
         let key_cols: Vec<(usize, &KeyColumn)> = req
             .columns
             .iter()
@@ -410,17 +412,23 @@ impl RowTable {
                     .all(|(f, kc)| kc.passes(row, &f.values, f.exclude, scratch))
         };
         let new_accs = || req.values.iter().map(|v| Acc::new(v.aggregation));
+        let aggregations: Vec<_> = req.values.iter().map(|v| v.aggregation).collect();
+        let value_keys: Vec<Option<usize>> = readers.iter().map(Reader::keys).collect();
         let (total, parent, groups, next_column) = match FlatLevel::new(&key_cols, &req.path)
-            .filter(|l| row_dense::fits(l.space, self.sum_columns.len(), req.values.len()))
-        {
+            .filter(|l| {
+                row_dense::fits(l.space, self.sum_columns.len(), &aggregations, &value_keys)
+            }) {
             Some(level) => {
                 let d = row_dense::scan(
                     def.rows,
                     &level,
                     self.sum_columns.len(),
-                    &new_accs,
+                    &aggregations,
+                    &value_keys,
                     |row, scratch| keep(row, scratch).then(|| number(self.weight_column, row)),
-                    add,
+                    |row| (def.start)(row),
+                    |j, row| number(self.sum_columns.get(j).copied(), row),
+                    |j, row| readers.get(j).and_then(|r| r.read(row)),
                 );
                 let next = (!d.groups.is_empty()).then_some(level.column);
                 (d.total, d.parent, d.groups, next)
@@ -430,7 +438,7 @@ impl RowTable {
                 // groups its rows, then the parts merge (a group's
                 // aggregates merge exactly).
                 let scan = |mut p: Scan, row: usize| {
-                    if !keep(row, &mut p.scratch) {
+                    if cancel.is_set() || !keep(row, &mut p.scratch) {
                         return p;
                     }
                     let w = number(self.weight_column, row);
@@ -466,7 +474,12 @@ impl RowTable {
                 (s.total, s.parent, groups, s.next_column)
             }
         };
+        cancel.check()?;
         let by_weight = self.weight_column.is_some() && total.1 != 0;
+        // Labels are made for the rows kept, unless the rows sort by them.
+        let by_label = req.sort_aggregate.is_none()
+            && req.sort_value.is_none()
+            && req.sort.column == ValueColumn::Label;
         let mut rows: Vec<Row> = groups
             .into_iter()
             .map(|(key, g)| {
@@ -495,7 +508,10 @@ impl RowTable {
                 let g_head = g.head;
                 Row {
                     key,
-                    label: next_column.map_or_else(String::new, |c| self.label(c, key)),
+                    label: match next_column {
+                        Some(c) if by_label => self.label(c, key),
+                        _ => String::new(),
+                    },
                     count: g_head.count,
                     weight_ns: g_head.weight,
                     percent_weight: pct,
@@ -513,7 +529,7 @@ impl RowTable {
         let value_types: Vec<ColumnType> = req.values.iter().map(|v| v.shown_type(&def)).collect();
         let next_kc = next_column.and_then(|c| self.key_column(c));
         let by = req.sort;
-        rows.sort_by(|a, b| {
+        let cmp = |a: &Row, b: &Row| {
             let o = match (req.sort_aggregate, req.sort_value, by.column) {
                 (Some(i), _, _) => match (a.values.get(i), b.values.get(i), value_types.get(i)) {
                     (Some(x), Some(y), Some(&ty)) => x.compare(y, ty),
@@ -530,14 +546,25 @@ impl RowTable {
             };
             let o = if by.descending { o.reverse() } else { o };
             o.then(a.key.cmp(&b.key))
-        });
+        };
+        // Keys are distinct, so `cmp` is a total order: the first `limit`
+        // rows are selected, then sorted, the same rows a full sort keeps.
         let omitted = if req.limit > 0 && rows.len() > req.limit {
             let o = rows.len() - req.limit;
+            rows.select_nth_unstable_by(req.limit - 1, cmp);
             rows.truncate(req.limit);
             o
         } else {
             0
         };
+        rows.sort_by(cmp);
+        if !by_label {
+            if let Some(c) = next_column {
+                for r in &mut rows {
+                    r.label = self.label(c, r.key);
+                }
+            }
+        }
         Ok(TableResponse {
             column: None,
             total: Totals {
@@ -640,6 +667,14 @@ impl Reader<'_> {
                 v => Some(v),
             },
             Reader::Text(keys, _) => keys.get(row).map(|&k| i64::from(k)),
+        }
+    }
+
+    /// How many keys a text value column has (its values are below it).
+    fn keys(&self) -> Option<usize> {
+        match self {
+            Reader::Text(_, labels) => Some(labels.len()),
+            _ => None,
         }
     }
 

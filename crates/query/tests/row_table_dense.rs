@@ -5,7 +5,7 @@
 use model::Trace;
 use query::synthetic;
 use query::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 const ROWS: usize = 300_000;
@@ -170,4 +170,109 @@ fn file_path_graph_keeps_the_naive_top_paths_and_sums_the_rest_into_other() {
         }
     }
     assert_eq!(other.values, rest);
+}
+
+/// Per key of `key`: its rows' File Path texts, Process texts and times.
+type Naive2 = BTreeMap<String, (BTreeSet<String>, BTreeSet<String>, Vec<i64>)>;
+
+fn naive_by(t: &Trace, key: impl Fn(usize) -> String) -> Naive2 {
+    let f = &t.file_io;
+    let mut m: Naive2 = BTreeMap::new();
+    for i in 0..f.len() {
+        let e = m.entry(key(i)).or_default();
+        e.0.insert(t.strings.get(f.path[i]).to_string());
+        e.1.insert(t.process_text(f.process[i]));
+        e.2.push(f.time[i]);
+    }
+    m
+}
+
+/// Unique Count / Single of text columns (counted in bitmaps per group),
+/// Sum, Avg and Count of a number column, on both flat levels, against a
+/// naive grouping; and a limit keeps the rows a full sort would.
+#[test]
+fn distinct_texts_sums_and_averages_of_flat_levels_equal_a_naive_grouping() {
+    let t = Arc::new(trace());
+    let e = Engine::new(Arc::clone(&t));
+    let rt = e.row_table(RowTableKind::FileIo);
+    let (process, path) = (
+        rt.column("Process").unwrap(),
+        rt.column("File Path").unwrap(),
+    );
+    let specs = [
+        "File Path:unique",
+        "File Path:single",
+        "Process:single",
+        "Process:unique",
+        "Start Time:sum",
+        "Start Time:avg",
+        "Start Time:count",
+    ];
+    let values: Vec<ValueSpec> = specs.iter().map(|s| rt.value_spec(s).unwrap()).collect();
+    let f = &t.file_io;
+    let single = |s: &BTreeSet<String>| match s.len() {
+        1 => CellValue::Text(s.iter().next().unwrap().clone()),
+        n => CellValue::Count(n as u64),
+    };
+    for (columns, want) in [
+        (
+            vec![process, path],
+            naive_by(&t, |i| t.process_text(f.process[i])),
+        ),
+        (
+            vec![path, process],
+            naive_by(&t, |i| t.strings.get(f.path[i]).to_string()),
+        ),
+    ] {
+        let r = rt
+            .query(&RowTableRequest {
+                columns: columns.clone(),
+                values: values.clone(),
+                ..RowTableRequest::default()
+            })
+            .unwrap();
+        assert_eq!(r.rows.len(), want.len());
+        for row in &r.rows {
+            let (paths, procs, times) = &want[&row.label];
+            let sum: i64 = times.iter().sum();
+            assert_eq!(
+                row.values,
+                vec![
+                    CellValue::Count(paths.len() as u64),
+                    single(paths),
+                    single(procs),
+                    CellValue::Count(procs.len() as u64),
+                    CellValue::Number(sum),
+                    CellValue::Float(sum as f64 / times.len() as f64),
+                    CellValue::Count(times.len() as u64),
+                ],
+                "{}",
+                row.label
+            );
+        }
+        // The 50 busiest (ties by key) of a limit are those of every row, in order.
+        let top = |limit| {
+            rt.query(&RowTableRequest {
+                columns: columns.clone(),
+                values: values.clone(),
+                sort: SortBy {
+                    column: ValueColumn::Count,
+                    descending: true,
+                },
+                limit,
+                ..RowTableRequest::default()
+            })
+            .unwrap()
+        };
+        let (all, cut) = (top(0), top(50.min(want.len() - 1)));
+        let mut naive: Vec<(&String, usize)> = want.iter().map(|(k, v)| (k, v.2.len())).collect();
+        naive.sort_by_key(|x| std::cmp::Reverse(x.1));
+        assert_eq!(cut.omitted, want.len() - cut.rows.len());
+        for (a, b) in cut.rows.iter().zip(&all.rows) {
+            assert_eq!((a.key, &a.label, a.count), (b.key, &b.label, b.count));
+        }
+        for (a, w) in cut.rows.iter().zip(&naive) {
+            assert_eq!(a.count, w.1 as u64);
+        }
+    }
 }

@@ -22,6 +22,8 @@ use query::{
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A key (number) or a label (string).
 #[derive(Debug, Clone, Deserialize)]
@@ -252,6 +254,16 @@ fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
         .map(|row| row.key)
 }
 
+/// Sets its flag when dropped: with the request's future, when the client
+/// went away before the answer (`query::cancel`).
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Parse a query body, wait for the trace, and answer off the async runtime:
 /// what every query endpoint does around its own computation.
 pub(super) async fn answer<S, F>(
@@ -269,7 +281,10 @@ where
     let spec: S = serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
     let t = loaded(&app, &id).await?;
     let t = super::stack_tags::for_query(&app, &headers, t)?;
-    tokio::task::spawn_blocking(move || compute(&t, spec))
+    // Dropped with this future when the client goes away: the query stops.
+    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+    let flag = Arc::clone(&cancel.0);
+    tokio::task::spawn_blocking(move || ::query::cancel::with_flag(flag, || compute(&t, spec)))
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?
         .map(Json)
