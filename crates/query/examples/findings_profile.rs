@@ -83,10 +83,13 @@ fn main() {
         let engine = Engine::new(Arc::new(model::build(&file)));
         let built = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
+        let mut steps = Vec::new();
         let list = if std::env::var("ETLSCOPE_GROUPS").is_ok() {
             Vec::new()
         } else {
-            findings::run(&engine)
+            findings::run_timed(&engine, |name, d| {
+                steps.push(format!("{name} {:.0} ms", d.as_secs_f64() * 1e3))
+            })
         };
         println!(
             "{path}: model {built:.0} ms; findings: {} in {:.0} ms",
@@ -98,6 +101,23 @@ fn main() {
             *by_rule.entry(f.rule).or_default() += 1;
         }
         println!("findings by rule: {by_rule:?}");
+        println!("time by step: {}", steps.join(", "));
+        // `ETLSCOPE_FINDINGS_RUNS=N`: N more runs on the same engine.
+        let runs: usize = std::env::var("ETLSCOPE_FINDINGS_RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        for _ in 0..runs {
+            let t = Instant::now();
+            let n = findings::run(&engine).len();
+            println!(
+                "findings again: {n} in {:.0} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        if std::env::var("ETLSCOPE_NO_COMPARE").is_ok() {
+            return;
+        }
         time_compares(engine.trace());
         return;
     }

@@ -22,6 +22,7 @@ mod flat_classes;
 pub mod flat_table;
 pub mod funcs;
 pub mod graph;
+mod inclusive_by_process;
 pub mod name_search;
 mod plan;
 mod row_dense;

@@ -128,10 +128,12 @@ fn images_without_identity(engine: &Engine) -> Option<Finding> {
 /// `etlscope symbols` prints as frames minus named (one frame per
 /// distinct module + RVA, from every stack and sample).
 pub(crate) fn unnamed_by_module(t: &model::Trace) -> (Vec<(String, u64)>, u64) {
-    let mut by_name: std::collections::BTreeMap<&str, u64> = Default::default();
+    // Per module row first (a frame table holds millions of rows), then
+    // by name: rows of one name are one module.
+    let mut by_row = vec![0u64; t.modules.name.len()];
     let mut all = 0u64;
     for (row, &m) in t.frames.module.iter().enumerate() {
-        let Some(&name) = t.modules.name.get(m as usize) else {
+        let Some(n) = by_row.get_mut(m as usize) else {
             continue; // NONE or out of range: a raw address, not a module frame
         };
         all += 1;
@@ -142,7 +144,13 @@ pub(crate) fn unnamed_by_module(t: &model::Trace) -> (Vec<(String, u64)>, u64) {
             .unwrap_or(model::images::NONE)
             == model::images::NONE
         {
-            *by_name.entry(t.strings.get(name)).or_default() += 1;
+            *n += 1;
+        }
+    }
+    let mut by_name: std::collections::BTreeMap<&str, u64> = Default::default();
+    for (&name, &n) in t.modules.name.iter().zip(&by_row) {
+        if n > 0 {
+            *by_name.entry(t.strings.get(name)).or_default() += n;
         }
     }
     let rows = by_name

@@ -17,6 +17,7 @@ mod waits;
 pub use view::{FindingView, ViewKind};
 
 use crate::Engine;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Category {
@@ -50,18 +51,29 @@ pub struct Finding {
 
 /// Every rule's findings, in rule order (CPU, I/O, health).
 pub fn run(engine: &Engine) -> Vec<Finding> {
+    run_timed(engine, |_, _| {})
+}
+
+/// `run`, telling `timed` each step's name and how long it took (the
+/// profile example prints them).
+pub fn run_timed(engine: &Engine, mut timed: impl FnMut(&str, Duration)) -> Vec<Finding> {
     let mut out = Vec::new();
+    let mut step = |name: &str, f: &dyn Fn() -> Vec<Finding>| {
+        let t = Instant::now();
+        out.extend(f());
+        timed(name, t.elapsed());
+    };
     let procs = cpu_share::process_rows(engine);
-    out.extend(cpu_share::processes(engine, &procs));
-    out.extend(cpu_share::modules(engine));
-    out.extend(third_party::run(engine, &procs));
-    out.extend(hot_api::run(engine));
-    out.extend(file_opens::run(engine));
-    out.extend(file_polling::run(engine));
-    out.extend(disk_io::run(engine));
-    out.extend(hard_faults::run(engine));
-    out.extend(waits::run(engine));
-    out.extend(health::run(engine));
+    step("cpu-process", &|| cpu_share::processes(engine, &procs));
+    step("cpu-module", &|| cpu_share::modules(engine));
+    step("third-party", &|| third_party::run(engine, &procs));
+    step("hot-api", &|| hot_api::run(engine));
+    step("file-opens", &|| file_opens::run(engine));
+    step("file-polling", &|| file_polling::run(engine));
+    step("disk-io", &|| disk_io::run(engine));
+    step("hard-faults", &|| hard_faults::run(engine));
+    step("waits", &|| waits::run(engine));
+    step("health", &|| health::run(engine));
     out
 }
 

@@ -5,7 +5,7 @@
 
 use super::{thousands, Category, Finding, FindingView};
 use crate::flat_table::{self, FlatRequest};
-use crate::{CellValue, Column, ColumnFilter, Engine, Filters, Row, TableDef};
+use crate::{CellValue, Column, Engine, Row, TableDef};
 use rustc_hash::FxHashMap;
 
 /// A process is busy from this share of the samples.
@@ -73,33 +73,32 @@ pub(crate) fn run(engine: &Engine, _procs: &(Vec<Row>, u64)) -> Vec<Finding> {
             .entry(engine.label(Column::Module, m))
             .or_insert(m);
     }
+    // The suspect images of busy processes, then every module's cost in
+    // each of those processes from one scan (a walk of the call tree per
+    // process cost a second on a 10M-sample trace).
+    let suspects: Vec<([String; 4], &Row, u32)> = images(engine)
+        .into_iter()
+        .filter(|[_, _, company, has_version]| suspect(company, has_version))
+        .filter_map(|i| {
+            let p = *busy.get(i[0].as_str())?;
+            let m = *module_keys.get(&i[1])?;
+            Some((i, p, m))
+        })
+        .collect();
+    let mut processes: Vec<u32> = suspects.iter().map(|(_, p, _)| p.key).collect();
+    processes.sort_unstable();
+    processes.dedup();
+    let Ok(by_process) = engine.inclusive_by_module_per_process(&processes) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    // Every module's cost in a busy process, one walk per process (a
-    // butterfly per image cost seconds on a trace with hundreds of images).
-    let mut costs: FxHashMap<u32, Vec<u64>> = FxHashMap::default();
-    for [process, image, company, has_version] in images(engine) {
-        if !suspect(&company, &has_version) {
+    for ([process, image, company, has_version], p, m) in suspects {
+        let Some(by_module) = processes
+            .binary_search(&p.key)
+            .ok()
+            .and_then(|g| by_process.get(g))
+        else {
             continue;
-        }
-        let (Some(p), Some(&m)) = (busy.get(process.as_str()), module_keys.get(&image)) else {
-            continue;
-        };
-        let by_module = match costs.entry(p.key) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let filters = Filters {
-                    columns: vec![ColumnFilter {
-                        column: Column::Process,
-                        values: vec![p.key],
-                        exclude: false,
-                    }],
-                    ..Default::default()
-                };
-                let Ok(v) = engine.inclusive_by_module(&filters) else {
-                    continue;
-                };
-                e.insert(v)
-            }
         };
         let cost = by_module.get(m as usize).copied().unwrap_or(0);
         if cost == 0 || (cost as f64) < MIN_COST * p.count as f64 {
