@@ -78,6 +78,21 @@ impl Interner {
     }
 }
 
+/// A `% Weight` / `% Count` cell: the group's weight (or count) as a share
+/// of `base`, 0 when there is nothing to share (comparison uses it too).
+pub(crate) fn percent_cell(count: u64, weight: i64, by_weight: bool, base: f64) -> CellValue {
+    let share = if by_weight {
+        weight as f64
+    } else {
+        count as f64
+    };
+    CellValue::Plain(if base > 0.0 {
+        share * 100.0 / base
+    } else {
+        0.0
+    })
+}
+
 /// Reads one column as `i64`s: numbers as they are, texts as dense ids of
 /// their text (so equal texts group together whatever their source key).
 #[derive(Default)]
@@ -395,18 +410,7 @@ fn grouped(
                 .zip(&value_readers)
                 .zip(&value_cols)
                 .map(|(((spec, acc), r), c)| match c {
-                    None => {
-                        let share = if by_weight {
-                            g.weight as f64
-                        } else {
-                            g.count as f64
-                        };
-                        CellValue::Plain(if base > 0.0 {
-                            share * 100.0 / base
-                        } else {
-                            0.0
-                        })
-                    }
+                    None => percent_cell(g.count, g.weight, by_weight, base),
                     Some(c) => {
                         let ty = def.columns[*c].def.ty;
                         CellValue::of_aggregate(acc.finish(spec.aggregation), ty, |id| {

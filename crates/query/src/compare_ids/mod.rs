@@ -318,18 +318,7 @@ fn identity_values(
         let cell = match kind {
             Value::Count => sum_cell(x.count, x.count as i64, ty),
             Value::Weight => sum_cell(x.count, x.weight, ty),
-            Value::Percent => {
-                let share = if by_weight {
-                    x.weight as f64
-                } else {
-                    x.count as f64
-                };
-                CellValue::Plain(if base > 0.0 {
-                    share * 100.0 / base
-                } else {
-                    0.0
-                })
-            }
+            Value::Percent => crate::flat_table::percent_cell(x.count, x.weight, by_weight, base),
         };
         cell.number(shown).unwrap_or(0.0)
     };

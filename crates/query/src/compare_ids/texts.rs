@@ -1,27 +1,20 @@
 //! Dense ids of texts, shared by both traces of a comparison: equal texts
 //! have equal ids whichever trace or key they came from.
 
+use crate::flat_table::Interner;
 use rustc_hash::FxHashMap;
 
+/// `flat_table`'s interner, with the u32 ids the comparison keeps.
 #[derive(Default)]
-pub(super) struct Texts {
-    index: FxHashMap<String, u32>,
-    texts: Vec<String>,
-}
+pub(super) struct Texts(Interner);
 
 impl Texts {
     pub(super) fn id(&mut self, s: String) -> u32 {
-        if let Some(&i) = self.index.get(&s) {
-            return i;
-        }
-        let i = self.texts.len() as u32;
-        self.texts.push(s.clone());
-        self.index.insert(s, i);
-        i
+        self.0.id(s) as u32
     }
 
     pub(super) fn get(&self, id: u32) -> &str {
-        self.texts.get(id as usize).map_or("", |s| s.as_str())
+        self.0.texts.get(id as usize).map_or("", |s| s.as_str())
     }
 
     /// The rank of each of `ids` (distinct) in the order of their texts.
