@@ -79,7 +79,9 @@ impl StackBuilder<'_> {
         ]
     }
 
-    /// Worker thread -> shell view -> CFSFolder::_GetOverlayInfo.
+    /// Worker thread -> shell view -> CFSFolder::_GetOverlayInfo, which asks
+    /// the overlay handlers (the extension's IsMemberOf) directly: the caller
+    /// tree of Process32NextW reaches it two levels up (issue 16).
     fn overlay_root(&self, v: u64) -> Vec<u64> {
         let mut s = self.thread_root(v);
         s.extend([
@@ -88,6 +90,13 @@ impl StackBuilder<'_> {
             self.u("shell32.dll", "CDefView::_GetItemOverlay", v),
             self.u("windows.storage.dll", "CShellItem::GetAttributes", v),
             self.u("windows.storage.dll", "CFSFolder::_GetOverlayInfo", v),
+        ]);
+        s
+    }
+
+    /// The shell's own overlay bookkeeping below _GetOverlayInfo (no extension).
+    fn overlay_manager(&self, v: u64) -> [u64; 2] {
+        [
             self.u(
                 "windows.storage.dll",
                 "CFSIconOverlayManager::GetFileOverlayInfo",
@@ -98,8 +107,7 @@ impl StackBuilder<'_> {
                 "CFSIconOverlayManager::_GetBestOverlay",
                 v,
             ),
-        ]);
-        s
+        ]
     }
 
     /// The extension's own frames: IsMemberOf and the helper it calls.
@@ -121,7 +129,7 @@ impl StackBuilder<'_> {
         match work {
             Work::OverlaySnapshot => {
                 let mut user = self.overlay_root(v);
-                user.extend(self.ext_frames(v));
+                user.push(self.ext_frames(v)[0]);
                 user.push(self.u("kernel32.dll", "CreateToolhelp32Snapshot", v));
                 if pick < 10 {
                     return Stack {
@@ -139,7 +147,7 @@ impl StackBuilder<'_> {
             }
             Work::OverlayProcessNext => {
                 let mut user = self.overlay_root(v);
-                user.extend(self.ext_frames(v));
+                user.push(self.ext_frames(v)[0]);
                 user.push(self.u("kernel32.dll", "Process32NextW", v));
                 let kernel = if pick < 45 {
                     // Mapping the snapshot's section for each call.
@@ -186,13 +194,11 @@ impl StackBuilder<'_> {
             }
             Work::OverlayShellOnly => {
                 let mut user = self.overlay_root(v);
-                if pick < 40 {
-                    user.truncate(user.len() - 2);
-                } else if pick < 70 {
-                    user.truncate(user.len() - 2);
-                    user.push(self.u("windows.storage.dll", "CFSFolder::_GetPathForItem", v));
-                } else {
+                if pick >= 70 {
+                    user.extend(self.overlay_manager(v));
                     user.push(self.u("ntdll.dll", "RtlAllocateHeap", v));
+                } else if pick >= 40 {
+                    user.push(self.u("windows.storage.dll", "CFSFolder::_GetPathForItem", v));
                 }
                 Stack {
                     user,
