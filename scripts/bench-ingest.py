@@ -21,6 +21,8 @@ import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib
 binaries, path = sys.argv[1].split(","), sys.argv[2]
 binary = binaries[0]
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+# More `serve` arguments, e.g. ETLSCOPE_SERVE_ARGS="--memory-budget-mb 20000".
+EXTRA = os.environ.get("ETLSCOPE_SERVE_ARGS", "").split()
 
 
 def status_kb(pid, field):
@@ -55,7 +57,7 @@ def run_info():
 def run_serve(binary):
     d = tempfile.mkdtemp(prefix="etlscope-bench-")
     t0 = time.monotonic()
-    p = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", d, path],
+    p = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", d, *EXTRA, path],
                          stdout=subprocess.PIPE, text=True)
     out = ""
     listen = None

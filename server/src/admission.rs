@@ -3,18 +3,21 @@
 //! already running. Otherwise least recently used traces are dropped from
 //! memory first, and when that is not enough the ingest waits for a running
 //! one to finish. A trace that cannot fit even alone is refused, with the
-//! figures. Reading the model peaks at about 3x the trace's size (README,
-//! "Limits that remain"), which is the estimate used.
+//! figures. The estimate is a fixed part plus the trace's size with
+//! compressed buffers counted decompressed (docs/BENCHMARKS.md, "Ingest":
+//! the anonymous peak of a read was 0.6-0.7x of that on the bench traces).
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-/// Peak ingest memory per byte of trace.
-const PEAK_PER_BYTE: u64 = 3;
+/// What any read needs besides its trace's share (tables, threads, the first buffers).
+const FIXED: u64 = 64 << 20;
 
-/// Memory an ingest of a `trace_bytes` trace is expected to need.
-pub fn ingest_estimate(trace_bytes: u64) -> u64 {
-    trace_bytes.saturating_mul(PEAK_PER_BYTE)
+/// Memory an ingest of a trace of `expanded_bytes` (compressed buffers counted
+/// at their decompressed size) is expected to need: the fixed part and 3/4 of
+/// those bytes.
+pub fn ingest_estimate(expanded_bytes: u64) -> u64 {
+    FIXED.saturating_add(expanded_bytes / 4 * 3)
 }
 
 /// The refusal for a trace that cannot fit at all.

@@ -9,6 +9,7 @@ mod companions;
 mod findings_json;
 mod heal;
 mod live;
+mod machine_memory;
 mod stack_tag_store;
 mod store;
 mod symbolize;

@@ -449,13 +449,13 @@ impl Store {
         progress: &BuildProgress,
     ) -> (Result<Built, String>, Vec<Reservation<'_>>) {
         let budget = self.memory_budget;
-        let mut trace_len = 0u64;
+        let mut expanded_len = 0u64;
         let mut readable = 0;
         let mut first_error = None;
         for path in paths {
             match etl::EtlFile::probe(path) {
                 Ok(p) => {
-                    trace_len = trace_len.saturating_add(p.trace_len);
+                    expanded_len = expanded_len.saturating_add(p.expanded_len);
                     readable += 1;
                 }
                 Err(e) => {
@@ -469,7 +469,7 @@ impl Store {
             let msg = first_error.unwrap_or_else(|| "no file to read".into());
             return (Err(msg), Vec::new());
         }
-        let on_disk = ingest_estimate(trace_len);
+        let on_disk = ingest_estimate(expanded_len);
         if on_disk > budget {
             return (Err(too_big_message(on_disk, budget)), Vec::new());
         }
@@ -484,7 +484,7 @@ impl Store {
             Ok(f) => f,
             Err(e) => return (Err(e.to_string()), tickets),
         };
-        let need = ingest_estimate(file.file_len());
+        let need = ingest_estimate(file.expanded_len());
         if need > budget {
             return (Err(too_big_message(need, budget)), tickets);
         }

@@ -125,14 +125,16 @@ fn ingests_queue_under_the_budget_and_a_trace_too_big_is_refused() {
         b
     };
 
-    // 4.8 MB needs about 14 MiB to read: over a budget of 8 MiB, refused with the figures.
+    // 4.8 MB of compressed buffers needs about 82 MiB to read (64 MiB, and 3/4
+    // of the 24 MiB they decompress to; crates/etl/tests/expanded_len.rs checks
+    // that size): over a budget of 8 MiB, refused with the figures.
     let data = temp_dir("memory-refuse");
     let server = Server::start(&data, &["--memory-budget-mb", "8"]);
     let entries = upload_all_and_wait(&server, &[variant(1)]);
     assert_eq!(entries[0]["status"], "failed", "{entries:?}");
     let msg = entries[0]["error"].as_str().unwrap();
     assert!(
-        msg.contains("memory budget of 8 MiB") && msg.contains("14 MiB"),
+        msg.contains("memory budget of 8 MiB") && msg.contains("82 MiB"),
         "{msg}"
     );
     drop(server);
@@ -141,7 +143,7 @@ fn ingests_queue_under_the_budget_and_a_trace_too_big_is_refused() {
     // Under a budget that holds one ingest, four uploaded at once are read one
     // after another: the peak grows by about one ingest, not four.
     let data = temp_dir("memory-queue");
-    let server = Server::start(&data, &["--memory-budget-mb", "32"]);
+    let server = Server::start(&data, &["--memory-budget-mb", "100"]);
     let pid = server.child.id();
     let before = status_kib(pid, "VmRSS:");
     upload_all_and_wait(&server, &[variant(1)]);

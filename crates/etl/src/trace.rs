@@ -125,6 +125,37 @@ pub struct Probe {
     pub member: Option<String>,
     /// Bytes of the trace itself (a zip member's declared size).
     pub trace_len: u64,
+    /// `trace_len` with compressed buffers counted at their decompressed
+    /// size, as the first buffers' ratio predicts (what a read costs).
+    pub expanded_len: u64,
+}
+
+/// The buffers' bytes in the file, and as reading them takes (a compressed
+/// buffer at its decompressed size, capped where the reader refuses one).
+fn buffer_bytes(f: &EtlFile) -> (u64, u64) {
+    let (mut stored, mut read) = (0u64, 0u64);
+    for b in f.buffers() {
+        let h = &b.header;
+        let size = u64::from(h.buffer_size);
+        stored += size;
+        read += if h.is_compressed() {
+            u64::from(h.used_bytes())
+                .min(size.saturating_mul(MAX_COMPRESSION_RATIO as u64))
+                .max(size)
+        } else {
+            size
+        };
+    }
+    (stored, read)
+}
+
+/// `len` scaled by how much the buffers of `head` (a file's first bytes) expand.
+fn expanded(len: u64, head: &EtlFile) -> u64 {
+    let (stored, read) = buffer_bytes(head);
+    if stored == 0 {
+        return len;
+    }
+    (len as f64 * (read as f64 / stored as f64)) as u64
 }
 
 impl EtlFile {
@@ -215,10 +246,11 @@ impl EtlFile {
         let mut head = Vec::new();
         file.take(PROBE_BYTES).read_to_end(&mut head)?;
         if !container::is_zip(&head) {
-            EtlFile::from_source(Source::Owned(head), None, false)?;
+            let f = EtlFile::from_source(Source::Owned(head), None, false)?;
             return Ok(Probe {
                 member: None,
                 trace_len: len,
+                expanded_len: expanded(len, &f),
             });
         }
         // A zip's directory is at its end: map the archive (it is the small part).
@@ -228,10 +260,11 @@ impl EtlFile {
         let mut first_error = None;
         for (name, _, prefix) in members {
             match prefix.and_then(|p| EtlFile::from_source(Source::Owned(p), None, true)) {
-                Ok(_) => {
+                Ok(f) => {
                     return Ok(Probe {
                         member: Some(name),
                         trace_len,
+                        expanded_len: expanded(trace_len, &f),
                     })
                 }
                 Err(e) => {
@@ -471,6 +504,12 @@ impl EtlFile {
         self.members
             .get(info.member as usize)
             .map_or(&[], |m| m.source.bytes())
+    }
+
+    /// Bytes of every member with compressed buffers counted decompressed.
+    pub fn expanded_len(&self) -> u64 {
+        let (stored, read) = buffer_bytes(self);
+        self.file_len().saturating_sub(stored).saturating_add(read)
     }
 
     /// Bytes of every member together.

@@ -46,9 +46,10 @@ pub struct ServeArgs {
     /// Largest accepted upload, in MiB.
     #[arg(long, default_value_t = 8192)]
     pub max_upload_mb: u64,
-    /// Memory budget for traces held in memory, in MiB.
-    #[arg(long, default_value_t = 8192)]
-    pub memory_budget_mb: u64,
+    /// Memory budget for traces held in memory and ingests, in MiB
+    /// [default: three quarters of the machine's memory].
+    #[arg(long)]
+    pub memory_budget_mb: Option<u64>,
     /// One trace of several files, joined like PATH (`a.etl:b.etl`; `;` on
     /// Windows) and read merged by time (repeatable).
     #[arg(long = "trace", value_name = "FILES")]
@@ -158,7 +159,10 @@ pub fn run(
         bail!("--private-reads needs --token: reads would be refused to everyone");
     }
     let max_upload_bytes = mib("max-upload-mb", args.max_upload_mb)?;
-    let memory_budget = mib("memory-budget-mb", args.memory_budget_mb)?;
+    let memory_budget = match args.memory_budget_mb {
+        Some(v) => mib("memory-budget-mb", v)?,
+        None => crate::machine_memory::default_budget(),
+    };
     let allowed_hosts = allowed_hosts(&args)?;
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
     let store = Store::open(&data_dir, memory_budget, args.symbol_path.clone())
