@@ -7,18 +7,26 @@ that filter; then the throughput of a mix of every query type from 1 and
 from 8 concurrent clients.
 
 usage: scripts/bench-flame.py BIN[,BIN2...] FILE
+
+With BODIES=DIR, each query's response body is also written to
+DIR/<binary's index>-<query>.json, to compare the binaries' answers byte
+for byte (`cmp DIR/0-flame.json DIR/1-flame.json`).
 """
-import json, re, shutil, statistics, subprocess, sys, tempfile, threading, time, urllib.request
+import json, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time, urllib.request
 
 binaries, path = sys.argv[1].split(","), sys.argv[2]
 
 
-def call(url, body=None):
+def call_raw(url, body=None):
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
                                  headers={"content-type": "application/json", "x-etlscope": "1"})
     with urllib.request.urlopen(req, timeout=600) as r:
-        return json.loads(r.read())
+        return r.read()
+
+
+def call(url, body=None):
+    return json.loads(call_raw(url, body))
 
 
 def timed(f, n=5):
@@ -30,7 +38,7 @@ def timed(f, n=5):
     return statistics.median(ts) * 1000
 
 
-def bench(binary):
+def bench(binary, index):
     d = tempfile.mkdtemp(prefix="etlscope-flame-")
     p = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", d, path],
                          stdout=subprocess.PIPE, text=True)
@@ -64,6 +72,11 @@ def bench(binary):
             "timeline": ("timeline", {"bins": 500, "by": "process", "top": 8, "filters": []}),
         }
         res = {"process": f"{top['label']} ({top['count']} threads)", "module": mods[0]["label"]}
+        if os.environ.get("BODIES"):
+            for name, (what, body) in q.items():
+                out = os.path.join(os.environ["BODIES"], f"{index}-{name.replace(', ', '-').replace(' ', '-')}.json")
+                with open(out, "wb") as f:
+                    f.write(call_raw(f"{api}/{what}", body))
         for name, (what, body) in q.items():
             res[name + " ms"] = round(timed(lambda: call(f"{api}/{what}", body)), 1)
         mix = list(q.values())
@@ -88,6 +101,6 @@ def bench(binary):
 
 
 print(f"{path}; load average {open('/proc/loadavg').read().split()[:3]}")
-for b in binaries:
-    print(b, json.dumps(bench(b), indent=1), flush=True)
+for i, b in enumerate(binaries):
+    print(b, json.dumps(bench(b, i), indent=1), flush=True)
 print(f"load average {open('/proc/loadavg').read().split()[:3]}")

@@ -14,7 +14,10 @@ reads while it hashes; `listen` is until it prints that it serves, `id_known`
 until it prints the trace's link, once the hash is done), the time of the first
 /table query, peak RssAnon (anonymous memory only: the mapped file's pages
 are not counted) and VmHWM sampled every 20 ms, RssAnon once ready, and the
-model's own estimate of its heap (`memory_bytes` in /summary).
+model's own estimate of its heap (`memory_bytes` in /summary); `cpu_ready`
+is the server's user + system CPU time until ready, and `peak_anon_gb_in_phase`
+the peak RssAnon seen while each build phase was reported ("done": the model
+is built and the query index is being made).
 """
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -34,6 +37,16 @@ def status_kb(pid, field):
     except OSError:
         pass
     return 0
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far (less noisy than wall time under load)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def get(url):
@@ -85,8 +98,15 @@ def run_serve(binary):
 def measure(p, d, tid, base, t0, listen, named):
     peak_anon = 0
     phases = {}
+    # Peak RssAnon seen while each phase was reported ("done": the model is
+    # built and the query index is being made).
+    peak_in = {}
+    ph = None
     while True:
-        peak_anon = max(peak_anon, status_kb(p.pid, "RssAnon"))
+        anon = status_kb(p.pid, "RssAnon")
+        peak_anon = max(peak_anon, anon)
+        if ph:
+            peak_in[ph] = max(peak_in.get(ph, 0), anon)
         e = get(f"{base}/api/traces/{tid}")
         ph = (e.get("progress") or {}).get("phase")
         if ph:
@@ -97,16 +117,18 @@ def measure(p, d, tid, base, t0, listen, named):
             raise SystemExit("ingest failed: " + e.get("error", ""))
         time.sleep(0.02)
     ready = time.monotonic() - t0
+    cpu_ready = cpu_seconds(p.pid)
     t = time.monotonic()
     post(f"{base}/api/traces/{tid}/table", {"columns": ["Process", "Stack"], "path": [], "limit": 500,
                                         "sort": {"by": "weight", "descending": True}})
     first_table = time.monotonic() - t
     summary = get(f"{base}/api/traces/{tid}/summary")
-    res = dict(listen=listen, id_known=named, ready=ready, first_table=first_table,
+    res = dict(listen=listen, id_known=named, ready=ready, cpu_ready=cpu_ready, first_table=first_table,
                peak_anon_gb=peak_anon / 1e6, hwm_gb=status_kb(p.pid, "VmHWM") / 1e6,
                anon_ready_gb=status_kb(p.pid, "RssAnon") / 1e6,
                model_gb=summary.get("memory_bytes", 0) / 1e9,
-               samples=summary.get("samples"), phases_first_seen_s=phases)
+               samples=summary.get("samples"), phases_first_seen_s=phases,
+               peak_anon_gb_in_phase={k: round(v / 1e6, 3) for k, v in peak_in.items()})
     return res
 
 
@@ -125,7 +147,7 @@ print(f"median of {runs}: info {i:.2f} s; load average {open('/proc/loadavg').re
 for b in binaries:
     med = lambda k: statistics.median(s[k] for s in serves[b])
     print(f"  {b}: listen {med('listen'):.2f} s, id known {med('id_known'):.2f} s, "
-          f"ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info, "
+          f"ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info (CPU {med('cpu_ready'):.1f} s), "
           f"first table {med('first_table')*1000:.0f} ms, peak RssAnon {med('peak_anon_gb'):.2f} GB, "
           f"VmHWM {med('hwm_gb'):.2f} GB, RssAnon ready {med('anon_ready_gb'):.2f} GB, "
           f"model {med('model_gb'):.3f} GB, peak/model {med('peak_anon_gb')/med('model_gb'):.1f}x")

@@ -732,14 +732,24 @@ fn release_free_memory() {
 /// glibc's default (8 per core) spreads a parallel build's allocations over
 /// many arenas whose freed pages `malloc_trim` cannot all hand back, so a
 /// server's RSS crept up with every trace loaded and deleted.
-pub fn limit_malloc_arenas() {
+///
+/// Also fix the size from which a block is mapped on its own at 1 MB: by
+/// default glibc raises it to the largest block freed (up to 32 MB), so
+/// once the build frees its first big buffer, the hash tables it grows by
+/// doubling (a few MB each) come from the heap, and each table left behind
+/// stays resident: the 10M-sample trace's build peaked at 1.41 GB of
+/// anonymous memory against 1.10 GB with the threshold fixed.
+pub fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        // Blocks from this size on get pages of their own, returned when freed.
+        const MMAP_THRESHOLD_BYTES: libc::c_int = 1 << 20;
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let arenas = libc::c_int::try_from(cores.max(2)).unwrap_or(libc::c_int::MAX);
-        // SAFETY: mallopt only sets a glibc tunable; called before other threads exist.
+        // SAFETY: mallopt only sets glibc tunables; called before other threads exist.
         unsafe {
             libc::mallopt(libc::M_ARENA_MAX, arenas);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
         }
     }
 }

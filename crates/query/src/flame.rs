@@ -65,6 +65,9 @@ impl Engine {
         // Accumulate by stack row (no per-sample lookup of its call node,
         // and none at all without stack filters), then fold into nodes.
         let plan = self.plan(filters, &[], SlotOf::One, 1)?;
+        if let Some(cells) = self.node_self_from_view(&plan) {
+            return Ok(cells);
+        }
         let mode = Mode {
             skip_path_fail: false,
             by_stack_ok: true,

@@ -24,6 +24,7 @@ pub mod funcs;
 pub mod graph;
 mod inclusive_by_process;
 pub mod name_search;
+mod node_self_view;
 mod plan;
 mod row_dense;
 mod row_graph;

@@ -563,58 +563,71 @@ fn butterfly_matches_the_naive_reference_and_never_double_counts() {
     assert!(checked > 50);
 }
 
+/// The flame graph of `f` (unpruned) against the naive inclusive weight of
+/// every label path of the samples `nf` keeps; returns their total weight.
+fn assert_flame_matches_the_naive_reference(
+    e: &Engine,
+    f: &Filters,
+    nf: &NaiveFilter,
+    order: FlameOrder,
+) -> i64 {
+    let t = e.trace();
+    let g = e
+        .flame(&FlameRequest {
+            filters: f.clone(),
+            min_fraction: 0.0,
+            order,
+            per_process: false,
+        })
+        .unwrap();
+    // Naive inclusive weight of every label path.
+    let mut inc: BTreeMap<Vec<String>, i64> = BTreeMap::new();
+    let mut total = 0;
+    for i in 0..t.samples.len() {
+        if !keeps(t, nf, i) {
+            continue;
+        }
+        let w = weight(t, i);
+        total += w;
+        let l: Vec<String> = frames(t, i).iter().map(|&f| frame_label(t, f)).collect();
+        for d in 1..=l.len() {
+            *inc.entry(l[..d].to_vec()).or_default() += w;
+        }
+    }
+    assert_eq!(g.width[0], total);
+    assert_eq!(g.total.weight_ns, total);
+    let mut path: Vec<String> = Vec::new();
+    let mut ends: Vec<i64> = vec![g.width[0]];
+    for b in 1..g.len() {
+        let d = g.depth[b] as usize;
+        path.truncate(d - 1);
+        path.push(g.label[b].clone());
+        assert_eq!(Some(&g.width[b]), inc.get(&path), "box {path:?}");
+        // Inside the parent's extent.
+        ends.truncate(d);
+        assert!(g.start[b] + g.width[b] <= ends[d - 1]);
+        ends.push(g.start[b] + g.width[b]);
+    }
+    assert_eq!(
+        g.len() - 1,
+        inc.len(),
+        "every path is a box when nothing is pruned"
+    );
+    total
+}
+
 #[test]
 fn flame_graph_boxes_match_the_naive_reference() {
     for seed in 0..8 {
         let e = engine(seed);
-        let t = e.trace();
         let mut r = Rng::new(seed + 99);
         let (f, nf) = random_filter(&e, &mut r);
-        let g = e
-            .flame(&FlameRequest {
-                filters: f.clone(),
-                min_fraction: 0.0,
-                order: if seed.is_multiple_of(2) {
-                    FlameOrder::Name
-                } else {
-                    FlameOrder::Weight
-                },
-                per_process: false,
-            })
-            .unwrap();
-        // Naive inclusive weight of every label path.
-        let mut inc: BTreeMap<Vec<String>, i64> = BTreeMap::new();
-        let mut total = 0;
-        for i in 0..t.samples.len() {
-            if !keeps(t, &nf, i) {
-                continue;
-            }
-            let w = weight(t, i);
-            total += w;
-            let l: Vec<String> = frames(t, i).iter().map(|&f| frame_label(t, f)).collect();
-            for d in 1..=l.len() {
-                *inc.entry(l[..d].to_vec()).or_default() += w;
-            }
-        }
-        assert_eq!(g.width[0], total);
-        assert_eq!(g.total.weight_ns, total);
-        let mut path: Vec<String> = Vec::new();
-        let mut ends: Vec<i64> = vec![g.width[0]];
-        for b in 1..g.len() {
-            let d = g.depth[b] as usize;
-            path.truncate(d - 1);
-            path.push(g.label[b].clone());
-            assert_eq!(Some(&g.width[b]), inc.get(&path), "box {path:?}");
-            // Inside the parent's extent.
-            ends.truncate(d);
-            assert!(g.start[b] + g.width[b] <= ends[d - 1]);
-            ends.push(g.start[b] + g.width[b]);
-        }
-        assert_eq!(
-            g.len() - 1,
-            inc.len(),
-            "every path is a box when nothing is pruned"
-        );
+        let order = if seed.is_multiple_of(2) {
+            FlameOrder::Name
+        } else {
+            FlameOrder::Weight
+        };
+        let total = assert_flame_matches_the_naive_reference(&e, &f, &nf, order);
         // Per process: the process boxes add up to the same total.
         let p = e
             .flame(&FlameRequest {
@@ -630,6 +643,70 @@ fn flame_graph_boxes_match_the_naive_reference() {
             .sum();
         assert_eq!(procs, total);
     }
+}
+
+#[test]
+fn flame_and_butterfly_of_one_process_match_the_naive_reference() {
+    // Process (and CPU, thread name) filters, kept or excluded, with and
+    // without a time range: the filtered flame graph reads the by-node view
+    // when the filter keeps many samples and scans when it keeps few.
+    let mut checked = 0;
+    for seed in 0..6 {
+        let e = engine(seed);
+        let t = e.trace();
+        let end = t.samples.time.last().copied().unwrap_or(0) + 1;
+        let mut r = Rng::new(seed + 1500);
+        for c in [Column::Process, Column::Cpu, Column::ThreadName] {
+            let rows = e
+                .table(&request(&[c], &Filters::default(), &[]))
+                .unwrap()
+                .rows;
+            for (k, row) in rows.iter().enumerate().take(4) {
+                let exclude = k % 3 == 2;
+                let range = (k % 2 == 1).then(|| {
+                    let a = r.below(end as usize / 2) as i64;
+                    (a, a + r.below(end as usize / 2) as i64 + 1)
+                });
+                let f = Filters {
+                    range: range.map(|(a, b)| TimeRange {
+                        start_ns: a,
+                        end_ns: b,
+                    }),
+                    columns: vec![ColumnFilter {
+                        column: c,
+                        values: vec![row.key],
+                        exclude,
+                    }],
+                    ..Filters::default()
+                };
+                let nf = NaiveFilter {
+                    range,
+                    column: Some((c, row.label.clone(), exclude)),
+                };
+                assert_flame_matches_the_naive_reference(&e, &f, &nf, FlameOrder::Name);
+                let Some((target, is_x, module)) = random_target(&e, &mut r) else {
+                    continue;
+                };
+                let b = e
+                    .butterfly(&ButterflyRequest {
+                        target,
+                        by: NeighborBy::Function,
+                        filters: f,
+                    })
+                    .unwrap();
+                let (inc, own, up, down) = naive_butterfly(t, &nf, &*is_x, module);
+                assert_eq!(
+                    (b.inclusive.count, b.inclusive.weight_ns),
+                    (inc.count, inc.weight)
+                );
+                assert_eq!((b.self_.count, b.self_.weight_ns), (own.count, own.weight));
+                assert_eq!(neighbors(&b.callers), strip(&up), "callers of {target:?}");
+                assert_eq!(neighbors(&b.callees), strip(&down), "callees of {target:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 30, "{checked} filters checked");
 }
 
 #[test]

@@ -145,7 +145,7 @@ pub fn run(
     demo: bool,
     live: Option<crate::live::Source>,
 ) -> anyhow::Result<()> {
-    crate::store::limit_malloc_arenas();
+    crate::store::tune_malloc();
     if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
         bail!("--token (or ETLSCOPE_TOKEN) is empty: give a real token, e.g. $(openssl rand -hex 16), or leave it out");
     }

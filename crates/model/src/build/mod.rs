@@ -5,6 +5,7 @@
 mod collect;
 mod fileio;
 mod fragments;
+mod frame_cache;
 mod generic;
 mod images;
 mod io_tables;
@@ -256,7 +257,12 @@ pub(crate) fn build_resuming(
         samples.partition_point(|s| s.ts < horizon).max(start)
     });
     let mut kept = None;
-    t.samples.time.reserve(samples.len().saturating_sub(start));
+    // Every column at its final size at once: grown by doubling, each
+    // would reach up to twice the samples' length.
+    let arriving = samples.len().saturating_sub(start);
+    t.samples.time.reserve(arriving);
+    t.samples.thread_cpu.reserve(arriving);
+    t.samples.stack.reserve(arriving);
     // One more step than samples: the event tables after them.
     progress
         .correlate_total

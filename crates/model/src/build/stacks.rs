@@ -15,6 +15,7 @@
 //! a sample at ts T of tid 3680 gets a kernel key ref for (T, 3680) and then
 //! a user key ref for (T - 583, 3680), the thread's earlier kernel event.
 
+use super::frame_cache::FrameCache;
 use super::images::{is_kernel_address, AddressMap};
 use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec};
 use crate::frames::FrameTable;
@@ -90,7 +91,7 @@ fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
 /// What a resolver has learnt from the lookups so far (see `resume.rs`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ResolverCaches {
-    frame_cache: FxHashMap<(u32, u64), u32>,
+    frame_cache: FrameCache,
     user_cache: FxHashMap<(u32, u32), u32>,
     full_cache: FxHashMap<(u32, u32), u32>,
     joined_events: u64,
@@ -100,7 +101,7 @@ pub struct StackResolver<'a> {
     parts: Vec<Part>,
     fragments: &'a FragmentSet,
     pointer_size: u32,
-    frame_cache: FxHashMap<(u32, u64), u32>,
+    frame_cache: FrameCache,
     user_cache: FxHashMap<(u32, u32), u32>,
     full_cache: FxHashMap<(u32, u32), u32>,
     /// Where the last lookup landed in `parts`: events arrive in time
@@ -204,7 +205,7 @@ impl<'a> StackResolver<'a> {
             parts,
             fragments,
             pointer_size,
-            frame_cache: FxHashMap::default(),
+            frame_cache: FrameCache::default(),
             user_cache: FxHashMap::default(),
             full_cache: FxHashMap::default(),
             cursor: 0,
@@ -378,7 +379,7 @@ impl<'a> StackResolver<'a> {
         } else {
             process
         };
-        if let Some(&f) = self.frame_cache.get(&(key_process, addr)) {
+        if let Some(f) = self.frame_cache.get(key_process, addr) {
             return f;
         }
         let f = match addresses.lookup(images, process, addr, time_ns) {
@@ -388,7 +389,7 @@ impl<'a> StackResolver<'a> {
             }
             None => frames.intern_raw_frame(key_process, addr),
         };
-        self.frame_cache.insert((key_process, addr), f);
+        self.frame_cache.insert(key_process, addr, f);
         f
     }
 }
