@@ -272,7 +272,7 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
         (false, true) => {
             let tallies = class_totals::by_thread(e, side.range);
             let tp = read(shared, &tcols, &tallies, true)?;
-            let none = shared.stack_parts.id(Vec::new());
+            let none = shared.stack_parts.id(&[]);
             for (part, x) in by_part(&tallies, &tp).into_iter().enumerate() {
                 out.push((*tp.shared.get(part)?, none, x));
             }
@@ -280,7 +280,7 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
         (true, false) => {
             let tallies = class_totals::by_stack(e, side.range);
             let sp = read(shared, &scols, &tallies, false)?;
-            let none = shared.thread_parts.id(Vec::new());
+            let none = shared.thread_parts.id(&[]);
             for (part, x) in by_part(&tallies, &sp).into_iter().enumerate() {
                 out.push((none, *sp.shared.get(part)?, x));
             }
