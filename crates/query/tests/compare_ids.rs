@@ -40,8 +40,8 @@ fn shape(samples: usize, stacks: usize, seed: u64) -> Shape {
         modules: 10,
         frames_per_module: 15,
         cpus: 4,
-        // Frames named `module!0xRVA` (synthetic traces name no functions).
-        symbolized: 0.0,
+        // Frames named `module!0xRVA`, or half of them `module!function`.
+        symbolized: if seed.is_multiple_of(3) { 0.5 } else { 0.0 },
         two_intervals: seed.is_multiple_of(2),
         seed,
     }
@@ -205,6 +205,22 @@ fn check(base: &Engine, new: &Engine, rng: &mut Rng, cases: usize) -> (usize, us
         for (i, (x, y)) in table.rows.iter().zip(&expected).enumerate() {
             assert_eq!(x, y, "{what}: row {i}");
         }
+        // A cut (as `POST /api/compare` asks): the naive rows' largest changes.
+        let limit = rng.below(expected.len() + 2);
+        let (cut, omitted) = compare_ids::compare(
+            side(base, rb),
+            side(new, rn),
+            "cpu-sampled",
+            &strings(&keys),
+            Some(&strings(&values)),
+            scale,
+        )
+        .unwrap_or_else(|| panic!("{what}: not covered"))
+        .into_table(limit);
+        let mut kept = expected.clone();
+        let left_out = compare::keep_largest_changes(&mut kept, limit, |r| r.delta(0));
+        assert_eq!(omitted, left_out, "{what}: cut at {limit}");
+        assert!(cut.rows == kept, "{what}: cut at {limit}");
         assert_eq!(table, by_texts(sides, &keys, &values, scale), "{what}");
         for r in &table.rows {
             match r.values.first() {

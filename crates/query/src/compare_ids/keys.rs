@@ -60,13 +60,13 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    pub(super) fn id(&mut self, tuple: Vec<u32>) -> u32 {
-        if let Some(&i) = self.index.get(&tuple) {
+    pub(super) fn id(&mut self, tuple: &[u32]) -> u32 {
+        if let Some(&i) = self.index.get(tuple) {
             return i;
         }
         let i = self.tuples.len() as u32;
-        self.tuples.push(tuple.clone());
-        self.index.insert(tuple, i);
+        self.tuples.push(tuple.to_vec());
+        self.index.insert(tuple.to_vec(), i);
         i
     }
 }
@@ -140,11 +140,16 @@ pub(super) fn parts(
             group.push(g);
             ident.push(i);
         }
-        let next = local.len() as u32;
-        let part = *local.entry(group.clone()).or_insert(next);
-        if part == next {
-            out.shared.push(shared.id(ident.clone()));
-        }
+        // Most classes repeat a part: look it up before copying the key.
+        let part = match local.get(group.as_slice()) {
+            Some(&part) => part,
+            None => {
+                let part = local.len() as u32;
+                local.insert(group.clone(), part);
+                out.shared.push(shared.id(&ident));
+                part
+            }
+        };
         *out.of_class.get_mut(class)? = part;
     }
     Some(out)

@@ -12,12 +12,15 @@
 
 mod class_totals;
 mod keys;
+mod labels;
 mod paths;
+mod rows;
+mod select;
 mod texts;
 
 use crate::aggregate::{Acc, Aggregation};
 use crate::cell_value::CellValue;
-use crate::compare::{keep_largest_changes, CompareRow, CompareTable};
+use crate::compare::{CompareRow, CompareTable};
 use crate::filter::TimeRange;
 use crate::flat_classes::{dependency, Dep};
 use crate::flat_table::percent_base;
@@ -27,8 +30,8 @@ use crate::Engine;
 use class_totals::{stack_class, thread_class, Tally};
 use keys::{KeyColumn, Parts, SideParts};
 use paths::Paths;
+use rows::{Group, Rows};
 use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
 
 /// One trace of the comparison and its range.
 #[derive(Clone, Copy)]
@@ -45,13 +48,13 @@ enum Value {
     Percent,
 }
 
-/// The comparison, rows sorted as `compare::compare` sorts them, their
-/// keys still ids.
+/// The comparison, its rows matched but not yet ordered, their keys
+/// still ids.
 pub struct IdComparison {
     pub key_names: Vec<&'static str>,
     pub value_names: Vec<String>,
     pub value_types: Vec<ColumnType>,
-    rows: Vec<IdRow>,
+    rows: Rows,
     columns: Vec<KeyColumn>,
     /// Per key column: in the thread part (else the stack part), at.
     place: Vec<(bool, usize)>,
@@ -60,35 +63,25 @@ pub struct IdComparison {
     paths: Paths,
 }
 
-struct IdRow {
-    thread_part: u32,
-    stack_part: u32,
-    values: Vec<(f64, f64)>,
-}
-
-impl IdRow {
-    fn delta(&self) -> f64 {
-        self.values.first().map_or(0.0, |(b, n)| n - b)
-    }
-}
-
 impl IdComparison {
     pub fn len(&self) -> usize {
         self.rows.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.rows.len() == 0
     }
 
-    fn column_id(&self, r: &IdRow, k: usize) -> u32 {
-        let Some(&(thread, at)) = self.place.get(k) else {
+    fn column_id(&self, row: u32, k: usize) -> u32 {
+        let (Some(&(thread, at)), Some(&(tp, sp))) =
+            (self.place.get(k), self.rows.ids.get(row as usize))
+        else {
             return 0;
         };
         let (parts, p) = if thread {
-            (&self.thread_parts, r.thread_part)
+            (&self.thread_parts, tp)
         } else {
-            (&self.stack_parts, r.stack_part)
+            (&self.stack_parts, sp)
         };
         parts
             .tuples
@@ -98,10 +91,10 @@ impl IdComparison {
             .unwrap_or(0)
     }
 
-    fn texts(&self, r: &IdRow) -> Vec<String> {
+    fn texts(&self, row: u32) -> Vec<String> {
         (0..self.columns.len())
             .map(|k| {
-                let id = self.column_id(r, k);
+                let id = self.column_id(row, k);
                 match self.columns.get(k) {
                     Some(c) if c.stack => self.paths.text(id),
                     Some(c) => c.texts.get(id).to_string(),
@@ -111,20 +104,49 @@ impl IdComparison {
             .collect()
     }
 
+    /// Per given row, per key column, a rank whose order among these rows
+    /// is the order of their key texts.
+    fn ranks(&self, rows: &[u32]) -> Vec<u32> {
+        let ncol = self.columns.len();
+        let mut out = vec![0u32; rows.len() * ncol];
+        for k in 0..ncol {
+            let mut ids: Vec<u32> = rows.iter().map(|&r| self.column_id(r, k)).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let by_id = match self.columns.get(k) {
+                Some(col) if col.stack => self.paths.ranks(&ids),
+                Some(col) => col.texts.ranks(&ids),
+                None => FxHashMap::default(),
+            };
+            for (p, &r) in rows.iter().enumerate() {
+                let rank = by_id.get(&self.column_id(r, k)).copied().unwrap_or(0);
+                if let Some(o) = out.get_mut(p * ncol + k) {
+                    *o = rank;
+                }
+            }
+        }
+        out
+    }
+
     /// The table of at most `limit` rows (those with the largest change,
-    /// in order, as `POST /api/compare` cuts it), texts made for those
-    /// only; and how many rows were left out.
-    pub fn into_table(mut self, limit: usize) -> (CompareTable, usize) {
-        let mut rows = std::mem::take(&mut self.rows);
-        let omitted = keep_largest_changes(&mut rows, limit, IdRow::delta);
+    /// in the order `compare::compare` sorts rows, as `POST /api/compare`
+    /// cuts them with `compare::keep_largest_changes`), texts made for
+    /// those only; and how many rows were left out.
+    pub fn into_table(self, limit: usize) -> (CompareTable, usize) {
+        let n = self.rows.len();
+        let delta: Vec<f64> = (0..n).map(|i| self.rows.delta(i)).collect();
+        let kept =
+            select::kept_in_order(&delta, limit, self.columns.len(), |rows| self.ranks(rows));
+        let rows = kept
+            .iter()
+            .map(|&r| CompareRow {
+                keys: self.texts(r),
+                values: self.rows.values_of(r as usize).to_vec(),
+            })
+            .collect();
+        let omitted = n - kept.len();
         let table = CompareTable {
-            rows: rows
-                .iter()
-                .map(|r| CompareRow {
-                    keys: self.texts(r),
-                    values: r.values.clone(),
-                })
-                .collect(),
+            rows,
             key_names: self.key_names,
             value_names: self.value_names,
             value_types: self.value_types,
@@ -191,13 +213,10 @@ struct Shared {
     stack_parts: Parts,
 }
 
-/// A row's identity: its thread part's and its stack part's shared ids.
-type Identity = (u32, u32);
-
 /// One trace's groups (distinct key texts): (thread part, stack part)
 /// identity ids, count and weight.
 struct Groups {
-    groups: Vec<(u32, u32, Tally)>,
+    groups: Vec<Group>,
     total: Tally,
 }
 
@@ -248,12 +267,12 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
         sum
     };
     let e = side.engine;
-    let mut out: Vec<(u32, u32, Tally)> = Vec::new();
+    let mut out: Vec<Group> = Vec::new();
     match (tcols.is_empty(), scols.is_empty()) {
         (false, true) => {
             let tallies = class_totals::by_thread(e, side.range);
             let tp = read(shared, &tcols, &tallies, true)?;
-            let none = shared.stack_parts.id(Vec::new());
+            let none = shared.stack_parts.id(&[]);
             for (part, x) in by_part(&tallies, &tp).into_iter().enumerate() {
                 out.push((*tp.shared.get(part)?, none, x));
             }
@@ -261,7 +280,7 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
         (true, false) => {
             let tallies = class_totals::by_stack(e, side.range);
             let sp = read(shared, &scols, &tallies, false)?;
-            let none = shared.thread_parts.id(Vec::new());
+            let none = shared.thread_parts.id(&[]);
             for (part, x) in by_part(&tallies, &sp).into_iter().enumerate() {
                 out.push((none, *sp.shared.get(part)?, x));
             }
@@ -291,50 +310,54 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
     Some(Groups { groups: out, total })
 }
 
-/// Each value of one trace's identities: its groups' values added in the
-/// order `flat_table` lists them (heaviest first), as `compare` adds them.
-fn identity_values(
-    side: Side<'_>,
-    plan: &Plan,
-    mut g: Groups,
-) -> Option<Vec<(Identity, Vec<f64>)>> {
-    let t = side.engine.trace();
-    let def = TableDef::of(t, "cpu-sampled")?;
-    let base = percent_base(t, &def, side.range, g.total.weight, g.total.count);
-    let by_weight = def.percent_of == PercentOf::CpuCapacity || g.total.weight != 0;
-    let kinds: Vec<(Value, ColumnType, ColumnType)> = plan
-        .values
-        .iter()
-        .map(|(spec, kind)| {
-            let ty = match spec.of {
-                ValueOf::Column(c) => def.columns.get(c).map_or(ColumnType::Count, |c| c.def.ty),
-                ValueOf::PercentWeight => ColumnType::Count,
-            };
-            (*kind, ty, spec.shown_type(&def))
+/// What one side's group values are computed from.
+struct Valuer {
+    /// Per value column: what it adds up, its column's type, shown type.
+    kinds: Vec<(Value, ColumnType, ColumnType)>,
+    by_weight: bool,
+    base: f64,
+}
+
+impl Valuer {
+    fn of(side: Side<'_>, plan: &Plan, total: Tally) -> Option<Valuer> {
+        let t = side.engine.trace();
+        let def = TableDef::of(t, "cpu-sampled")?;
+        let base = percent_base(t, &def, side.range, total.weight, total.count);
+        let by_weight = def.percent_of == PercentOf::CpuCapacity || total.weight != 0;
+        let kinds = plan
+            .values
+            .iter()
+            .map(|(spec, kind)| {
+                let ty = match spec.of {
+                    ValueOf::Column(c) => {
+                        def.columns.get(c).map_or(ColumnType::Count, |c| c.def.ty)
+                    }
+                    ValueOf::PercentWeight => ColumnType::Count,
+                };
+                (*kind, ty, spec.shown_type(&def))
+            })
+            .filter(|(_, _, shown)| shown.is_numeric() && *shown != ColumnType::Address)
+            .collect();
+        Some(Valuer {
+            kinds,
+            by_weight,
+            base,
         })
-        .filter(|(_, _, shown)| shown.is_numeric() && *shown != ColumnType::Address)
-        .collect();
-    let value = |x: Tally, kind: Value, ty: ColumnType, shown: ColumnType| -> f64 {
-        let cell = match kind {
-            Value::Count => sum_cell(x.count, x.count as i64, ty),
-            Value::Weight => sum_cell(x.count, x.weight, ty),
-            Value::Percent => crate::flat_table::percent_cell(x.count, x.weight, by_weight, base),
-        };
-        cell.number(shown).unwrap_or(0.0)
-    };
-    g.groups
-        .sort_unstable_by_key(|&(a, b, x)| (a, b, Reverse(x.weight), Reverse(x.count)));
-    let mut out: Vec<(Identity, Vec<f64>)> = Vec::new();
-    for (a, b, x) in g.groups {
-        if out.last().is_none_or(|(k, _)| *k != (a, b)) {
-            out.push(((a, b), vec![0.0; kinds.len()]));
-        }
-        let (_, vals) = out.last_mut()?;
-        for (v, &(kind, ty, shown)) in vals.iter_mut().zip(&kinds) {
-            *v += value(x, kind, ty, shown);
+    }
+
+    /// One group's values, as `flat_table` shows them and `compare` reads them.
+    fn values(&self, x: Tally, out: &mut [f64]) {
+        for (o, &(kind, ty, shown)) in out.iter_mut().zip(&self.kinds) {
+            let cell = match kind {
+                Value::Count => sum_cell(x.count, x.count as i64, ty),
+                Value::Weight => sum_cell(x.count, x.weight, ty),
+                Value::Percent => {
+                    crate::flat_table::percent_cell(x.count, x.weight, self.by_weight, self.base)
+                }
+            };
+            *o = cell.number(shown).unwrap_or(0.0);
         }
     }
-    Some(out)
 }
 
 fn sum_cell(n: u64, sum: i64, ty: ColumnType) -> CellValue {
@@ -380,39 +403,26 @@ pub fn compare(
     };
     let gb = groups(&mut shared, base, &plan)?;
     let gn = groups(&mut shared, new, &plan)?;
-    let vb = identity_values(base, &plan, gb)?;
-    let vn = identity_values(new, &plan, gn)?;
-    let width = plan
-        .values
-        .iter()
-        .filter(|(spec, _)| {
-            let shown = spec.shown_type(&def);
-            shown.is_numeric() && shown != ColumnType::Address
-        })
-        .count();
-    let mut index: FxHashMap<Identity, usize> = FxHashMap::default();
-    let mut rows: Vec<IdRow> = Vec::with_capacity(vb.len().max(vn.len()));
-    index.reserve(vb.len().max(vn.len()));
-    for (new_side, list) in [(false, vb), (true, vn)] {
-        for (key, vals) in list {
-            let i = *index.entry(key).or_insert_with(|| {
-                rows.push(IdRow {
-                    thread_part: key.0,
-                    stack_part: key.1,
-                    values: vec![(0.0, 0.0); width],
-                });
-                rows.len() - 1
-            });
-            let Some(row) = rows.get_mut(i) else { continue };
-            for (slot, v) in row.values.iter_mut().zip(vals) {
-                if new_side {
-                    slot.1 = v;
-                } else {
-                    slot.0 = v * scale;
-                }
+    let valuers = [
+        Valuer::of(base, &plan, gb.total)?,
+        Valuer::of(new, &plan, gn.total)?,
+    ];
+    let width = valuers[1].kinds.len();
+    let bounds = (
+        shared.thread_parts.tuples.len(),
+        shared.stack_parts.tuples.len(),
+    );
+    let rows = rows::merge(
+        [&gb.groups, &gn.groups],
+        bounds,
+        width,
+        scale,
+        |side, x, out| {
+            if let Some(v) = valuers.get(side) {
+                v.values(x, out)
             }
-        }
-    }
+        },
+    );
     let place: Vec<(bool, usize)> = {
         let (mut nt, mut ns) = (0, 0);
         plan.keys
@@ -428,7 +438,7 @@ pub fn compare(
             })
             .collect()
     };
-    let mut cmp = IdComparison {
+    let cmp = IdComparison {
         key_names: plan
             .keys
             .iter()
@@ -449,70 +459,16 @@ pub fn compare(
             .map(|(spec, _)| spec.shown_type(&def))
             .filter(|shown| shown.is_numeric() && *shown != ColumnType::Address)
             .collect(),
-        rows: Vec::new(),
+        rows,
         columns: shared.columns,
         place,
         thread_parts: shared.thread_parts,
         stack_parts: shared.stack_parts,
         paths: shared.paths,
     };
-    sort(&mut cmp, &mut rows);
-    cmp.rows = rows;
     Some(cmp)
 }
 
 fn plan_columns(def: &TableDef<'_>, keys: &[String]) -> Option<Vec<usize>> {
     keys.iter().map(|k| def.column(k)).collect()
-}
-
-/// Largest loss first, then by the key texts (their ranks), as
-/// `compare::compare` orders its rows.
-fn sort(c: &mut IdComparison, rows: &mut Vec<IdRow>) {
-    let ncol = c.columns.len();
-    // Per column, the rank of each identity id (ids are dense).
-    let mut ranks: Vec<Vec<u32>> = Vec::with_capacity(ncol);
-    for k in 0..ncol {
-        let mut ids: Vec<u32> = rows.iter().map(|r| c.column_id(r, k)).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let by_id = match c.columns.get(k) {
-            Some(col) if col.stack => c.paths.ranks(&ids),
-            Some(col) => col.texts.ranks(&ids),
-            None => FxHashMap::default(),
-        };
-        let mut dense = vec![0u32; ids.last().map_or(0, |&m| m as usize + 1)];
-        for (id, rank) in by_id {
-            if let Some(d) = dense.get_mut(id as usize) {
-                *d = rank;
-            }
-        }
-        ranks.push(dense);
-    }
-    let cc: &IdComparison = c;
-    let keyed: Vec<u32> = rows
-        .iter()
-        .flat_map(|r| {
-            let ranks = &ranks;
-            (0..ncol).map(move |k| {
-                ranks
-                    .get(k)
-                    .and_then(|d| d.get(cc.column_id(r, k) as usize))
-                    .copied()
-                    .unwrap_or(0)
-            })
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    let key = |i: usize| keyed.get(i * ncol..(i + 1) * ncol).unwrap_or_default();
-    order.sort_unstable_by(|&a, &b| {
-        let (ra, rb) = (&rows[a], &rows[b]);
-        ra.delta()
-            .total_cmp(&rb.delta())
-            .then_with(|| key(a).cmp(key(b)))
-    });
-    let mut taken: Vec<Option<IdRow>> = std::mem::take(rows).into_iter().map(Some).collect();
-    *rows = order
-        .into_iter()
-        .filter_map(|i| taken.get_mut(i).and_then(Option::take))
-        .collect();
 }

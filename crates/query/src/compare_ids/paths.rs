@@ -4,7 +4,7 @@
 //! Stack texts (`table_columns::stack_text`, labels root first joined by
 //! `;`) are equal. Paths sort as those texts would, without making them.
 
-use super::texts::Texts;
+use super::labels::Labels;
 use model::{Trace, NONE};
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
@@ -16,7 +16,7 @@ pub(super) struct Paths {
     index: FxHashMap<(u32, u32), u32>,
     parent: Vec<u32>,
     label: Vec<u32>,
-    pub labels: Texts,
+    pub labels: Labels,
 }
 
 impl Default for Paths {
@@ -25,7 +25,7 @@ impl Default for Paths {
             index: FxHashMap::default(),
             parent: vec![EMPTY],
             label: vec![u32::MAX],
-            labels: Texts::default(),
+            labels: Labels::default(),
         }
     }
 }
@@ -36,8 +36,11 @@ impl Paths {
     /// to one (an empty label or one with `;`, a parent after its child).
     pub(super) fn of_trace(&mut self, t: &Trace) -> Option<Vec<u32>> {
         let st = &t.stacks;
-        let mut label_of: FxHashMap<u32, u32> = FxHashMap::default();
+        // Per frame row, its label (`u32::MAX`: not read yet).
+        let mut label_of = vec![u32::MAX; t.frames.module.len()];
+        let mut module_text = vec![u32::MAX; t.modules.name.len()];
         let mut out = Vec::with_capacity(st.len() + 1);
+        self.index.reserve(st.len());
         for i in 0..st.len() {
             let parent = match *st.parent.get(i)? {
                 NONE => EMPTY,
@@ -45,15 +48,13 @@ impl Paths {
                 _ => return None,
             };
             let frame = *st.frame.get(i)?;
-            let label = match label_of.get(&frame) {
-                Some(&l) => l,
-                None => {
-                    let text = t.frame_label(frame);
-                    if text.is_empty() || text.contains(';') {
-                        return None;
+            let label = match label_of.get(frame as usize) {
+                Some(&l) if l != u32::MAX => l,
+                _ => {
+                    let l = self.labels.of_frame(t, frame, &mut module_text)?;
+                    if let Some(slot) = label_of.get_mut(frame as usize) {
+                        *slot = l;
                     }
-                    let l = self.labels.id(text);
-                    label_of.insert(frame, l);
                     l
                 }
             };
@@ -91,7 +92,7 @@ impl Paths {
 
     /// The Stack text of path `p`.
     pub(super) fn text(&self, p: u32) -> String {
-        let labels: Vec<&str> = self
+        let labels: Vec<_> = self
             .labels_of(p)
             .into_iter()
             .map(|l| self.labels.get(l))
@@ -99,8 +100,16 @@ impl Paths {
         labels.join(";")
     }
 
-    /// The rank of each of `ids` (distinct paths) in the order of their texts.
+    /// The rank of each of `ids` (distinct paths) in the order of their
+    /// texts: from the order of all paths when `ids` are many of them.
     pub(super) fn ranks(&self, ids: &[u32]) -> FxHashMap<u32, u32> {
+        if ids.len().saturating_mul(16) > self.parent.len() {
+            let all = self.order();
+            return ids
+                .iter()
+                .map(|&p| (p, all.get(p as usize).copied().unwrap_or(0)))
+                .collect();
+        }
         let seqs: Vec<Vec<u32>> = ids.iter().map(|&p| self.labels_of(p)).collect();
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by(|&a, &b| joined_cmp(&seqs[a], &seqs[b], &self.labels));
@@ -110,10 +119,82 @@ impl Paths {
             .map(|(rank, i)| (ids[i], rank as u32))
             .collect()
     }
+
+    /// The rank of every path in the order of the texts, from one walk of
+    /// the tree of paths. The texts below a path `P;x` are those starting
+    /// with `P;x;` (no label holds `;`), so among the children of `P`, each
+    /// child `x` is two entries: itself (`x`) and all below it (`x;`), and
+    /// the entries sort by those strings.
+    fn order(&self) -> Vec<u32> {
+        let n = self.parent.len();
+        // Children of each path, by counting sort of their parents.
+        let mut start = vec![0u32; n + 1];
+        for &p in self.parent.iter().skip(1) {
+            if let Some(c) = start.get_mut(p as usize) {
+                *c += 1;
+            }
+        }
+        let mut at = 0u32;
+        for c in start.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        let mut children = vec![0u32; n.saturating_sub(1)];
+        for (child, &p) in self.parent.iter().enumerate().skip(1) {
+            if let Some(pos) = start.get_mut(p as usize) {
+                if let Some(slot) = children.get_mut(*pos as usize) {
+                    *slot = child as u32;
+                }
+                *pos += 1;
+            }
+        }
+        // `start[p]` is now the end of p's children; entries: (child, below).
+        let label = |c: u32| {
+            let l = self.label.get(c as usize).copied().unwrap_or(u32::MAX);
+            self.labels.get(l)
+        };
+        let entry_cmp = |&(a, ba): &(u32, bool), &(b, bb): &(u32, bool)| {
+            let (x, y) = (label(a), label(b));
+            let tail = |below: bool| below.then_some(b';');
+            x.bytes().chain(tail(ba)).cmp(y.bytes().chain(tail(bb)))
+        };
+        let entries = |p: u32| -> Vec<(u32, bool)> {
+            let hi = start.get(p as usize).copied().unwrap_or(0) as usize;
+            let lo = match p as usize {
+                0 => 0,
+                q => start.get(q - 1).copied().unwrap_or(0) as usize,
+            };
+            let mut e: Vec<(u32, bool)> = children
+                .get(lo..hi)
+                .unwrap_or_default()
+                .iter()
+                .flat_map(|&c| [(c, false), (c, true)])
+                .collect();
+            e.sort_by(entry_cmp);
+            e
+        };
+        let mut rank = vec![0u32; n];
+        let mut next = 1; // EMPTY (no text) is first.
+        let mut stack: Vec<std::vec::IntoIter<(u32, bool)>> = vec![entries(EMPTY).into_iter()];
+        while let Some(top) = stack.last_mut() {
+            match top.next() {
+                Some((c, false)) => {
+                    if let Some(r) = rank.get_mut(c as usize) {
+                        *r = next;
+                    }
+                    next += 1;
+                }
+                Some((c, true)) => stack.push(entries(c).into_iter()),
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+        rank
+    }
 }
 
 /// `a` against `b` as their labels joined by `;` compare, byte by byte.
-fn joined_cmp(a: &[u32], b: &[u32], labels: &Texts) -> Ordering {
+fn joined_cmp(a: &[u32], b: &[u32], labels: &Labels) -> Ordering {
     let k = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[k..], &b[k..]);
     // Past the shared labels both go on with `;` and the rest, or end.
@@ -121,17 +202,19 @@ fn joined_cmp(a: &[u32], b: &[u32], labels: &Texts) -> Ordering {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
-        (false, false) => bytes(a, labels).cmp(bytes(b, labels)),
+        (false, false) => bytes(a, labels).cmp(&bytes(b, labels)),
     }
 }
 
-fn bytes<'a>(seq: &'a [u32], labels: &'a Texts) -> impl Iterator<Item = u8> + 'a {
-    seq.iter().enumerate().flat_map(move |(i, &l)| {
-        (i > 0)
-            .then_some(b';')
-            .into_iter()
-            .chain(labels.get(l).bytes())
-    })
+fn bytes(seq: &[u32], labels: &Labels) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, &l) in seq.iter().enumerate() {
+        if i > 0 {
+            out.push(b';');
+        }
+        out.extend_from_slice(labels.get(l).as_bytes());
+    }
+    out
 }
 
 #[cfg(test)]
@@ -140,9 +223,12 @@ mod tests {
 
     #[test]
     fn joined_order_is_the_order_of_the_joined_texts() {
-        let mut labels = Texts::default();
-        let words = ["a", "a.dll", "ab", "b", "a!x", "A", "a;"];
-        let ids: Vec<u32> = words.iter().map(|w| labels.id(w.to_string())).collect();
+        let mut labels = Labels::default();
+        let words = ["a", "a.dll", "ab", "b", "a!x", "A", "a;", "a!0x10"];
+        let ids: Vec<u32> = words
+            .iter()
+            .map(|w| labels.of_text(w.to_string()))
+            .collect();
         let seqs: Vec<Vec<u32>> = vec![
             vec![ids[0]],
             vec![ids[0], ids[3]],
@@ -152,6 +238,8 @@ mod tests {
             vec![ids[0], ids[0], ids[0]],
             vec![ids[4]],
             vec![ids[5], ids[3]],
+            vec![ids[7], ids[0]],
+            vec![ids[0], ids[7]],
             vec![],
         ];
         for x in &seqs {
@@ -167,6 +255,41 @@ mod tests {
                     text(x).cmp(&text(y)),
                     "{x:?} {y:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn the_order_of_all_paths_is_the_order_of_their_texts() {
+        let mut rng = testdata::Rng::new(11);
+        let words = [
+            "a", "a.dll", "ab", "b", "a!x", "A", "a:b", "a<", "z", "a!0x1f", "0x1",
+        ];
+        for case in 0..50 {
+            let mut paths = Paths::default();
+            let ids: Vec<u32> = words
+                .iter()
+                .map(|w| paths.labels.of_text(w.to_string()))
+                .collect();
+            for _ in 0..rng.below(80) {
+                let mut p = EMPTY;
+                for _ in 0..1 + rng.below(5) {
+                    p = paths.path(p, ids[rng.below(ids.len())]);
+                }
+            }
+            let all: Vec<u32> = (0..paths.parent.len() as u32).collect();
+            let rank = paths.order();
+            let mut by_text = all.clone();
+            by_text.sort_by_key(|&p| paths.text(p));
+            let mut by_rank = all.clone();
+            by_rank.sort_by_key(|&p| rank[p as usize]);
+            assert_eq!(by_rank, by_text, "case {case}");
+            let few: Vec<u32> = all.iter().copied().step_by(3).collect();
+            let (a, b) = (paths.ranks(&few), paths.ranks(&all));
+            for x in &few {
+                for y in &few {
+                    assert_eq!(a[x].cmp(&a[y]), b[x].cmp(&b[y]), "case {case}");
+                }
             }
         }
     }
