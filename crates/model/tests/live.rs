@@ -4,7 +4,7 @@
 //! normal build is the oracle here (as `build_reference` is for the sweep);
 //! on the real trace the sample count is also the Python reference's.
 
-use model::build::live::LiveBuilder;
+use model::build::live::{LiveBuilder, LiveState};
 use model::build::FileMeta;
 use model::Trace;
 use std::collections::BTreeMap;
@@ -177,11 +177,13 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
 fn incremental_equals_from_scratch(file: &etl::EtlFile, every: u64) -> (usize, usize) {
     let mut live = LiveBuilder::new(FileMeta::of(file));
     let mut next = every;
-    let mut checkpoint = None;
+    let mut checkpoint = LiveState::default();
     let (mut snapshots, mut resumed, mut skipped) = (0, 0, 0);
     let mut step = |live: &mut LiveBuilder| {
         let scratch = live.snapshot_input().build();
-        let b = live.snapshot_input().build_after(checkpoint.take());
+        let b = live
+            .snapshot_input()
+            .build_after(std::mem::take(&mut checkpoint));
         for ((name, got), (_, want)) in tables(&b.trace).iter().zip(tables(&scratch)) {
             assert!(
                 *got == want,

@@ -12,8 +12,8 @@ pub mod record_windows;
 pub mod replay;
 
 use crate::store::{LoadedTrace, Store};
-use model::build::live::LiveBuilder;
-use model::build::resume::SampleCheckpoint;
+use model::build::live::{LiveBuilder, LiveState};
+use model::build::steps::StepTimes;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -89,6 +89,33 @@ impl Feeder {
     }
 }
 
+/// This process's CPU time in ms (every thread's: the feed's too).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec to a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
+/// Elsewhere the log shows wall times only.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn cpu_ms() -> f64 {
+    0.0
+}
+
+/// Each step's cost in the debug log (`RUST_LOG=etlscope=debug`), else off.
+fn step_times() -> StepTimes {
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        StepTimes::on(cpu_ms)
+    } else {
+        StepTimes::default()
+    }
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -103,7 +130,7 @@ fn snapshot(
     id: &str,
     label: &str,
     since: u64,
-    checkpoint: &mut Option<Box<SampleCheckpoint>>,
+    checkpoint: &mut LiveState,
 ) -> Option<LoadedTrace> {
     feeder.wanted.store(true, Ordering::Relaxed);
     let (input, events, copy) = {
@@ -118,11 +145,13 @@ fn snapshot(
     };
     let copied_at_ms = now_ms();
     let started = Instant::now();
-    let built = input.build_after(checkpoint.take());
+    let mut steps = step_times();
+    let built = input.build_after_timed(std::mem::take(checkpoint), &mut steps);
     *checkpoint = built.next;
     let mut loaded = LoadedTrace::new(id.to_string(), built.trace, 0.0, 0);
+    steps.mark("query index");
     let build = started.elapsed();
-    tracing::debug!(%id, events, resumed = built.resumed, ms = build.as_millis() as u64, "live model");
+    tracing::debug!(%id, events, resumed = built.resumed, ms = build.as_millis() as u64, steps = %steps.line(), "live model");
     loaded.load_seconds = build.as_secs_f64();
     loaded.live = Some(LiveInfo {
         label: label.to_string(),
@@ -149,6 +178,7 @@ pub fn serve_live<F>(
     F: FnOnce(&Arc<Feeder>) + Send,
 {
     let done = AtomicBool::new(false);
+    let mut checkpoint = LiveState::default();
     std::thread::scope(|s| {
         s.spawn(|| {
             feed(&feeder);
@@ -156,7 +186,6 @@ pub fn serve_live<F>(
         });
         let mut served = Instant::now();
         let mut events = 0;
-        let mut checkpoint = None;
         while !done.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_millis(10));
             if served.elapsed() < MIN_GAP {
@@ -179,7 +208,8 @@ pub fn serve_live<F>(
     }
     let started = Instant::now();
     let builder = std::mem::take(&mut *feeder.lock());
-    let trace = builder.finish();
+    // Resumed from the last live model: the same model as a normal build.
+    let trace = builder.finish_after(checkpoint);
     let loaded = LoadedTrace::new(id.clone(), trace, started.elapsed().as_secs_f64(), 0);
     store.finish_live(loaded, &trace_path);
     tracing::info!(%id, "live trace complete");
