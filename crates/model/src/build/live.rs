@@ -112,6 +112,14 @@ pub struct LiveState {
     pub(crate) parts: Option<Box<PartsState>>,
 }
 
+impl LiveState {
+    /// Whether the next snapshot extends these stack parts (records in
+    /// time order) rather than building them from every stack record.
+    pub fn keeps_stack_parts(&self) -> bool {
+        self.parts.is_some()
+    }
+}
+
 /// A snapshot's model, and what the next one can resume from.
 #[derive(Debug)]
 pub struct LiveBuild {

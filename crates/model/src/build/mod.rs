@@ -214,7 +214,7 @@ pub(crate) fn build_resuming(
     // Samples.
     let (mut resolver, tail) = match parts_state.as_mut() {
         Some(state) => {
-            let (r, tail) = state.resolver(&batch, &batch.fragments);
+            let (r, tail) = state.resolver(&batch, &batch.fragments, settle.unwrap_or(0));
             (r, Some(tail))
         }
         None => (
@@ -252,7 +252,8 @@ pub(crate) fn build_resuming(
     let mut unknown_process: Option<u32> = None;
     let mut unknown_threads: rustc_hash::FxHashMap<u32, u32> = Default::default();
     let mut info = TraceInfo::default();
-    let from = from.filter(|cp| cp.parts_fit(resolver.parts_through(cp.last_ts)));
+    let from =
+        from.filter(|cp| cp.parts_fit(resolver.parts_through(cp.last_ts), parts_state.as_deref()));
     steps.mark("parts check");
     let samples = std::mem::take(&mut batch.samples);
     let mut start = 0;
@@ -294,7 +295,10 @@ pub(crate) fn build_resuming(
                 samples: i,
                 arrived: samples.len(),
                 last_ts,
-                parts: resolver.parts_through(last_ts).to_vec(),
+                parts: match parts_state.as_deref() {
+                    Some(s) => resume::PartsProof::State(s.id()),
+                    None => resume::PartsProof::Copy(resolver.parts_through(last_ts).to_vec()),
+                },
                 state: resume::JoinState {
                     strings: t.strings.clone(),
                     processes: t.processes.clone(),

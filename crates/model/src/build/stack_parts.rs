@@ -2,8 +2,10 @@
 //! only the stack records that are new instead of rebuilding and sorting
 //! the parts of every stack record so far (`StackResolver::new`).
 //!
-//! Records arrive in time order (checked: otherwise the snapshot is built
-//! as before). Arrivals before the `horizon` (the newest event's time, or
+//! Records arrive in time order, give or take the settling time (checked:
+//! a record from before the horizon makes a fresh state; key definitions
+//! must come in time order, or the parts are built as before). Arrivals
+//! before the `horizon` (the newest event's time less the settling time, or
 //! an earlier key reference still without a definition) are joined once and
 //! kept, sorted, with the exit-from-kernel state after them; the arrivals
 //! from the horizon on can still change (a later stack record of the same
@@ -16,14 +18,19 @@
 use super::records::{Batch, FragmentSet, InlineStackRec, StackKeyRefRec};
 use super::stacks::{self, Arrival, DefIndex, Part, StackResolver, StackStats, Waiting};
 use rayon::slice::ParallelSliceMut;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Debug, Clone, Default)]
 pub struct PartsState {
+    /// Unique per state: a checkpoint names the state its parts came from.
+    id: u64,
     pointer_size: u32,
-    /// Records joined into `parts` (a prefix of each list).
-    inline_done: usize,
-    refs_done: usize,
+    /// Records looked at (each list's length then) and, of them, the
+    /// inline walks at or after the horizon, in arrival order.
+    inline_seen: usize,
+    refs_seen: usize,
     defs_done: usize,
+    pending_inline: Vec<InlineStackRec>,
     /// Every arrival before this time is in `parts`; no later record may
     /// come before it.
     horizon: i64,
@@ -34,7 +41,14 @@ pub struct PartsState {
     parts: Vec<Part>,
     inline_fragments: u64,
     key_refs: u64,
+    /// The earliest event time of the parts this snapshot added for good,
+    /// of its tail, and of the previous snapshot's tail (i64::MAX: none).
+    fresh_from: i64,
+    tail_from: i64,
+    previous_tail_from: i64,
 }
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// What a snapshot merged into the kept parts, to take out again after.
 pub(super) struct Tail {
@@ -42,14 +56,24 @@ pub(super) struct Tail {
     replaced: Vec<Part>,
 }
 
-fn from_in_time_order<T>(records: &[T], done: usize, floor: i64, ts: impl Fn(&T) -> i64) -> bool {
-    let Some(new) = records.get(done..) else {
+/// Records from `seen` on all at or after `floor` (in time order too when
+/// `ordered`).
+fn new_from<T>(
+    records: &[T],
+    seen: usize,
+    floor: i64,
+    ordered: bool,
+    ts: impl Fn(&T) -> i64,
+) -> bool {
+    let Some(new) = records.get(seen..) else {
         return false;
     };
     let mut last = floor;
     new.iter().all(|r| {
         let ok = ts(r) >= last;
-        last = ts(r);
+        if ordered {
+            last = ts(r);
+        }
         ok
     })
 }
@@ -57,7 +81,11 @@ fn from_in_time_order<T>(records: &[T], done: usize, floor: i64, ts: impl Fn(&T)
 impl PartsState {
     fn new(pointer_size: u32) -> PartsState {
         PartsState {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             pointer_size,
+            fresh_from: i64::MAX,
+            tail_from: i64::MAX,
+            previous_tail_from: i64::MAX,
             horizon: i64::MIN,
             last_def_ts: i64::MIN,
             ..PartsState::default()
@@ -68,9 +96,17 @@ impl PartsState {
     /// stack records at or after what this state joined.
     fn fits(&self, b: &Batch, pointer_size: u32) -> bool {
         self.pointer_size == pointer_size
-            && from_in_time_order(&b.inline_stacks, self.inline_done, self.horizon, |r| r.ts)
-            && from_in_time_order(&b.key_refs, self.refs_done, self.horizon, |r| r.ts)
-            && from_in_time_order(&b.key_defs, self.defs_done, self.last_def_ts, |r| r.ts)
+            && new_from(
+                &b.inline_stacks,
+                self.inline_seen,
+                self.horizon,
+                false,
+                |r| r.ts,
+            )
+            && new_from(&b.key_refs, self.refs_seen, self.horizon, false, |r| r.ts)
+            && new_from(&b.key_defs, self.defs_done, self.last_def_ts, true, |r| {
+                r.ts
+            })
     }
 
     /// `state` when `b` extends it, else a new one when `b`'s stack records
@@ -94,6 +130,7 @@ impl PartsState {
         &mut self,
         b: &Batch,
         fragments: &'a FragmentSet,
+        settle: i64,
     ) -> (StackResolver<'a>, Tail) {
         let ps = self.pointer_size;
         let new_defs = b.key_defs.get(self.defs_done..).unwrap_or_default();
@@ -101,13 +138,26 @@ impl PartsState {
         self.defs_done = b.key_defs.len();
         self.last_def_ts = new_defs.last().map_or(self.last_def_ts, |d| d.ts);
 
-        let inline = b.inline_stacks.get(self.inline_done..).unwrap_or_default();
-        let refs = b.key_refs.get(self.refs_done..).unwrap_or_default();
+        // Every record not joined for good is at or after the horizon:
+        // the inline walks kept, the new ones, and the (sorted) references
+        // from the horizon on, each in the order a stable sort by time
+        // gives (ties in arrival order).
+        let mut inline = std::mem::take(&mut self.pending_inline);
+        inline.extend_from_slice(b.inline_stacks.get(self.inline_seen..).unwrap_or_default());
+        inline.sort_by_key(|r| r.ts);
+        self.inline_seen = b.inline_stacks.len();
+        self.refs_seen = b.key_refs.len();
+        let refs = b
+            .key_refs
+            .get(b.key_refs.partition_point(|r| r.ts < self.horizon)..);
+        let refs = refs.unwrap_or_default();
         let unresolved = refs
             .iter()
             .find(|r| stacks::ref_arrival(r, &self.defs).is_none())
             .map(|r| r.ts);
-        let newest = b.max_ts.unwrap_or(i64::MIN);
+        // Records can arrive a little out of time order: keep `settle`
+        // ticks open (a record older than that makes a fresh state).
+        let newest = b.max_ts.unwrap_or(i64::MIN).saturating_sub(settle);
         let horizon = unresolved
             .map_or(newest, |u| u.min(newest))
             .max(self.horizon);
@@ -118,9 +168,8 @@ impl PartsState {
         let (arrivals, _) = self.arrivals(inline_now, refs_now, fragments);
         let mut fresh = Vec::with_capacity(arrivals.len());
         stacks::join_arrivals(&arrivals, &mut self.waiting, &mut fresh);
+        self.fresh_from = earliest(&fresh);
         merge_in(&mut self.parts, fresh);
-        self.inline_done += inline_now.len();
-        self.refs_done += refs_now.len();
         self.inline_fragments += inline_now.len() as u64;
         self.key_refs += refs_now.len() as u64;
         self.horizon = horizon;
@@ -128,15 +177,31 @@ impl PartsState {
         let (arrivals, unresolved) = self.arrivals(inline_later, refs_later, fragments);
         let mut later = Vec::with_capacity(arrivals.len());
         stacks::join_arrivals(&arrivals, &mut self.waiting.clone(), &mut later);
+        self.previous_tail_from = self.tail_from;
+        self.tail_from = earliest(&later);
         let tail = merge_in(&mut self.parts, later);
+        let inline_later = inline_later.len();
+        self.pending_inline = inline.split_off(inline.len() - inline_later);
         let stats = StackStats {
-            inline_fragments: self.inline_fragments + inline_later.len() as u64,
+            inline_fragments: self.inline_fragments + inline_later as u64,
             key_refs: self.key_refs + refs_later.len() as u64,
             unresolved_key_refs: unresolved,
             joined_events: 0,
         };
         let parts = std::mem::take(&mut self.parts);
         (StackResolver::from_parts(parts, stats, fragments, ps), tail)
+    }
+
+    pub(super) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Parts of events before this time are the same as in the previous
+    /// snapshot's resolver (none added, none of its tail gone).
+    pub(super) fn changed_from(&self) -> i64 {
+        self.fresh_from
+            .min(self.tail_from)
+            .min(self.previous_tail_from)
     }
 
     /// The parts back from the snapshot's resolver, without its tail.
@@ -170,6 +235,10 @@ impl PartsState {
         v.par_sort_by_key(|a| a.ts);
         (v, unresolved)
     }
+}
+
+fn earliest(parts: &[Part]) -> i64 {
+    parts.iter().map(|p| p.event_ts).min().unwrap_or(i64::MAX)
 }
 
 /// Merge `fresh` (in push order) into the sorted `parts`, as a stable sort
