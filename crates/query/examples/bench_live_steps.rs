@@ -1,7 +1,7 @@
 //! Per-step cost of live snapshots: replays FILE through the live path and,
 //! every EVERY events, copies the records, builds the snapshot resumed from
-//! the previous one's checkpoint and the query index over it, as the server
-//! does, printing each step's CPU time (this process's, rayon's workers
+//! the previous one's state and the query index over it (extended from the
+//! previous index), as the server does, printing each step's CPU time (this process's, rayon's workers
 //! included: it does not depend on other processes' load) and wall time.
 //!
 //! cargo run --release -p query --example bench_live_steps -- FILE [EVERY]
@@ -9,6 +9,8 @@
 use model::build::live::{LiveBuilder, LiveState};
 use model::build::steps::StepTimes;
 use model::build::FileMeta;
+use query::live_index::Kept;
+use query::Engine;
 use std::sync::Arc;
 
 fn cpu_ms() -> f64 {
@@ -45,13 +47,27 @@ fn main() {
     let mut live = LiveBuilder::new(FileMeta::of(&file));
     let mut next = every;
     let mut checkpoint = LiveState::default();
+    let mut seed = None;
     let mut snapshot = |live: &mut LiveBuilder, last: bool| {
         let mut steps = StepTimes::on(cpu_ms);
         let input = live.snapshot_input();
         steps.mark("copy");
         let b = input.build_after_timed(std::mem::take(&mut checkpoint), &mut steps);
         checkpoint = b.next;
-        drop(query::Engine::new(Arc::new(b.trace)));
+        let trace = Arc::new(b.trace);
+        let engine = match seed.take() {
+            Some(s) if b.resumed > 0 => {
+                let kept = Kept {
+                    samples: b.resumed,
+                    threads: b.resumed_threads,
+                    stacks: b.resumed_stacks,
+                };
+                Engine::extending(&s, trace, kept)
+            }
+            _ => Engine::new(trace),
+        };
+        seed = Some(engine.live_seed());
+        drop(engine);
         steps.mark("query index");
         let (cpu, wall) = steps
             .steps

@@ -83,7 +83,8 @@ impl Engine {
                     let old_nodes = seed.by_node.start.len().checked_sub(1)?;
                     let mut after = vec![0; old_nodes];
                     for i in from..old.len() {
-                        *after.get_mut(old_node(old.stack[i]).min(old_nodes - 1))? += 1;
+                        *after
+                            .get_mut(old_node(old.stack[i]).min(old_nodes.saturating_sub(1)))? += 1;
                     }
                     // Old node -> new node, through the stacks both share;
                     // the root stands for samples without a stack.
@@ -111,5 +112,14 @@ impl Engine {
                 extended.unwrap_or_else(|| View::build(s, tree.len(), key))
             },
         )
+    }
+}
+
+impl Engine {
+    /// Whether both engines' sample views are the same, run for run (the
+    /// check of `extending` against `new`; not for use outside tests).
+    #[doc(hidden)]
+    pub fn same_sample_views(&self, other: &Engine) -> bool {
+        self.by_thread == other.by_thread && self.by_node == other.by_node
     }
 }

@@ -5,7 +5,7 @@
 use model::samples::SampleTable;
 use std::ops::Range;
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct View {
     pub time: Vec<i64>,
     pub thread_cpu: Vec<u32>,

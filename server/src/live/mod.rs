@@ -14,6 +14,8 @@ pub mod replay;
 use crate::store::{LoadedTrace, Store};
 use model::build::live::{LiveBuilder, LiveState};
 use model::build::steps::StepTimes;
+use query::live_index::{Kept, LiveSeed};
+use query::Engine;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -131,6 +133,7 @@ fn snapshot(
     label: &str,
     since: u64,
     checkpoint: &mut LiveState,
+    seed: &mut Option<LiveSeed>,
 ) -> Option<LoadedTrace> {
     feeder.wanted.store(true, Ordering::Relaxed);
     let (input, events, copy) = {
@@ -148,7 +151,22 @@ fn snapshot(
     let mut steps = step_times();
     let built = input.build_after_timed(std::mem::take(checkpoint), &mut steps);
     *checkpoint = built.next;
-    let mut loaded = LoadedTrace::new(id.to_string(), built.trace, 0.0, 0);
+    let trace = Arc::new(built.trace);
+    // The index keeps the previous model's sample views for the samples
+    // the join resumed with.
+    let engine = match seed.take() {
+        Some(s) if built.resumed > 0 => {
+            let kept = Kept {
+                samples: built.resumed,
+                threads: built.resumed_threads,
+                stacks: built.resumed_stacks,
+            };
+            Engine::extending(&s, trace, kept)
+        }
+        _ => Engine::new(trace),
+    };
+    *seed = Some(engine.live_seed());
+    let mut loaded = LoadedTrace::from_engine(id.to_string(), engine);
     steps.mark("query index");
     let build = started.elapsed();
     tracing::debug!(%id, events, resumed = built.resumed, ms = build.as_millis() as u64, steps = %steps.line(), "live model");
@@ -186,12 +204,14 @@ pub fn serve_live<F>(
         });
         let mut served = Instant::now();
         let mut events = 0;
+        let mut seed = None;
         while !done.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_millis(10));
             if served.elapsed() < MIN_GAP {
                 continue;
             }
-            let Some(loaded) = snapshot(&feeder, &id, &label, events, &mut checkpoint) else {
+            let Some(loaded) = snapshot(&feeder, &id, &label, events, &mut checkpoint, &mut seed)
+            else {
                 served = Instant::now();
                 continue;
             };

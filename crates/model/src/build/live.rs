@@ -128,6 +128,10 @@ pub struct LiveBuild {
     /// Samples taken from the checkpoint instead of joined again (0: a
     /// join from the start).
     pub resumed: usize,
+    /// Thread and stack rows taken from the checkpoint with those samples:
+    /// the previous snapshot's rows of the same numbers (0: none).
+    pub resumed_threads: usize,
+    pub resumed_stacks: usize,
 }
 
 impl SnapshotInput {
@@ -151,7 +155,7 @@ impl SnapshotInput {
         // Stack parts can still come for the newest samples: keep what is
         // older than a tenth of a second of trace time.
         let settle = (self.meta.ticks_per_second / 10.0) as i64;
-        let (trace, next, resumed) = super::build_resuming(
+        let (trace, next, [resumed, resumed_threads, resumed_stacks]) = super::build_resuming(
             self.records,
             &self.meta,
             &BuildProgress::default(),
@@ -163,6 +167,8 @@ impl SnapshotInput {
             trace,
             next,
             resumed,
+            resumed_threads,
+            resumed_stacks,
         }
     }
 }

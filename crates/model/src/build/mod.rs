@@ -137,7 +137,7 @@ pub(crate) fn build_resuming(
     sweep: bool,
     resume: Resume,
     steps: &mut steps::StepTimes,
-) -> (Trace, live::LiveState, usize) {
+) -> (Trace, live::LiveState, [usize; 3]) {
     let header = resume::HeaderInputs::of(&batch);
     let (from, parts_state, settle) = match resume {
         Resume::No => (None, None, None),
@@ -257,9 +257,11 @@ pub(crate) fn build_resuming(
     steps.mark("parts check");
     let samples = std::mem::take(&mut batch.samples);
     let mut start = 0;
+    let mut kept_rows = (0, 0);
     if let Some(cp) = from {
         let st = cp.state;
         start = cp.samples;
+        kept_rows = (st.threads.len(), st.stacks.len());
         t.strings = st.strings;
         t.processes = st.processes;
         t.threads = st.threads;
@@ -426,7 +428,7 @@ pub(crate) fn build_resuming(
         checkpoint: kept,
         parts: parts_state,
     };
-    (t, next, start)
+    (t, next, [start, kept_rows.0, kept_rows.1])
 }
 
 /// The parallel pass. Each worker folds the buffers of its contiguous run
