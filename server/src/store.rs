@@ -43,6 +43,12 @@ impl LoadedTrace {
         LoadedTrace::with_engine(id, engine, load_seconds, last_used)
     }
 
+    /// A trace whose index is already built (a live model's, extended
+    /// from the previous model's).
+    pub fn from_engine(id: String, engine: query::Engine) -> LoadedTrace {
+        LoadedTrace::with_engine(id, engine, 0.0, 0)
+    }
+
     fn with_engine(
         id: String,
         engine: query::Engine,

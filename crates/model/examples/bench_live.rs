@@ -6,7 +6,7 @@
 //!
 //! cargo run --release -p model --example bench_live -- FILE [EVERY]
 
-use model::build::live::LiveBuilder;
+use model::build::live::{LiveBuilder, LiveState};
 use model::build::FileMeta;
 use std::time::Instant;
 
@@ -45,7 +45,7 @@ fn main() {
     });
     let mut live = LiveBuilder::new(FileMeta::of(&file));
     let mut next = every;
-    let mut checkpoint = None;
+    let mut checkpoint = LiveState::default();
     println!(
         "events\tscratch_cpu_ms\tscratch_wall_ms\tresumed_cpu_ms\tresumed_wall_ms\tresumed_samples"
     );
@@ -59,7 +59,9 @@ fn main() {
         drop(live.snapshot_input().build());
         let scratch = (cpu_ms() - c, w.elapsed().as_secs_f64() * 1e3);
         let (c, w) = (cpu_ms(), Instant::now());
-        let b = live.snapshot_input().build_after(checkpoint.take());
+        let b = live
+            .snapshot_input()
+            .build_after(std::mem::take(&mut checkpoint));
         let resumed = (cpu_ms() - c, w.elapsed().as_secs_f64() * 1e3);
         checkpoint = b.next;
         println!(

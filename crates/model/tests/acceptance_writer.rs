@@ -640,3 +640,28 @@ fn sweep_build_matches_the_reference_build_on_random_traces() {
         }
     }
 }
+
+#[path = "common/live_check.rs"]
+mod live_check;
+
+/// Live snapshots every few events, each extending the previous one's stack
+/// parts and sample join, equal from-scratch builds of the same events, on
+/// writer traces with every stack form: key definitions that come after
+/// their references (so a reference waits unresolved across snapshots),
+/// user halves logged on the exit from the kernel, keys reused.
+#[test]
+fn incremental_snapshots_equal_from_scratch_builds_on_writer_traces() {
+    let mut traces: Vec<Vec<u8>> = vec![write_trace(8).0, write_trace(4).0];
+    traces.extend((0..6u64).map(|seed| random_trace(if seed % 2 == 0 { 8 } else { 4 }, seed)));
+    for (n, bytes) in traces.into_iter().enumerate() {
+        let file = EtlFile::from_bytes(bytes).unwrap();
+        let events = model::build(&file).info.events;
+        for every in [7, events / 6 + 1] {
+            let r = live_check::incremental_equals_from_scratch(&file, every);
+            assert_eq!(
+                r.stack_parts, r.snapshots,
+                "trace {n}, every {every}: {r:?}"
+            );
+        }
+    }
+}

@@ -4,21 +4,27 @@
 //! normal build is the oracle here (as `build_reference` is for the sweep);
 //! on the real trace the sample count is also the Python reference's.
 
-use model::build::live::LiveBuilder;
+use model::build::live::{LiveBuilder, LiveState};
 use model::build::FileMeta;
 use model::Trace;
 use std::collections::BTreeMap;
 use std::path::Path;
+
+#[path = "common/live_check.rs"]
+mod live_check;
+use live_check::incremental_equals_from_scratch;
 
 #[path = "expected/perfview_net452.rs"]
 #[allow(dead_code)]
 mod expected;
 
 /// Replay `file` through the live path, taking a snapshot every
-/// `snapshot_every` events; returns the final model and the snapshots'
-/// sample counts.
+/// `snapshot_every` events, each resumed from the one before, as the server
+/// does; returns the final model (resumed from the last snapshot) and the
+/// snapshots' sample counts.
 fn replay(file: &etl::EtlFile, snapshot_every: u64) -> (Trace, Vec<usize>) {
     let mut live = LiveBuilder::new(FileMeta::of(file));
+    let mut state = LiveState::default();
     let mut counts = Vec::new();
     let mut next = snapshot_every;
     let diags = file.for_each_event_in_order(|e| {
@@ -29,11 +35,15 @@ fn replay(file: &etl::EtlFile, snapshot_every: u64) -> (Trace, Vec<usize>) {
         live.push(e, offset);
         if live.events() >= next {
             next += snapshot_every;
-            counts.push(live.snapshot_input().build().samples.len());
+            let b = live
+                .snapshot_input()
+                .build_after(std::mem::take(&mut state));
+            counts.push(b.trace.samples.len());
+            state = b.next;
         }
     });
     live.add_diagnostics(diags);
-    (live.finish(), counts)
+    (live.finish_after(state), counts)
 }
 
 /// Per process label: sample count and the multiset of stacks (as frame
@@ -133,98 +143,16 @@ fn replayed_perfview_trace_equals_the_normal_build() {
     assert_eq!(live.samples.len(), expected::SAMPLES);
 }
 
-/// Every table of `t` a sample join touches or follows, row for row in id
-/// order (their Debug form; Generic Events' schemas sit in hash maps of
-/// no fixed order, so that table is compared by its columns of ids).
-fn tables(t: &Trace) -> Vec<(&'static str, String)> {
-    let g = &t.generic;
-    vec![
-        ("info", format!("{:?}", t.info)),
-        // The pool in id order (its index is a hash map of random order).
-        (
-            "strings",
-            format!(
-                "{:?}",
-                (0..t.strings.len() as u32)
-                    .map(|i| t.strings.get(model::strings::StrId(i)))
-                    .collect::<Vec<_>>()
-            ),
-        ),
-        ("processes", format!("{:?}", t.processes)),
-        ("threads", format!("{:?}", t.threads)),
-        ("modules", format!("{:?}", t.modules)),
-        ("images", format!("{:?}", t.images)),
-        ("frames", format!("{:?}", t.frames)),
-        ("funcs", format!("{:?}", t.funcs)),
-        ("stacks", format!("{:?}", t.stacks)),
-        ("samples", format!("{:?}", t.samples)),
-        ("cswitches", format!("{:?}", t.cswitches)),
-        ("ready threads", format!("{:?}", t.ready_threads)),
-        ("file io", format!("{:?}", t.file_io)),
-        ("disk io", format!("{:?}", t.disk_io)),
-        ("hard faults", format!("{:?}", t.hard_faults)),
-        (
-            "generic",
-            format!("{:?}", (&g.time, &g.thread, &g.process, &g.stack)),
-        ),
-    ]
-}
-
-/// Replay `file`, and every `every` events build the snapshot twice: from
-/// the start (`build`) and resuming from the previous snapshot's checkpoint
-/// (`build_after`). The two must be the same model, row for row. Returns
-/// how many snapshots resumed and how many samples they did not join again.
-fn incremental_equals_from_scratch(file: &etl::EtlFile, every: u64) -> (usize, usize) {
-    let mut live = LiveBuilder::new(FileMeta::of(file));
-    let mut next = every;
-    let mut checkpoint = None;
-    let (mut snapshots, mut resumed, mut skipped) = (0, 0, 0);
-    let mut step = |live: &mut LiveBuilder| {
-        let scratch = live.snapshot_input().build();
-        let b = live.snapshot_input().build_after(checkpoint.take());
-        for ((name, got), (_, want)) in tables(&b.trace).iter().zip(tables(&scratch)) {
-            assert!(
-                *got == want,
-                "{name} differ: snapshot {snapshots} at {} events (resumed {} samples)",
-                live.events(),
-                b.resumed
-            );
-        }
-        snapshots += 1;
-        if b.resumed > 0 {
-            resumed += 1;
-            skipped += b.resumed;
-        }
-        checkpoint = b.next;
-    };
-    let diags = file.for_each_event_in_order(|e| {
-        let offset = file
-            .buffers()
-            .get(e.buffer_index as usize)
-            .map_or(0, |b| b.offset);
-        live.push(e, offset);
-        if live.events() >= next {
-            next += every;
-            step(&mut live);
-        }
-    });
-    live.add_diagnostics(diags);
-    step(&mut live);
-    assert!(snapshots >= 5, "only {snapshots} snapshots");
-    (resumed, skipped)
-}
-
 #[test]
 fn incremental_snapshots_equal_from_scratch_builds_on_the_demo() {
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/explorer-overlay.etl");
     let file = etl::EtlFile::open(&demo).expect("demo trace");
     let every = model::build(&file).info.events / 8 + 1;
-    let (resumed, skipped) = incremental_equals_from_scratch(&file, every);
-    // The demo's samples come after its rundown: later snapshots resume.
-    assert!(
-        resumed >= 3 && skipped > 0,
-        "resumed {resumed} snapshots, {skipped} samples"
-    );
+    let r = incremental_equals_from_scratch(&file, every);
+    // The demo's samples come after its rundown: later snapshots resume,
+    // and every snapshot extends the stack parts of the one before.
+    assert!(r.sample_joins >= 3 && r.samples > 0, "{r:?}");
+    assert_eq!(r.stack_parts, r.snapshots, "{r:?}");
 }
 
 #[test]
@@ -235,5 +163,6 @@ fn incremental_snapshots_equal_from_scratch_builds_on_a_real_trace() {
     let file = etl::EtlFile::open(&dir.join("perfview-net452-x64.etl")).expect("real trace");
     let every = model::build(&file).info.events / 8 + 1;
     // Whether they resume depends on when its stack parts come; equal they must be.
-    incremental_equals_from_scratch(&file, every);
+    let r = incremental_equals_from_scratch(&file, every);
+    assert_eq!(r.stack_parts, r.snapshots, "{r:?}");
 }

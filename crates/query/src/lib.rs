@@ -23,6 +23,7 @@ pub mod flat_table;
 pub mod funcs;
 pub mod graph;
 mod inclusive_by_process;
+pub mod live_index;
 pub mod name_search;
 mod node_self_view;
 mod plan;
@@ -130,22 +131,36 @@ impl Engine {
     }
 
     pub fn with_options(trace: Arc<Trace>, options: EngineOptions) -> Engine {
+        Engine::with_views(
+            trace,
+            options,
+            |t| {
+                views::View::build(&t.samples, t.threads.len(), |i| {
+                    t.samples.thread(i) as usize
+                })
+            },
+            |t, tree| {
+                let s = &t.samples;
+                views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize)
+            },
+        )
+    }
+
+    /// The engine with the two sample views made by `by_thread` and
+    /// `by_node` (built, or extended from a live trace's previous engine).
+    fn with_views(
+        trace: Arc<Trace>,
+        options: EngineOptions,
+        by_thread: impl FnOnce(&Trace) -> views::View + Send,
+        by_node: impl FnOnce(&Trace, &CallTree) -> views::View + Send,
+    ) -> Engine {
         let funcs = FuncKeys::build(&trace);
         let tree = CallTree::build(&trace.stacks, &funcs);
         let stack_tags = stack_tags::StackTags::builtin();
         let keys = ColumnKeys::build(&trace, &funcs, &tree, &stack_tags);
         let s = &trace.samples;
         let ((by_thread, by_node), totals) = rayon::join(
-            || {
-                rayon::join(
-                    || views::View::build(s, trace.threads.len(), |i| s.thread(i) as usize),
-                    || {
-                        views::View::build(s, tree.len(), |i| {
-                            tree.node_of_stack(s.stack[i]) as usize
-                        })
-                    },
-                )
-            },
+            || rayon::join(|| by_thread(&trace), || by_node(&trace, &tree)),
             || {
                 totals::SampleTotals::build(
                     s,

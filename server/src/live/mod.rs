@@ -12,8 +12,10 @@ pub mod record_windows;
 pub mod replay;
 
 use crate::store::{LoadedTrace, Store};
-use model::build::live::LiveBuilder;
-use model::build::resume::SampleCheckpoint;
+use model::build::live::{LiveBuilder, LiveState};
+use model::build::steps::StepTimes;
+use query::live_index::{Kept, LiveSeed};
+use query::Engine;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -89,6 +91,33 @@ impl Feeder {
     }
 }
 
+/// This process's CPU time in ms (every thread's: the feed's too).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec to a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
+/// Elsewhere the log shows wall times only.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn cpu_ms() -> f64 {
+    0.0
+}
+
+/// Each step's cost in the debug log (`RUST_LOG=etlscope=debug`), else off.
+fn step_times() -> StepTimes {
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        StepTimes::on(cpu_ms)
+    } else {
+        StepTimes::default()
+    }
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -103,7 +132,8 @@ fn snapshot(
     id: &str,
     label: &str,
     since: u64,
-    checkpoint: &mut Option<Box<SampleCheckpoint>>,
+    checkpoint: &mut LiveState,
+    seed: &mut Option<LiveSeed>,
 ) -> Option<LoadedTrace> {
     feeder.wanted.store(true, Ordering::Relaxed);
     let (input, events, copy) = {
@@ -118,11 +148,28 @@ fn snapshot(
     };
     let copied_at_ms = now_ms();
     let started = Instant::now();
-    let built = input.build_after(checkpoint.take());
+    let mut steps = step_times();
+    let built = input.build_after_timed(std::mem::take(checkpoint), &mut steps);
     *checkpoint = built.next;
-    let mut loaded = LoadedTrace::new(id.to_string(), built.trace, 0.0, 0);
+    let trace = Arc::new(built.trace);
+    // The index keeps the previous model's sample views for the samples
+    // the join resumed with.
+    let engine = match seed.take() {
+        Some(s) if built.resumed > 0 => {
+            let kept = Kept {
+                samples: built.resumed,
+                threads: built.resumed_threads,
+                stacks: built.resumed_stacks,
+            };
+            Engine::extending(&s, trace, kept)
+        }
+        _ => Engine::new(trace),
+    };
+    *seed = Some(engine.live_seed());
+    let mut loaded = LoadedTrace::from_engine(id.to_string(), engine);
+    steps.mark("query index");
     let build = started.elapsed();
-    tracing::debug!(%id, events, resumed = built.resumed, ms = build.as_millis() as u64, "live model");
+    tracing::debug!(%id, events, resumed = built.resumed, ms = build.as_millis() as u64, steps = %steps.line(), "live model");
     loaded.load_seconds = build.as_secs_f64();
     loaded.live = Some(LiveInfo {
         label: label.to_string(),
@@ -149,6 +196,7 @@ pub fn serve_live<F>(
     F: FnOnce(&Arc<Feeder>) + Send,
 {
     let done = AtomicBool::new(false);
+    let mut checkpoint = LiveState::default();
     std::thread::scope(|s| {
         s.spawn(|| {
             feed(&feeder);
@@ -156,13 +204,14 @@ pub fn serve_live<F>(
         });
         let mut served = Instant::now();
         let mut events = 0;
-        let mut checkpoint = None;
+        let mut seed = None;
         while !done.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_millis(10));
             if served.elapsed() < MIN_GAP {
                 continue;
             }
-            let Some(loaded) = snapshot(&feeder, &id, &label, events, &mut checkpoint) else {
+            let Some(loaded) = snapshot(&feeder, &id, &label, events, &mut checkpoint, &mut seed)
+            else {
                 served = Instant::now();
                 continue;
             };
@@ -179,7 +228,8 @@ pub fn serve_live<F>(
     }
     let started = Instant::now();
     let builder = std::mem::take(&mut *feeder.lock());
-    let trace = builder.finish();
+    // Resumed from the last live model: the same model as a normal build.
+    let trace = builder.finish_after(checkpoint);
     let loaded = LoadedTrace::new(id.clone(), trace, started.elapsed().as_secs_f64(), 0);
     store.finish_live(loaded, &trace_path);
     tracing::info!(%id, "live trace complete");

@@ -10,6 +10,8 @@
 
 use super::records::Batch;
 use super::resume::SampleCheckpoint;
+use super::stack_parts::PartsState;
+use super::steps::StepTimes;
 use super::FileMeta;
 use crate::progress::BuildProgress;
 use crate::Trace;
@@ -88,16 +90,48 @@ impl LiveBuilder {
         }
         .build()
     }
+
+    /// `finish`, resuming from the last snapshot (`SnapshotInput::build_after`):
+    /// the same model, without joining again what that snapshot settled.
+    pub fn finish_after(mut self, from: LiveState) -> Trace {
+        self.flush();
+        SnapshotInput {
+            meta: self.meta,
+            records: self.records,
+        }
+        .build_after(from)
+        .trace
+    }
+}
+
+/// What a snapshot leaves for the next one to resume from: the sample
+/// join's checkpoint (`resume.rs`) and the stack parts (`stack_parts.rs`).
+#[derive(Debug, Default)]
+pub struct LiveState {
+    pub(crate) checkpoint: Option<Box<SampleCheckpoint>>,
+    pub(crate) parts: Option<Box<PartsState>>,
+}
+
+impl LiveState {
+    /// Whether the next snapshot extends these stack parts (records in
+    /// time order) rather than building them from every stack record.
+    pub fn keeps_stack_parts(&self) -> bool {
+        self.parts.is_some()
+    }
 }
 
 /// A snapshot's model, and what the next one can resume from.
 #[derive(Debug)]
 pub struct LiveBuild {
     pub trace: Trace,
-    pub next: Option<Box<SampleCheckpoint>>,
+    pub next: LiveState,
     /// Samples taken from the checkpoint instead of joined again (0: a
     /// join from the start).
     pub resumed: usize,
+    /// Thread and stack rows taken from the checkpoint with those samples:
+    /// the previous snapshot's rows of the same numbers (0: none).
+    pub resumed_threads: usize,
+    pub resumed_stacks: usize,
 }
 
 impl SnapshotInput {
@@ -112,21 +146,29 @@ impl SnapshotInput {
     /// previous snapshot returned) when the earlier ones are provably joined
     /// the same way (`resume.rs`); the same `Trace` either way. Returns the
     /// checkpoint for the next snapshot.
-    pub fn build_after(self, from: Option<Box<SampleCheckpoint>>) -> LiveBuild {
+    pub fn build_after(self, from: LiveState) -> LiveBuild {
+        self.build_after_timed(from, &mut StepTimes::default())
+    }
+
+    /// `build_after`, marking each step's cost in `steps`.
+    pub fn build_after_timed(self, from: LiveState, steps: &mut StepTimes) -> LiveBuild {
         // Stack parts can still come for the newest samples: keep what is
         // older than a tenth of a second of trace time.
         let settle = (self.meta.ticks_per_second / 10.0) as i64;
-        let (trace, next, resumed) = super::build_resuming(
+        let (trace, next, [resumed, resumed_threads, resumed_stacks]) = super::build_resuming(
             self.records,
             &self.meta,
             &BuildProgress::default(),
             true,
             super::Resume::Live { from, settle },
+            steps,
         );
         LiveBuild {
             trace,
             next,
             resumed,
+            resumed_threads,
+            resumed_stacks,
         }
     }
 }

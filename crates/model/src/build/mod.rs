@@ -17,7 +17,9 @@ pub mod paths;
 mod precise;
 pub mod records;
 pub mod resume;
+mod stack_parts;
 mod stacks;
+pub mod steps;
 mod sysconfig;
 
 use joiner::Joiner;
@@ -112,7 +114,8 @@ pub(crate) fn build_from_batch(
     progress: &BuildProgress,
     sweep: bool,
 ) -> Trace {
-    build_resuming(batch, meta, progress, sweep, Resume::No).0
+    let steps = &mut steps::StepTimes::default();
+    build_resuming(batch, meta, progress, sweep, Resume::No, steps).0
 }
 
 /// Whether a build keeps (and may start from) the sample join's state.
@@ -122,10 +125,7 @@ pub(crate) enum Resume {
     /// A live snapshot: start from the earlier snapshot's checkpoint when it
     /// fits (`resume.rs`), and keep one for the next, `settle` ticks before
     /// the newest event (stack parts may still come for later samples).
-    Live {
-        from: Option<Box<resume::SampleCheckpoint>>,
-        settle: i64,
-    },
+    Live { from: live::LiveState, settle: i64 },
 }
 
 /// `build_from_batch`, resuming the sample join as `resume` says; returns
@@ -137,11 +137,12 @@ pub(crate) fn build_resuming(
     progress: &BuildProgress,
     sweep: bool,
     resume: Resume,
-) -> (Trace, Option<Box<resume::SampleCheckpoint>>, usize) {
+    steps: &mut steps::StepTimes,
+) -> (Trace, live::LiveState, [usize; 3]) {
     let header = resume::HeaderInputs::of(&batch);
-    let (from, settle) = match resume {
-        Resume::No => (None, None),
-        Resume::Live { from, settle } => (from, Some(settle)),
+    let (from, parts_state, settle) = match resume {
+        Resume::No => (None, None, None),
+        Resume::Live { from, settle } => (from.checkpoint, from.parts, Some(settle)),
     };
     // In arrival order still (the live builder appends; the sort below
     // would hide a late sample that sorts into the checkpoint's prefix).
@@ -153,10 +154,17 @@ pub(crate) fn build_resuming(
         start_filetime: lf.start_time,
     };
     let pointer_size = if lf.pointer_size == 4 { 4 } else { 8 };
+    // A live snapshot extends the previous one's stack parts (also checked
+    // in arrival order); the normal build joins them all.
+    let mut parts_state = match settle {
+        Some(_) if sweep => stack_parts::PartsState::for_batch(parts_state, &batch, pointer_size),
+        _ => None,
+    };
 
     progress.set_phase(Phase::Correlating);
     batch.adopt_manifest_lifetimes();
     batch.sort_by_time();
+    steps.mark("sort");
     let arenas = std::mem::take(&mut batch.arenas);
 
     let mut t = Trace {
@@ -202,22 +210,35 @@ pub(crate) fn build_resuming(
     t.modules = ib.modules;
     t.images = ib.images;
     let addresses = images::AddressMap::new(&t.images);
+    steps.mark("lifetimes+images");
 
     // Samples.
-    let mut resolver = stacks::StackResolver::new(
-        std::mem::take(&mut batch.inline_stacks),
-        &batch.key_refs,
-        &batch.key_defs,
-        &batch.fragments,
-        pointer_size,
-    );
+    let (mut resolver, tail) = match parts_state.as_mut() {
+        Some(state) => {
+            let (r, tail) = state.resolver(&batch, &batch.fragments, settle.unwrap_or(0));
+            (r, Some(tail))
+        }
+        None => (
+            stacks::StackResolver::new(
+                std::mem::take(&mut batch.inline_stacks),
+                &batch.key_refs,
+                &batch.key_defs,
+                &batch.fragments,
+                pointer_size,
+            ),
+            None,
+        ),
+    };
     if !sweep {
         resolver = resolver.without_sweep();
     }
+    steps.mark("stack parts");
     // The resolver keeps its own time-sorted parts: free the records now
     // (and the samples' below, once in the model) to lower the peak.
-    batch.key_refs = Vec::new();
-    batch.key_defs = Vec::new();
+    if parts_state.is_none() {
+        batch.key_refs = Vec::new();
+        batch.key_defs = Vec::new();
+    }
     t.samples.intervals = batch
         .intervals
         .iter()
@@ -232,12 +253,16 @@ pub(crate) fn build_resuming(
     let mut unknown_process: Option<u32> = None;
     let mut unknown_threads: rustc_hash::FxHashMap<u32, u32> = Default::default();
     let mut info = TraceInfo::default();
-    let from = from.filter(|cp| cp.parts_fit(resolver.parts_through(cp.last_ts)));
+    let from =
+        from.filter(|cp| cp.parts_fit(resolver.parts_through(cp.last_ts), parts_state.as_deref()));
+    steps.mark("parts check");
     let samples = std::mem::take(&mut batch.samples);
     let mut start = 0;
+    let mut kept_rows = (0, 0);
     if let Some(cp) = from {
         let st = cp.state;
         start = cp.samples;
+        kept_rows = (st.threads.len(), st.stacks.len());
         t.strings = st.strings;
         t.processes = st.processes;
         t.threads = st.threads;
@@ -251,6 +276,7 @@ pub(crate) fn build_resuming(
         info.unattributed_samples = st.unattributed_samples;
         info.samples_with_stack = st.samples_with_stack;
     }
+    steps.mark("restore");
     // Where to keep the next checkpoint: the samples settled by now.
     let keep_at = settle.map(|settle| {
         let horizon = batch.max_ts.unwrap_or(i64::MIN).saturating_sub(settle);
@@ -269,6 +295,7 @@ pub(crate) fn build_resuming(
         .store(samples.len() as u64 + 1, Ordering::Relaxed);
     for i in start..=samples.len() {
         if Some(i) == keep_at && i > 0 {
+            steps.mark("join to checkpoint");
             let last_ts = samples.get(i - 1).map_or(i64::MIN, |s| s.ts);
             kept = Some(Box::new(resume::SampleCheckpoint {
                 header,
@@ -276,7 +303,10 @@ pub(crate) fn build_resuming(
                 samples: i,
                 arrived: samples.len(),
                 last_ts,
-                parts: resolver.parts_through(last_ts).to_vec(),
+                parts: match parts_state.as_deref() {
+                    Some(s) => resume::PartsProof::State(s.id()),
+                    None => resume::PartsProof::Copy(resolver.parts_through(last_ts).to_vec()),
+                },
                 state: resume::JoinState {
                     strings: t.strings.clone(),
                     processes: t.processes.clone(),
@@ -292,6 +322,7 @@ pub(crate) fn build_resuming(
                     samples_with_stack: info.samples_with_stack,
                 },
             }));
+            steps.mark("checkpoint copy");
         }
         let Some(s) = samples.get(i) else {
             break;
@@ -348,6 +379,7 @@ pub(crate) fn build_resuming(
     }
     let samples_len = samples.len() as u64;
     drop(samples);
+    steps.mark("sample join");
 
     let lookups = Lookups {
         tidx: &tidx,
@@ -359,6 +391,7 @@ pub(crate) fn build_resuming(
         .correlate_done
         .store(samples_len, Ordering::Relaxed);
     info.unattributed_events = build_event_tables(&mut t, &batch, arenas, &lookups, &mut resolver);
+    steps.mark("event tables");
     // Once every table has interned its frames.
     managed::name_managed_frames(
         &mut t,
@@ -387,13 +420,21 @@ pub(crate) fn build_resuming(
     info.lost_buffers = lf.buffers_lost as u64;
     info.buffers_with_lost_events = meta.buffers_with_lost_events.clone();
     info.stack_key_refs_unresolved = resolver.stats.unresolved_key_refs;
+    if let (Some(state), Some(tail)) = (parts_state.as_mut(), tail) {
+        state.take_back(resolver.into_parts(), tail);
+    }
     info.image_info_unmatched = ib.unmatched_info;
     info.hex_only_events = meta.hex_only_events;
     info.diagnostics = meta.diagnostics.clone();
     info.diagnostics.extend(batch.diagnostics);
     t.info = info;
     progress.set_phase(Phase::Done);
-    (t, kept, start)
+    steps.mark("managed+info");
+    let next = live::LiveState {
+        checkpoint: kept,
+        parts: parts_state,
+    };
+    (t, next, [start, kept_rows.0, kept_rows.1])
 }
 
 /// The parallel pass. Each worker folds the buffers of its contiguous run

@@ -9,6 +9,7 @@
 //! the prefix's last one sort after it.
 
 use super::records::Batch;
+use super::stack_parts::PartsState;
 use super::stacks::{Part, ResolverCaches};
 use crate::samples::SampleTable;
 use crate::{frames::FrameTable, processes::ProcessTable, stacks::StackTable};
@@ -54,8 +55,19 @@ pub struct SampleCheckpoint {
     /// The last joined sample's time, and the stack parts of events up to
     /// it (samples of that time on other threads included).
     pub(crate) last_ts: i64,
-    pub(crate) parts: Vec<Part>,
+    pub(crate) parts: PartsProof,
     pub(crate) state: JoinState,
+}
+
+/// How the next snapshot knows the stack parts the joined samples used are
+/// still the same.
+#[derive(Debug, Clone)]
+pub(crate) enum PartsProof {
+    /// A copy of them (parts built from every stack record).
+    Copy(Vec<Part>),
+    /// The live parts state they came from (`PartsState::id`): the next
+    /// snapshot extends it, and it says what it changed.
+    State(u64),
 }
 
 /// What the loop over samples changes.
@@ -96,8 +108,15 @@ impl SampleCheckpoint {
     }
 
     /// The second half: the stack parts of events up to the last joined
-    /// sample (`parts`, from the new resolver) are the ones it joined with.
-    pub(crate) fn parts_fit(&self, parts: &[Part]) -> bool {
-        parts == self.parts.as_slice()
+    /// sample (`parts`, from the new resolver) are the ones it joined with:
+    /// the same copy, or the same parts state that added or changed no part
+    /// of an event at or before it since.
+    pub(crate) fn parts_fit(&self, parts: &[Part], state: Option<&PartsState>) -> bool {
+        match &self.parts {
+            PartsProof::Copy(old) => parts == old.as_slice(),
+            PartsProof::State(id) => {
+                state.is_some_and(|s| s.id() == *id && s.changed_from() > self.last_ts)
+            }
+        }
     }
 }

@@ -26,19 +26,20 @@ use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Part {
-    event_ts: i64,
-    tid: u32,
-    fragment: u32,
-    kernel: bool,
+    pub(super) event_ts: i64,
+    pub(super) tid: u32,
+    pub(super) fragment: u32,
+    pub(super) kernel: bool,
     /// A user half taken from the thread's exit from kernel mode rather
     /// than logged for this event itself.
-    inherited: bool,
+    pub(super) inherited: bool,
 }
 
 /// A stack fragment in the order the trace delivered it.
 #[derive(Debug, Clone, Copy)]
-struct Arrival {
-    ts: i64,
+pub(super) struct Arrival {
+    /// When the stack event came (arrivals are joined in this order).
+    pub(super) ts: i64,
     event_ts: i64,
     tid: u32,
     fragment: u32,
@@ -61,9 +62,17 @@ pub struct StackStats {
 fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
     arrivals.par_sort_by_key(|a| a.ts);
     let mut parts = Vec::with_capacity(arrivals.len());
-    // Per thread: events with a kernel half and, so far, no user half.
-    let mut waiting: FxHashMap<u32, Vec<i64>> = FxHashMap::default();
-    for a in &arrivals {
+    join_arrivals(&arrivals, &mut Waiting::default(), &mut parts);
+    parts
+}
+
+/// Per thread: events with a kernel half and, so far, no user half.
+pub(super) type Waiting = FxHashMap<u32, Vec<i64>>;
+
+/// `join_exits_from_kernel` over time-sorted `arrivals`, continuing from
+/// `waiting` (a live snapshot's earlier arrivals) and appending to `parts`.
+pub(super) fn join_arrivals(arrivals: &[Arrival], waiting: &mut Waiting, parts: &mut Vec<Part>) {
+    for a in arrivals {
         let part = |event_ts, inherited| Part {
             event_ts,
             tid: a.tid,
@@ -85,7 +94,63 @@ fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
         }
         parts.push(part(a.event_ts, false));
     }
-    parts
+}
+
+/// The arrival of an inline stack walk.
+pub(super) fn inline_arrival(r: &InlineStackRec, fragments: &FragmentSet, ps: u32) -> Arrival {
+    let f = fragments.get(r.fragment);
+    let kernel = is_kernel_fragment(f, ps);
+    Arrival {
+        ts: r.ts,
+        event_ts: r.event_ts,
+        tid: r.tid,
+        fragment: r.fragment,
+        kernel,
+        pure_user: !kernel && f.first().is_some_and(|&a| !is_kernel_address(a, ps)),
+    }
+}
+
+/// Definitions per (kernel?, key), in time order.
+pub(super) type DefIndex = FxHashMap<(bool, u64), Vec<(i64, u32)>>;
+
+pub(super) fn index_defs(
+    index: &mut DefIndex,
+    defs: &[StackKeyDefRec],
+    fragments: &FragmentSet,
+    ps: u32,
+) {
+    for d in defs {
+        let kernel = is_kernel_fragment(fragments.get(d.fragment), ps);
+        index
+            .entry((kernel, d.key))
+            .or_default()
+            .push((d.ts, d.fragment));
+    }
+}
+
+/// The arrival of a key reference: the next definition of its key at or
+/// after it; None while that has not come (yet).
+pub(super) fn ref_arrival(r: &StackKeyRefRec, index: &DefIndex) -> Option<Arrival> {
+    let kernel = !r.user;
+    let list = index.get(&(kernel, r.key))?;
+    let i = list.partition_point(|&(ts, _)| ts < r.ts);
+    list.get(i).map(|&(_, fragment)| Arrival {
+        ts: r.ts,
+        event_ts: r.event_ts,
+        tid: r.tid,
+        fragment,
+        kernel,
+        pure_user: !kernel,
+    })
+}
+
+fn is_kernel_fragment(f: &[u64], ps: u32) -> bool {
+    f.last().is_some_and(|&a| is_kernel_address(a, ps))
+}
+
+/// The order parts are looked up in: by event (its time, then thread).
+pub(super) fn part_key(p: &Part) -> (i64, u32) {
+    (p.event_ts, p.tid)
 }
 
 /// What a resolver has learnt from the lookups so far (see `resume.rs`).
@@ -149,58 +214,35 @@ impl<'a> StackResolver<'a> {
         fragments: &'a FragmentSet,
         pointer_size: u32,
     ) -> StackResolver<'a> {
-        let is_kernel_fragment = |f: &[u64]| -> bool {
-            f.last()
-                .is_some_and(|&a| is_kernel_address(a, pointer_size))
-        };
         let mut arrivals = Vec::with_capacity(inline.len() + refs.len());
         let mut stats = StackStats::default();
         for r in &inline {
-            let f = fragments.get(r.fragment);
-            let kernel = is_kernel_fragment(f);
-            arrivals.push(Arrival {
-                ts: r.ts,
-                event_ts: r.event_ts,
-                tid: r.tid,
-                fragment: r.fragment,
-                kernel,
-                pure_user: !kernel
-                    && f.first()
-                        .is_some_and(|&a| !is_kernel_address(a, pointer_size)),
-            });
+            arrivals.push(inline_arrival(r, fragments, pointer_size));
             stats.inline_fragments += 1;
         }
         drop(inline);
         // Definitions per (kernel?, key), in time order (defs are sorted).
-        let mut def_index: FxHashMap<(bool, u64), Vec<(i64, u32)>> = FxHashMap::default();
-        for d in defs {
-            let kernel = is_kernel_fragment(fragments.get(d.fragment));
-            def_index
-                .entry((kernel, d.key))
-                .or_default()
-                .push((d.ts, d.fragment));
-        }
+        let mut def_index = DefIndex::default();
+        index_defs(&mut def_index, defs, fragments, pointer_size);
         for r in refs {
             stats.key_refs += 1;
-            let kernel = !r.user;
-            let found = def_index.get(&(kernel, r.key)).and_then(|list| {
-                let i = list.partition_point(|&(ts, _)| ts < r.ts);
-                list.get(i).map(|&(_, f)| f)
-            });
-            match found {
-                Some(fragment) => arrivals.push(Arrival {
-                    ts: r.ts,
-                    event_ts: r.event_ts,
-                    tid: r.tid,
-                    fragment,
-                    kernel,
-                    pure_user: !kernel,
-                }),
+            match ref_arrival(r, &def_index) {
+                Some(a) => arrivals.push(a),
                 None => stats.unresolved_key_refs += 1,
             }
         }
         let mut parts = join_exits_from_kernel(arrivals);
-        parts.par_sort_by_key(|p| (p.event_ts, p.tid));
+        parts.par_sort_by_key(part_key);
+        StackResolver::from_parts(parts, stats, fragments, pointer_size)
+    }
+
+    /// A resolver over parts already joined and sorted by `part_key`.
+    pub(super) fn from_parts(
+        parts: Vec<Part>,
+        stats: StackStats,
+        fragments: &'a FragmentSet,
+        pointer_size: u32,
+    ) -> StackResolver<'a> {
         StackResolver {
             parts,
             fragments,
@@ -212,6 +254,11 @@ impl<'a> StackResolver<'a> {
             sweep: true,
             stats,
         }
+    }
+
+    /// The parts back, for the next live snapshot to extend.
+    pub(super) fn into_parts(self) -> Vec<Part> {
+        self.parts
     }
 
     /// The parts of events at or before `ts`.
