@@ -131,7 +131,9 @@ export class TableGraph {
   wants(path) {
     if (this.gantt || this.data || JSON.stringify(path) !== JSON.stringify(this.path)) return null;
     const q = this.query(path);
+    // Only event tables' graphs come with the table (and are kept).
     this.offered = this.key(q);
+    if (this.offered === null) return null;
     this.el.dataset.state = 'loading';
     this.el.dataset.load = String(++loads);
     return { bins: q.bins, top: q.top, range: q.range, ...(q.measure ? { measure: q.measure } : {}) };
