@@ -34,6 +34,8 @@ async function call(url, init = {}) {
 let stackTagSet = '';
 /** @param {string} name */
 export function useStackTags(name) { stackTagSet = name || ''; }
+/** The Stack Tags set queries use now. */
+export const stackTags = () => stackTagSet;
 
 /** @param {string} url @param {any} body @param {AbortSignal} [signal] */
 const post = (url, body, signal) =>

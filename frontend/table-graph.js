@@ -1,8 +1,10 @@
 // The graph above a table (WPA's graph + table pairs), on a canvas: the rows of one table level
 // (the top-level groups, or the children of the last expanded row) as stacked series over time,
 // or for Processes, Threads and Images one lifetime bar per row (a Gantt chart). One /graph query
-// per load; selecting, hiding and hovering only redraw.
+// per level not seen before (graph-cache.js keeps the answers; a table answer may carry its top
+// level's graph, binned in the same pass); selecting, hiding and hovering only redraw.
 import * as api from './api.js';
+import { graphKey } from './graph-cache.js';
 import { h, clear, fmt2, fmtInt, fmtSecs } from './dom.js';
 import { OTHER, hash } from './palette.js';
 import { clock, fmtWallClock } from './value-columns.js';
@@ -28,9 +30,11 @@ export function colourOf(ref) {
  *   measures: {value: string, label: string}[],
  *   onSelect: (refs: string[]) => void,
  *   labelOf: (path: string[]) => string,
+ *   cache: import('./graph-cache.js').GraphCache,
+ *   isStack: (column: string) => boolean,
  * }} GraphOpts
  * `request` gives the table's /table body for a level; `measures` the event tables' choices;
- * `labelOf` names the expanded row (links name it by identity).
+ * `labelOf` names the expanded row (links name it by identity); `cache` the page's answers.
  */
 
 /** The measure chosen per table, kept for the session. @type {Map<string, string>} */
@@ -71,6 +75,9 @@ export class TableGraph {
     this.gen = 0;
     /** @type {AbortController|null} the load under way */
     this.aborts = null;
+    /** @type {string|null} the level whose graph a table answer is to carry (`wants`) */
+    this.offered = null;
+    /** @type {any} */ (this.el).__cache = o.cache;
     this.bind();
     new ResizeObserver(() => this.draw()).observe(this.canvas);
   }
@@ -85,13 +92,8 @@ export class TableGraph {
   /** A series' or bar's row identity at this level (null for "other"). @param {any} s */
   static ref(s) { return s.id ?? s.label; }
 
-  /** Load the level under `path` (identities or labels, as the table's links name rows). @param {string[]} path */
-  async load(path = []) {
-    const gen = ++this.gen;
-    this.path = path;
-    this.el.dataset.state = 'loading';
-    this.el.dataset.load = String(++loads);
-    this.info.textContent = 'loading…';
+  /** The /graph body of the level under `path`. @param {string[]} path */
+  query(path) {
     const q = this.o.request(path);
     if (this.gantt) {
       q.limit = Math.min(q.limit || 500, 2000);
@@ -104,6 +106,60 @@ export class TableGraph {
       const m = measureOf.get(this.o.table) || (this.o.measures[0] && this.o.measures[0].value);
       if (m) q.measure = m;
     }
+    return q;
+  }
+
+  /** @param {any} q */
+  key(q) { return this.gantt ? null : graphKey(this.o.traceId, q, api.stackTags(), this.o.isStack); }
+
+  /** Draw the level under `path` now if the page has its answer (no request). @param {string[]} path */
+  showCached(path) {
+    const d = this.o.cache.get(this.key(this.query(path)));
+    if (!d) return false;
+    this.gen++;
+    this.path = path;
+    this.el.dataset.load = String(++loads);
+    this.show(d, path);
+    return true;
+  }
+
+  /**
+   * The graph fields a /table body of the level under `path` may carry so that its answer brings
+   * this graph (`offer`), or null (a lifetime table, or another level than this graph's).
+   * @param {string[]} path
+   */
+  wants(path) {
+    if (this.gantt || this.data || JSON.stringify(path) !== JSON.stringify(this.path)) return null;
+    const q = this.query(path);
+    // Only event tables' graphs come with the table (and are kept).
+    this.offered = this.key(q);
+    if (this.offered === null) return null;
+    this.el.dataset.state = 'loading';
+    this.el.dataset.load = String(++loads);
+    return { bins: q.bins, top: q.top, range: q.range, ...(q.measure ? { measure: q.measure } : {}) };
+  }
+
+  /** A table answer's graph of the level `wants` asked for. @param {any} d */
+  offer(d) {
+    if (this.data || this.offered === null) return;
+    this.o.cache.set(this.offered, d);
+    this.offered = null;
+    this.gen++;
+    this.show(d, this.path);
+  }
+
+  /** Load the level under `path` (identities or labels, as the table's links name rows). @param {string[]} path */
+  async load(path = []) {
+    const gen = ++this.gen;
+    this.path = path;
+    this.offered = null;
+    this.el.dataset.state = 'loading';
+    this.el.dataset.load = String(++loads);
+    this.info.textContent = 'loading…';
+    const q = this.query(path);
+    const key = this.key(q);
+    const cached = this.o.cache.get(key);
+    if (cached) { this.show(cached, path); return; }
     let d;
     // A newer load replaces this one's request (the server stops computing it).
     if (this.aborts) this.aborts.abort();
@@ -122,6 +178,12 @@ export class TableGraph {
     if (gen !== this.gen) return;
     // Without a time selection the bars are drawn from the first event, as the timeline.
     if (this.gantt && !q.range) d.range = { start_s: this.o.start, end_s: this.o.duration };
+    this.o.cache.set(key, d);
+    this.show(d, path);
+  }
+
+  /** Draw the answer `d` of the level under `path`. @param {any} d @param {string[]} path */
+  show(d, path) {
     this.data = d;
     const what = path.length ? `under ${this.o.labelOf(path)}` : '';
     const by = d.column ? `by ${d.column}` : '';

@@ -89,8 +89,11 @@ function valueText(n, c) {
  *   onContext: (node: Node, ev: MouseEvent) => void,
  *   onNotice: (msg: string) => void,
  *   emptyText?: string|null,
+ *   graph?: {wants: (path: any[]) => any, got: (graph: any) => void},
  * }} TableOpts
  * `emptyText`: what an empty table says when the trace has none of its events (table-lacks.js).
+ * `graph`: the graph above; the top level's request carries what it `wants` (/table's `graph`),
+ * and an answer with it goes to `got`.
  */
 
 export class TreeTable {
@@ -151,11 +154,14 @@ export class TreeTable {
     return q;
   }
 
-  /** @param {any[]} path */
-  async fetch(path) {
+  /** @param {any[]} path @param {boolean} [withGraph] the graph above may come with it (`o.graph`) */
+  async fetch(path, withGraph = false) {
     const q = this.request(path);
     const values = this.dataValues();
+    const g = withGraph && this.o.graph ? this.o.graph.wants(path) : null;
+    if (g) q.graph = g;
     const r = await api.table(this.o.traceId, q);
+    if (g && r.graph && this.o.graph) this.o.graph.got(r.graph);
     (r.value_columns || []).forEach((/** @type {any} */ info, /** @type {number} */ i) => this.valueInfo.set(values[i], info));
     return r;
   }
@@ -181,7 +187,7 @@ export class TreeTable {
     this.status.className = 'table-status loading';
     let r;
     try {
-      r = await this.fetch([]);
+      r = await this.fetch([], true);
     } catch (e) {
       this.answer();
       if (gen !== this.generation) return;

@@ -7,6 +7,7 @@ import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
 import { findDef, canonicalSpec, clock, fmtUtcOffset } from './value-columns.js';
 import { Timeline } from './timeline.js';
 import { TableGraph, LIFETIME_TABLES } from './table-graph.js';
+import { GraphCache } from './graph-cache.js';
 import { Flame } from './flame.js';
 import { renderButterfly } from './butterfly.js';
 import { renderSystemConfig } from './system-config.js';
@@ -52,6 +53,8 @@ export class TracePage {
     this.checkEmpty = !new URLSearchParams(location.search).has('c');
     /** @type {TableGraph|null} */
     this.graph = null;
+    /** The graph answers of this page (every view's), by what they show. */
+    this.graphCache = new GraphCache();
     /** @type {string[]} */
     this.graphPath = [];
     /** @type {(() => void)|null} */
@@ -147,7 +150,7 @@ export class TracePage {
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
-    this.root.append(findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => this.renderAnalysis(), () => this.refreshSymbolsChip()), tlHost, this.analysis);
+    this.root.append(findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip()), tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),
@@ -189,6 +192,8 @@ export class TracePage {
       // The columns a table offers can grow with the trace (Generic Events' fields).
       try { this.cols = await api.columns(this.id); } catch { /* keep the last ones */ }
       this.sum = sum;
+      // The rows grew: no graph answer holds.
+      this.graphCache.clear();
       const v = (/** @type {string} */ k, /** @type {string} */ t) => { const c = this.liveChips[k]; const e = c && c.querySelector('.v'); if (e) e.textContent = t; };
       v('duration', fmtSecs(sum.duration_s));
       v('events', fmtInt(sum.events));
@@ -518,10 +523,16 @@ export class TracePage {
       onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); this.syncGraph(); },
       onContext: (n, ev) => this.rowMenu(n, ev),
       onNotice: (m) => this.notice(m),
+      // The top level's answer may bring the graph above (binned in the same pass).
+      graph: {
+        wants: (path) => (this.graph && this.table === t ? this.graph.wants(path) : null),
+        got: (d) => { if (this.graph && this.table === t) this.graph.offer(d); },
+      },
     });
     const t = this.table;
-    t.load().then(() => { if (this.checkEmpty && this.table === t) this.hideEmpty(t); });
+    // The graph first: a cached one is drawn at once, else the table's first request asks for it.
     this.renderGraph(graphHost, defs, t.answered);
+    t.load().then(() => { if (this.checkEmpty && this.table === t) this.hideEmpty(t); });
   }
 
   /** Hide the value columns that are zero or empty on the whole trace (once per layout). @param {TreeTable} t */
@@ -544,10 +555,14 @@ export class TracePage {
     const g = this.newGraph(host, this.table, this.s.table, defs);
     this.graph = g;
     this.graphPath = graphPath(this.s.open);
-    // It asks once the table has answered: both scan the same rows, and on a server of few cores
-    // they would share them, so the table the user waits for would come later.
+    // Nothing the graph shows changed (or the page saw this level): drawn now, no request.
+    if (g.showCached(this.graphPath)) { g.highlight(this.s.sel); return; }
+    // Else the table's answer may carry it; if not, it asks once the table has answered: both scan
+    // the same rows, and on a server of few cores they would share them, so the table the user
+    // waits for would come later.
     after.then(() => {
-      if (this.graph === g) g.load(this.graphPath).then(() => { if (this.graph === g) g.highlight(this.s.sel); });
+      if (this.graph === g && !g.data) g.load(this.graphPath).then(() => { if (this.graph === g) g.highlight(this.s.sel); });
+      else if (this.graph === g) g.highlight(this.s.sel);
     });
   }
 
@@ -565,7 +580,8 @@ export class TracePage {
     ];
     return new TableGraph(host, {
       traceId: this.id, table: name, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
-      request: (path) => table.request(path), measures,
+      request: (path) => table.request(path), measures, cache: this.graphCache,
+      isStack: (c) => { const d = defs.find((x) => x.name === c); return !!d && d.type === 'stack'; },
       labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
       onSelect: (refs) => {
         // Clicking a bar or series selects its row, as clicking the row does.

@@ -187,3 +187,57 @@ test('File I/O: the graph counts rows per bin (export counts); a series keeps it
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('File I/O: the graph comes with the table\'s answer, and a regroup that keeps its level (or returns to one seen) asks nothing', async () => {
+  const { p, c, errors } = await openPage(browser);
+  const id = await idOf('explorer-overlay.etl');
+  /** @type {{what: string, graph: boolean}[]} */
+  const asked = [];
+  p.on('request', (r) => {
+    const m = /\/api\/traces\/[^/]+\/(table|graph)$/.exec(r.url());
+    if (m) asked.push({ what: m[1], graph: m[1] === 'table' && 'graph' in JSON.parse(r.postData() || '{}') });
+  });
+  const load = () => p.$eval('[data-testid=table-graph]', (e) => Number(e.getAttribute('data-load')));
+  const labels = async () => (await model(p)).series.map((/** @type {any} */ s) => s.label);
+  /** Drag header `col` to the left edge of `to`; wait for the keys `keys` and a newer graph. @param {string} col @param {string} to @param {string[]} keys */
+  const drag = async (col, to, keys) => {
+    const n = await load();
+    asked.length = 0;
+    const a = await p.locator(`[data-testid=table] th[data-col="${col}"]`).boundingBox();
+    const b = await p.locator(`[data-testid=table] th[data-col="${to}"]`).boundingBox();
+    await p.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+    await p.mouse.down();
+    await p.mouse.move(a.x + a.width / 2 + 10, a.y + 8, { steps: 3 });
+    await p.mouse.move(b.x + 2, b.y + b.height / 2, { steps: 12 });
+    await p.mouse.up();
+    await p.waitForFunction((k) => [...document.querySelectorAll('[data-testid=table] th.key')].map((x) => x.getAttribute('data-col')).join(',') === k, keys.join(','));
+    await waitTable(p);
+    await p.waitForFunction((x) => { const g = document.querySelector('[data-testid=table-graph]'); return !!g && g.getAttribute('data-state') === 'ready' && Number(g.getAttribute('data-load')) > x; }, n);
+  };
+  await p.goto(`${srv.url}/t/${id}?t=file-io&g=${encodeURIComponent('Type,File Path')}&c=Count`);
+  await waitTable(p);
+  await waitGraph(p);
+  const byType = await labels();
+  assert.ok(byType.length > 0);
+  // The table's own request brought the graph of its top level: no /graph.
+  assert.deepEqual(asked.filter((x) => x.what === 'graph'), []);
+  assert.ok(asked.some((x) => x.graph), 'the /table request carries graph');
+  // File Path to the value side and back: the graph's level (Type) is the same: nothing asked for it.
+  await drag('File Path', 'Count', ['Type']);
+  assert.deepEqual(asked.filter((x) => x.what === 'graph' || x.graph), []);
+  assert.deepEqual(await labels(), byType);
+  await drag('File Path', '|', ['Type', 'File Path']);
+  assert.deepEqual(asked.filter((x) => x.what === 'graph' || x.graph), []);
+  // File Path first: a new level of few paths, binned with the table (no /graph).
+  await drag('File Path', 'Type', ['File Path', 'Type']);
+  assert.deepEqual(asked.filter((x) => x.what === 'graph'), []);
+  assert.ok(asked.some((x) => x.graph));
+  const paths = exportRows(demo, ['--table', 'file-io', '--group', 'File Path']).map((r) => r['File Path']);
+  for (const l of await labels()) assert.ok(paths.includes(l), l);
+  // Back to Type first: a level the page has seen.
+  await drag('Type', 'File Path', ['Type', 'File Path']);
+  assert.deepEqual(asked.filter((x) => x.what === 'graph' || x.graph), []);
+  assert.deepEqual(await labels(), byType);
+  assert.deepEqual(errors, []);
+  await c.close();
+});

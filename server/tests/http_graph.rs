@@ -99,3 +99,83 @@ fn graph_series_and_spans_match_the_tables() {
     drop(server);
     std::fs::remove_dir_all(&data).ok();
 }
+
+/// The real PerfView trace (File I/O, Disk I/O and generic events), from
+/// `ETLSCOPE_REAL_TRACES` (default `../shared/traces`); `None` outside CI
+/// when it is missing.
+fn real_trace() -> Option<PathBuf> {
+    let dir = std::env::var_os("ETLSCOPE_REAL_TRACES").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        PathBuf::from,
+    );
+    let p = dir.join("perfview-net452-x64.etl");
+    let ci = std::env::var("CI").is_ok_and(|v| !["", "0", "false"].contains(&v.trim()));
+    if !p.exists() {
+        assert!(!ci, "{} is missing", p.display());
+        eprintln!(
+            "!!! SKIPPING: {} is missing (set ETLSCOPE_REAL_TRACES) !!!",
+            p.display()
+        );
+        return None;
+    }
+    Some(p)
+}
+
+/// `/table` with `graph` answers, for event tables whose level has few
+/// keys, exactly what `/graph` answers for the same body (its `range` the
+/// graph's); the rows are `/table`'s without it.
+#[test]
+fn a_tables_graph_equals_the_graph_query() {
+    let Some(trace) = real_trace() else { return };
+    let data = temp_dir("http-graph-in-table");
+    let server = Server::start(&data, &[trace.to_str().unwrap()]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().unwrap().to_string();
+    server.wait_ready(&id, 120);
+    let post = |what: &str, body: &Value| {
+        let (s, v) = server.json(
+            "POST",
+            &format!("/api/traces/{id}/{what}"),
+            &body.to_string(),
+        );
+        assert_eq!(s, 200, "{what} {body}: {v}");
+        v
+    };
+    let mut compared = 0;
+    for (table, columns, measure) in [
+        ("file-io", json!(["Type", "File Path"]), json!("count")),
+        ("file-io", json!(["Process", "Type"]), json!("Size")),
+        ("disk-io", json!(["IO Type", "Process"]), json!("weight")),
+        ("generic", json!(["Provider", "Task Name"]), json!("count")),
+        ("cpu-precise", json!(["New Process"]), json!("weight")),
+    ] {
+        for (range, graph_range) in [
+            (Value::Null, json!({"start_s": 0.5, "end_s": 7.0})),
+            (
+                json!({"start_s": 1.0, "end_s": 4.0}),
+                json!({"start_s": 1.0, "end_s": 4.0}),
+            ),
+        ] {
+            let mut body =
+                json!({"table": table, "columns": columns, "values": ["Count"], "limit": 5});
+            if !range.is_null() {
+                body["range"] = range.clone();
+            }
+            let plain = post("table", &body);
+            let graph = json!({"range": graph_range, "bins": 25, "top": 3, "measure": measure});
+            body["graph"] = graph.clone();
+            let mut with = post("table", &body);
+            let Some(in_table) = with.as_object_mut().and_then(|m| m.remove("graph")) else {
+                panic!("{body}: no graph in the answer");
+            };
+            assert_eq!(with, plain, "{body}");
+            let alone = json!({"table": table, "columns": columns, "range": graph_range,
+                "bins": 25, "top": 3, "measure": measure});
+            assert_eq!(in_table, post("graph", &alone), "{body}");
+            let n = in_table["series"].as_array().unwrap().len();
+            eprintln!("{table} {columns} {range}: {n} series");
+            compared += usize::from(n > 0);
+        }
+    }
+    assert!(compared >= 6, "only {compared} graphs had series");
+}

@@ -108,6 +108,7 @@ fn every_endpoint_answers_as_documented() {
         json!({"table": "file-io", "columns": ["Type", "File Path"]}),
         json!({"table": "processes", "columns": ["Process"], "values": ["Start Time", "End Time", "Duration"]}),
         json!({"table": "generic", "columns": ["Provider"]}),
+        json!({"table": "file-io", "columns": ["Type", "File Path"], "graph": {"bins": 20, "measure": "count"}}),
     ];
     for body in tables {
         check(

@@ -34,7 +34,15 @@ pub(crate) struct Dense {
     pub parent: (u64, i64),
     /// The groups with rows, by key.
     pub groups: Vec<(u32, Group)>,
+    /// With a graph binned in the scan: `bins` cells per key, by key.
+    pub cells: Vec<i64>,
 }
+
+/// A graph binned in the same pass: `bins` cells per key, and per row
+/// its bin and value (`None`: outside the graph's range), given the part's
+/// last bin with its edges (rows mostly come in time order).
+pub(crate) type BinOf<'a> =
+    &'a (dyn Fn(&mut (i64, i64, usize), usize) -> Option<(usize, i64)> + Sync);
 
 /// How one value column is kept in a record.
 #[derive(Clone, Copy)]
@@ -196,17 +204,22 @@ struct Part {
     accs: Vec<Acc>,
     /// Per bitmap slot, `words` per key.
     bitmaps: Vec<Vec<u64>>,
+    /// The graph's cells (`bins` per key) and the last row's bin.
+    cells: Vec<i64>,
+    last: (i64, i64, usize),
 }
 
 /// Groups rows `0..rows` at `level`. `keep` gives a kept row's weight
 /// (`None`: filtered out); `time` a row's time (first / last); `sum(j,
 /// row)` its `j`th summed number (`sums` of them); `value(j, row)` its
 /// `j`th value column's value, aggregated as `aggregations[j]`
-/// (`value_keys[j]`: how many keys a text value column has).
+/// (`value_keys[j]`: how many keys a text value column has). `graph`:
+/// bins per key and each row's bin, to bin the level's graph as well.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan(
     rows: usize,
     level: &FlatLevel<'_>,
+    graph: Option<(usize, BinOf<'_>)>,
     sums: usize,
     aggregations: &[Aggregation],
     value_keys: &[Option<usize>],
@@ -249,6 +262,8 @@ pub(crate) fn scan(
             .iter()
             .map(|&w| vec![0u64; space * w])
             .collect(),
+        cells: graph.map_or_else(Vec::new, |(bins, _)| vec![0i64; space * bins]),
+        last: (i64::MAX, i64::MIN, 0),
     };
     let cancel = Cancel::current();
     let part = |i: usize| {
@@ -267,6 +282,13 @@ pub(crate) fn scan(
             }
             p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
             let k = level.key(row) as usize;
+            if let Some((bins, bin_of)) = graph {
+                if let Some((b, v)) = bin_of(&mut p.last, row) {
+                    if let Some(x) = p.cells.get_mut(k * bins + b) {
+                        *x = x.saturating_add(v);
+                    }
+                }
+            }
             let Some(r) = p.records.get_mut(k * words..(k + 1) * words) else {
                 continue;
             };
@@ -368,6 +390,9 @@ pub(crate) fn scan(
                 *u |= v;
             }
         }
+        for (x, y) in a.cells.iter_mut().zip(&b.cells) {
+            *x = x.saturating_add(*y);
+        }
         a
     };
     let p = (0..parts)
@@ -427,5 +452,6 @@ pub(crate) fn scan(
         total: p.total,
         parent: p.parent,
         groups,
+        cells: p.cells,
     }
 }

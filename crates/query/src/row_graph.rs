@@ -9,7 +9,7 @@ use crate::graph::{clip, top_series, Edges, Graph, GraphBins};
 use crate::row_level::FlatLevel;
 use crate::row_table_keys::KeyColumn;
 use crate::row_tables::{RowFilter, RowTable, RowTableRequest};
-use crate::table_columns::{Cells, MISSING};
+use crate::table_columns::{Cells, TableDef, MISSING};
 use crate::QueryError;
 use model::processes::OPEN;
 use rayon::prelude::*;
@@ -190,21 +190,8 @@ impl RowTable {
         let edges = Edges::new(g.range, g.bins)?;
         let bins = edges.bins();
         let def = self.def();
-        let column = match measure {
-            Measure::Count => None,
-            Measure::Weight => self.weight_column,
-            Measure::Column(c) => match def.columns.get(c).map(|c| &c.cells) {
-                Some(Cells::Number(_)) => Some(c),
-                _ => return Err(QueryError::BadRequest("not a numeric column".into())),
-            },
-        };
-        let value = |row: usize| match column.and_then(|c| def.columns.get(c)).map(|c| &c.cells) {
-            Some(Cells::Number(f)) => match f(row) {
-                MISSING => 0,
-                v => v,
-            },
-            _ => 1,
-        };
+        let column = self.measure_column(measure)?;
+        let value = |row: usize| measure_value(&def, column, row);
         let range = Some(clip(req.range, g.range));
         // Rows mostly come in time order: the last row's bin is checked
         // before searching.
@@ -274,6 +261,61 @@ impl RowTable {
             self.top_binned(req, range, g, &edges, totals, &value, &bin)?
         };
         Ok(self.graph_of(req, g, bins, series, other))
+    }
+
+    /// The column a measure sums (`None`: each row counts one).
+    fn measure_column(&self, measure: Measure) -> Result<Option<usize>, QueryError> {
+        Ok(match measure {
+            Measure::Count => None,
+            Measure::Weight => self.weight_column,
+            Measure::Column(c) => match self.def().columns.get(c).map(|c| &c.cells) {
+                Some(Cells::Number(_)) => Some(c),
+                _ => return Err(QueryError::BadRequest("not a numeric column".into())),
+            },
+        })
+    }
+
+    /// How a table's own scan of a flat level of `space` keys also bins
+    /// its graph, when that is cheap: an event table, keys that `graph`
+    /// bins in one pass, and a valid graph (else `None`: ask `graph`).
+    pub(crate) fn scan_graph(
+        &self,
+        req: &RowTableRequest,
+        space: usize,
+        g: &GraphBins,
+        measure: Measure,
+    ) -> Option<ScanGraph> {
+        let edges = Edges::new(g.range, g.bins).ok()?;
+        let cheap = space <= MAX_BINNED_KEYS && space.saturating_mul(edges.bins()) <= SCAN_CELLS;
+        if !self.timed || !cheap {
+            return None;
+        }
+        Some(ScanGraph {
+            edges,
+            // As `graph`: the table's rows that are in the graph's range.
+            range: clip(req.range, g.range),
+            column: self.measure_column(measure).ok()?,
+        })
+    }
+
+    /// The graph of the cells a table's scan binned (`sg.bins()` per key),
+    /// as `graph` gives it.
+    pub(crate) fn graph_of_cells(
+        &self,
+        req: &RowTableRequest,
+        g: &GraphBins,
+        sg: &ScanGraph,
+        cells: &[i64],
+    ) -> Graph {
+        let bins = sg.edges.bins();
+        let label_col = self.next_column(&req.columns, &req.path);
+        let col = label_col.and_then(|n| self.columns.iter().position(|&c| c == n));
+        let label = |k: u32| col.map_or_else(String::new, |c| self.label(c, k));
+        let per_key = (cells.chunks_exact(bins.max(1)).enumerate())
+            .filter(|(_, v)| v.iter().any(|&x| x != 0))
+            .map(|(k, v)| (k as u32, v.to_vec()));
+        let (series, other) = top_series(per_key, g.top, bins, label);
+        self.graph_of(req, g, bins, series, other)
     }
 
     /// The graph of `series` and `other` at the level below `req.path`.
@@ -410,6 +452,59 @@ impl RowTable {
         Ok((spans, level.omitted))
     }
 }
+
+/// A graph binned in a table's own scan (`RowTable::scan_graph`).
+pub(crate) struct ScanGraph {
+    edges: Edges,
+    /// The rows binned: the table's that are in the graph's range.
+    range: crate::TimeRange,
+    /// The measure's column (`None`: each row counts one).
+    column: Option<usize>,
+}
+
+impl ScanGraph {
+    pub(crate) fn bins(&self) -> usize {
+        self.edges.bins()
+    }
+
+    /// The bin and value of a row the table keeps (`None` outside the
+    /// graph's range); `last` is the previous row's bin with its edges.
+    #[inline]
+    pub(crate) fn bin(
+        &self,
+        def: &TableDef<'_>,
+        last: &mut (i64, i64, usize),
+        row: usize,
+    ) -> Option<(usize, i64)> {
+        if !in_range(def, row, &self.range) {
+            return None;
+        }
+        let t = (def.start)(row);
+        let b = if t >= last.0 && t < last.1 {
+            last.2
+        } else {
+            let b = self.edges.bin_of(t);
+            *last = (self.edges.edge(b), self.edges.edge(b + 1), b);
+            b
+        };
+        Some((b, measure_value(def, self.column, row)))
+    }
+}
+
+/// A row's value for a graph summing `column` (one per row without).
+#[inline]
+fn measure_value(def: &TableDef<'_>, column: Option<usize>, row: usize) -> i64 {
+    match column.and_then(|c| def.columns.get(c)).map(|c| &c.cells) {
+        Some(Cells::Number(f)) => match f(row) {
+            MISSING => 0,
+            v => v,
+        },
+        _ => 1,
+    }
+}
+
+/// Cells (keys x bins) a table's scan bins at most per part.
+const SCAN_CELLS: usize = 1 << 21;
 
 /// Keys below this are counted in a vector indexed by key.
 const DENSE_KEYS: u32 = 1 << 16;

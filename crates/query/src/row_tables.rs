@@ -12,7 +12,9 @@ use crate::cancel::Cancel;
 use crate::cell_value::CellValue;
 use crate::filter::{TimeRange, STACK_SELF};
 use crate::flat_table::in_range;
+use crate::graph::{Graph, GraphBins};
 use crate::row_dense;
+use crate::row_graph::Measure;
 use crate::row_level::FlatLevel;
 use crate::row_table_keys::KeyColumn;
 use crate::stack_tags::StackTagKeys;
@@ -358,6 +360,19 @@ impl RowTable {
 
     /// Rows under `req.path`, grouped by the next level's key.
     pub fn query(&self, req: &RowTableRequest) -> Result<TableResponse, QueryError> {
+        Ok(self.query_graphed(req, None)?.0)
+    }
+
+    /// `query`, and the graph of the same level (`graph` with `bins` and
+    /// `measure`) when the same pass over the rows can bin it cheaply (a
+    /// flat level of few keys of an event table): then it equals
+    /// `graph(req, bins, measure)` for the table's range within the bins'
+    /// range; `None` otherwise (ask `graph`).
+    pub fn query_graphed(
+        &self,
+        req: &RowTableRequest,
+        graph: Option<(&GraphBins, Measure)>,
+    ) -> Result<(TableResponse, Option<Graph>), QueryError> {
         let ncols = self.columns.len();
         let bad = |c: usize| c >= ncols;
         if req.columns.iter().any(|&c| bad(c)) || req.filters.iter().any(|f| bad(f.column)) {
@@ -414,14 +429,22 @@ impl RowTable {
         let new_accs = || req.values.iter().map(|v| Acc::new(v.aggregation));
         let aggregations: Vec<_> = req.values.iter().map(|v| v.aggregation).collect();
         let value_keys: Vec<Option<usize>> = readers.iter().map(Reader::keys).collect();
+        let mut graphed = None;
         let (total, parent, groups, next_column) = match FlatLevel::new(&key_cols, &req.path)
             .filter(|l| {
                 row_dense::fits(l.space, self.sum_columns.len(), &aggregations, &value_keys)
             }) {
             Some(level) => {
+                let sg =
+                    graph.and_then(|(g, m)| Some((g, self.scan_graph(req, level.space, g, m)?)));
+                let bin_of = |last: &mut (i64, i64, usize), row: usize| {
+                    sg.as_ref().and_then(|(_, s)| s.bin(&def, last, row))
+                };
                 let d = row_dense::scan(
                     def.rows,
                     &level,
+                    sg.as_ref()
+                        .map(|(_, s)| (s.bins(), &bin_of as row_dense::BinOf<'_>)),
                     self.sum_columns.len(),
                     &aggregations,
                     &value_keys,
@@ -431,6 +454,7 @@ impl RowTable {
                     |j, row| readers.get(j).and_then(|r| r.read(row)),
                 );
                 let next = (!d.groups.is_empty()).then_some(level.column);
+                graphed = sg.map(|(g, s)| self.graph_of_cells(req, g, &s, &d.cells));
                 (d.total, d.parent, d.groups, next)
             }
             None => {
@@ -565,7 +589,7 @@ impl RowTable {
                 }
             }
         }
-        Ok(TableResponse {
+        let table = TableResponse {
             column: None,
             total: Totals {
                 count: total.0,
@@ -577,7 +601,8 @@ impl RowTable {
             },
             rows,
             omitted,
-        })
+        };
+        Ok((table, graphed))
     }
 
     /// How to read each value column per row.

@@ -74,10 +74,32 @@ pub async fn graph(
     .await
 }
 
-fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
-    check_limit(spec.limit)?;
-    check_sizes(spec.path.len(), &spec.filters)?;
-    if spec.bins == 0 || spec.bins > query::MAX_GRAPH_BINS {
+/// `/table`'s `graph`: the graph of the same level, binned in the table's
+/// own pass over the rows when that is cheap (event tables, a level of few
+/// keys); the answer's `graph` is then what `/graph` answers for the
+/// table's body with these fields (`range` defaults to the table's).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableGraphSpec {
+    #[serde(default)]
+    pub range: Option<Range>,
+    #[serde(default = "default_bins")]
+    pub bins: usize,
+    #[serde(default = "default_top")]
+    pub top: usize,
+    #[serde(default)]
+    pub measure: Option<String>,
+}
+
+/// The bins of a graph over `range` (the whole trace when none or empty),
+/// and the range as the answer gives it.
+fn graph_bins(
+    t: &LoadedTrace,
+    range: &Option<Range>,
+    bins: usize,
+    top: usize,
+) -> ApiResult<(GraphBins, Value)> {
+    if bins == 0 || bins > query::MAX_GRAPH_BINS {
         return Err(bad(format!(
             "bins must be between 1 and {}",
             query::MAX_GRAPH_BINS
@@ -87,14 +109,84 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
         start_ns: 0,
         end_ns: t.trace().info.duration_ns.max(1),
     };
-    let binned = super::query::range(&spec.range)?
+    let binned = super::query::range(range)?
         .filter(|r| r.end_ns > r.start_ns)
         .unwrap_or(whole);
+    let json =
+        json!({"start_s": binned.start_ns as f64 / 1e9, "end_s": binned.end_ns as f64 / 1e9});
     let bins = GraphBins {
         range: binned,
-        bins: spec.bins,
-        top: spec.top.min(MAX_TOP),
+        bins,
+        top: top.min(MAX_TOP),
     };
+    Ok((bins, json))
+}
+
+/// What an event table's graph plots: `count`, `weight` (the default, count
+/// without a weight) or a numeric column; its name and type.
+fn event_measure(
+    rt: &query::RowTable,
+    measure: Option<&str>,
+) -> ApiResult<(Measure, &'static str, ColumnType)> {
+    Ok(match measure {
+        None | Some("weight") if rt.weight_name.is_some() => {
+            (Measure::Weight, "weight", ColumnType::Duration)
+        }
+        None | Some("weight") | Some("count") => (Measure::Count, "count", ColumnType::Count),
+        Some(c) => {
+            let i = rt
+                .defs
+                .iter()
+                .position(|d| d.is_called(c) && d.ty.is_numeric())
+                .ok_or_else(|| bad(format!("{c:?} is not a numeric column of this table")))?;
+            let d = rt.defs[i];
+            (Measure::Column(i), d.name, d.ty)
+        }
+    })
+}
+
+/// A `/table` answer's graph: the options checked, then after the query
+/// the graph as `/graph` gives it.
+pub struct InScanGraph {
+    pub bins: GraphBins,
+    pub measure: Measure,
+    name: &'static str,
+    ty: ColumnType,
+    range: Value,
+}
+
+impl InScanGraph {
+    /// `None` for tables whose graph is not binned from rows (lifetimes).
+    pub fn new(
+        t: &LoadedTrace,
+        rt: &query::RowTable,
+        table_range: &Option<Range>,
+        spec: &TableGraphSpec,
+    ) -> ApiResult<Option<InScanGraph>> {
+        if !rt.timed {
+            return Ok(None);
+        }
+        let range = spec.range.as_ref().or(table_range.as_ref()).cloned();
+        let (bins, range) = graph_bins(t, &range, spec.bins, spec.top)?;
+        let (measure, name, ty) = event_measure(rt, spec.measure.as_deref())?;
+        Ok(Some(InScanGraph {
+            bins,
+            measure,
+            name,
+            ty,
+            range,
+        }))
+    }
+
+    pub fn json(self, g: &Graph, path: &[u32]) -> Value {
+        series_json(g, None, self.name, self.ty, path, self.range)
+    }
+}
+
+fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
+    check_limit(spec.limit)?;
+    check_sizes(spec.path.len(), &spec.filters)?;
+    let (bins, range) = graph_bins(t, &spec.range, spec.bins, spec.top)?;
     let measure = spec.measure.clone();
     let table = TableSpec {
         table: spec.table,
@@ -105,9 +197,8 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
         sort: spec.sort,
         limit: spec.limit,
         values: spec.values,
+        graph: None,
     };
-    let range =
-        json!({"start_s": binned.start_ns as f64 / 1e9, "end_s": binned.end_ns as f64 / 1e9});
     match RowTableKind::from_name(&table.table) {
         Some(kind @ (RowTableKind::Processes | RowTableKind::Threads | RowTableKind::Images)) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
@@ -126,25 +217,7 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
         }
         Some(kind) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
-            let (m, name, ty) = match measure.as_deref() {
-                None | Some("weight") if rt.weight_name.is_some() => {
-                    (Measure::Weight, "weight", ColumnType::Duration)
-                }
-                None | Some("weight") | Some("count") => {
-                    (Measure::Count, "count", ColumnType::Count)
-                }
-                Some(c) => {
-                    let i = rt
-                        .defs
-                        .iter()
-                        .position(|d| d.is_called(c) && d.ty.is_numeric())
-                        .ok_or_else(|| {
-                            bad(format!("{c:?} is not a numeric column of this table"))
-                        })?;
-                    let d = rt.defs[i];
-                    (Measure::Column(i), d.name, d.ty)
-                }
-            };
+            let (m, name, ty) = event_measure(rt, measure.as_deref())?;
             let g = rt.graph(&req, &bins, m).map_err(bad)?;
             Ok(series_json(&g, None, name, ty, &req.path, range))
         }

@@ -100,6 +100,11 @@ pub struct TableSpec {
     /// export --values`); each row's `values` then holds their aggregates.
     #[serde(default)]
     pub values: Vec<String>,
+    /// Event tables: the graph of this level as well (`graph` in the
+    /// answer, as `/graph` gives it) when the same pass over the rows bins
+    /// it (a level of few keys); without `graph` in the answer, ask `/graph`.
+    #[serde(default)]
+    pub graph: Option<super::graph::TableGraphSpec>,
 }
 
 pub(super) fn default_table() -> String {
@@ -512,7 +517,13 @@ pub(super) fn row_request<'t>(
 fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiResult<Value> {
     let (table, req, values) = row_request(t, kind, spec)?;
     let columns = &req.columns;
-    let r = table.query(&req).map_err(bad)?;
+    let in_scan = match &spec.graph {
+        Some(g) => super::graph::InScanGraph::new(t, table, &spec.range, g)?,
+        None => None,
+    };
+    let (r, graph) = table
+        .query_graphed(&req, in_scan.as_ref().map(|g| (&g.bins, g.measure)))
+        .map_err(bad)?;
     let name = table.next_column(columns, &req.path);
     let mut v = response_json(&r, name);
     if !table.values.is_empty() {
@@ -533,6 +544,9 @@ fn run_row_table(t: &LoadedTrace, kind: RowTableKind, spec: &TableSpec) -> ApiRe
     }
     v["percent_of"] = super::percent_basis::row_table(table, &r);
     v["path"] = json!(req.path);
+    if let (Some(g), Some(opts)) = (graph, in_scan) {
+        v["graph"] = opts.json(&g, &req.path);
+    }
     Ok(v)
 }
 
