@@ -9,28 +9,7 @@
 use model::build::live::{LiveBuilder, LiveState};
 use model::build::FileMeta;
 use std::time::Instant;
-
-/// This process's CPU time in ms, rayon's workers included (the load of other
-/// processes inflates it less than wall time).
-fn cpu_ms() -> f64 {
-    let mut ts = libc_timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec to a valid pointer.
-    unsafe { clock_gettime(2, &mut ts) }; // CLOCK_PROCESS_CPUTIME_ID
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
-}
-
-#[repr(C)]
-struct libc_timespec {
-    tv_sec: i64,
-    tv_nsec: i64,
-}
-
-extern "C" {
-    fn clock_gettime(clock: i32, ts: *mut libc_timespec) -> i32;
-}
+use testdata::process_cpu_ms as cpu_ms;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -12,26 +12,7 @@ use model::build::FileMeta;
 use query::live_index::Kept;
 use query::Engine;
 use std::sync::Arc;
-
-fn cpu_ms() -> f64 {
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec to a valid pointer.
-    unsafe { clock_gettime(2, &mut ts) }; // CLOCK_PROCESS_CPUTIME_ID
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
-}
-
-#[repr(C)]
-struct Timespec {
-    tv_sec: i64,
-    tv_nsec: i64,
-}
-
-extern "C" {
-    fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-}
+use testdata::process_cpu_ms as cpu_ms;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -4,6 +4,9 @@
 //! a skip on a developer's machine, a failure under CI (the `CI` variable
 //! set to anything but empty, `0` or `false`, as CI services set it).
 
+mod cpu_time;
+
+pub use cpu_time::process_cpu_ms;
 use std::path::PathBuf;
 
 /// The repository's parent folder (where `shared/` sits).
