@@ -475,15 +475,15 @@ impl Store {
             let msg = first_error.unwrap_or_else(|| "no file to read".into());
             return (Err(msg), Vec::new());
         }
-        let on_disk = ingest_estimate(expanded_len);
-        if on_disk > budget {
-            return (Err(too_big_message(on_disk, budget)), Vec::new());
+        let probed = ingest_estimate(expanded_len);
+        if probed > budget {
+            return (Err(too_big_message(probed, budget)), Vec::new());
         }
         let cancelled = || progress.is_cancelled();
         // None means deleted while waiting: the build below is then skipped (cancelled).
         let mut tickets: Vec<Reservation<'_>> = self
             .reservations
-            .admit(on_disk, budget, self, &cancelled)
+            .admit(probed, budget, self, &cancelled)
             .into_iter()
             .collect();
         let file = match etl::EtlFile::open_many_spilling(paths, &self.tmp_dir()) {
@@ -494,8 +494,8 @@ impl Store {
         if need > budget {
             return (Err(too_big_message(need, budget)), tickets);
         }
-        if need > on_disk {
-            tickets.push(self.reservations.force(need - on_disk));
+        if need > probed {
+            tickets.push(self.reservations.force(need - probed));
         }
         let members = file.members();
         (
