@@ -166,3 +166,34 @@ fn incremental_snapshots_equal_from_scratch_builds_on_a_real_trace() {
     let r = incremental_equals_from_scratch(&file, every);
     assert_eq!(r.stack_parts, r.snapshots, "{r:?}");
 }
+
+/// The bench scenario logs each sample's stack walk after it, so a walk
+/// that arrives after a snapshot's horizon can be of a sample before it.
+/// The checkpoint stops before such samples; otherwise every second
+/// snapshot joined all samples again (the proof of the parts failed).
+#[test]
+fn every_snapshot_after_the_first_resumes_when_stack_walks_follow_their_samples() {
+    for pointer_size in [4, 8] {
+        let params = synth::bench::BenchParams {
+            samples: 12_000,
+            distinct_stacks: 2_000,
+            pointer_size,
+            ..Default::default()
+        };
+        let (cur, _) = synth::bench::write_bench(std::io::Cursor::new(Vec::new()), &params)
+            .expect("writer trace");
+        let file = etl::EtlFile::from_bytes(cur.into_inner()).expect("writer trace");
+        let events = model::build(&file).info.events;
+        // Snapshots at several spacings: where a horizon falls between a
+        // sample and its walk depends on it.
+        for parts in [5, 7, 9, 12] {
+            let r = incremental_equals_from_scratch(&file, events / parts + 1);
+            assert_eq!(
+                r.sample_joins,
+                r.snapshots - 1,
+                "pointer size {pointer_size}, every {}: {r:?}",
+                events / parts + 1
+            );
+        }
+    }
+}

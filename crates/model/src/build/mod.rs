@@ -278,8 +278,13 @@ pub(crate) fn build_resuming(
     }
     steps.mark("restore");
     // Where to keep the next checkpoint: the samples settled by now.
+    // Nor at or after the first event whose stack parts can still change:
+    // the next snapshot could not resume from a sample joined with them.
     let keep_at = settle.map(|settle| {
-        let horizon = batch.max_ts.unwrap_or(i64::MIN).saturating_sub(settle);
+        let newest = batch.max_ts.unwrap_or(i64::MIN).saturating_sub(settle);
+        let horizon = parts_state
+            .as_deref()
+            .map_or(newest, |s| newest.min(s.settled_before()));
         samples.partition_point(|s| s.ts < horizon).max(start)
     });
     let mut kept = None;

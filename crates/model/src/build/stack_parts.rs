@@ -192,6 +192,14 @@ impl PartsState {
         (StackResolver::from_parts(parts, stats, fragments, ps), tail)
     }
 
+    /// Parts of events before this time are joined for good. Not the
+    /// horizon alone: a stack record is logged after its event, so one
+    /// that arrived after the horizon (in the tail, joined again next
+    /// time) can be of an earlier event.
+    pub(super) fn settled_before(&self) -> i64 {
+        self.horizon.min(self.tail_from)
+    }
+
     pub(super) fn id(&self) -> u64 {
         self.id
     }
