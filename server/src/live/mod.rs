@@ -210,9 +210,11 @@ pub fn serve_live<F>(
             if served.elapsed() < MIN_GAP {
                 continue;
             }
+            // Nothing new (the feed has not started, or paused): look
+            // again at the next tick, not a whole gap later, so the first
+            // model after a pause holds a tick of events, not a gap's.
             let Some(loaded) = snapshot(&feeder, &id, &label, events, &mut checkpoint, &mut seed)
             else {
-                served = Instant::now();
                 continue;
             };
             events = loaded.live.as_ref().map_or(events, |l| l.events);
