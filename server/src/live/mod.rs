@@ -23,7 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The least time between serving one model and copying the next: the
 /// page's own queries (and the feed) get a turn of the cores in between.
-pub const MIN_GAP: Duration = Duration::from_millis(200);
+pub const MIN_GAP: Duration = Duration::from_millis(100);
 
 /// What the summary says of a trace still arriving.
 #[derive(Debug, Clone)]
