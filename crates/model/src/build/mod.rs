@@ -68,7 +68,28 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
     } else {
         read_then_merge(file)
     };
-    build_from_batch(batch, &FileMeta::of(file), progress, sweep)
+    let meta = FileMeta::without_coverage(file);
+    // Counting undecoded events reads every event again: do it on the core
+    // the single-threaded correlating pass leaves idle, not before it.
+    std::thread::scope(|s| {
+        let hex_only = s.spawn(|| hex_only_events_on_one_thread(file));
+        let mut trace = build_from_batch(batch, &meta, progress, sweep);
+        trace.info.hex_only_events = hex_only
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        trace
+    })
+}
+
+/// `coverage(file).hex_only` in a pool of its own with one thread: in the
+/// shared pool its tasks would be stolen by (and hold up) the correlating
+/// pass's parallel sorts.
+fn hex_only_events_on_one_thread(file: &EtlFile) -> u64 {
+    let count = || etl::decode::schema::coverage::coverage(file).hex_only;
+    match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+        Ok(pool) => pool.install(count),
+        Err(_) => count(),
+    }
 }
 
 /// What the joins need of the file besides its events' records (the live
@@ -89,6 +110,15 @@ pub struct FileMeta {
 impl FileMeta {
     pub fn of(file: &EtlFile) -> FileMeta {
         FileMeta {
+            hex_only_events: etl::decode::schema::coverage::coverage(file).hex_only,
+            ..FileMeta::without_coverage(file)
+        }
+    }
+
+    /// `of` but for `hex_only_events` (0): the header and buffer facts,
+    /// without reading the events.
+    pub fn without_coverage(file: &EtlFile) -> FileMeta {
+        FileMeta {
             logfile: file.logfile().cloned().unwrap_or_default(),
             ts0: file.ts0(),
             ticks_per_second: file.ticks_per_second(),
@@ -101,7 +131,7 @@ impl FileMeta {
                 .map(|b| b.index)
                 .collect(),
             diagnostics: file.diagnostics().to_vec(),
-            hex_only_events: etl::decode::schema::coverage::coverage(file).hex_only,
+            hex_only_events: 0,
         }
     }
 }
