@@ -57,4 +57,9 @@ fn main() {
             cpu_seconds() - c0
         );
     }
+    println!(
+        "per-trace compare caches: {} and {} bytes",
+        b.compare_cache_bytes(),
+        e.compare_cache_bytes()
+    );
 }

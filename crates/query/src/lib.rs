@@ -112,6 +112,8 @@ pub struct Engine {
     /// Filters' totals (the 100 % of % Weight) of recent queries, so that
     /// expanding a row can skip the samples outside it.
     filter_totals: Mutex<Vec<(Filters, Cell)>>,
+    /// What comparisons read of this trace, made on the first one.
+    pub(crate) compare_cache: Arc<compare_ids::CompareCache>,
 }
 
 /// How many filters' totals the engine remembers.
@@ -183,6 +185,7 @@ impl Engine {
             tree,
             trace,
             filter_totals: Mutex::new(Vec::new()),
+            compare_cache: Arc::default(),
         }
     }
 
@@ -219,6 +222,8 @@ impl Engine {
             tree,
             trace,
             filter_totals: Mutex::new(Vec::new()),
+            // Frame labels change with symbols.
+            compare_cache: Arc::default(),
         })
     }
 
@@ -238,7 +243,13 @@ impl Engine {
             stack_tags: tags,
             threads_valid: self.threads_valid,
             filter_totals: Mutex::new(Vec::new()),
+            compare_cache: self.compare_cache.clone(),
         }
+    }
+
+    /// Bytes the comparison's per-trace cache holds so far.
+    pub fn compare_cache_bytes(&self) -> usize {
+        self.compare_cache.bytes()
     }
 
     /// The set the Stack Tag column shows.

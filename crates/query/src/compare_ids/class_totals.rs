@@ -154,24 +154,36 @@ pub(super) fn by_pair(
         }
     }
     let none = t.stacks.len();
+    let fixed = s
+        .constant_interval()
+        .map(|w| if w == MISSING { 0 } else { w });
     threads_of
         .par_iter()
         .enumerate()
         .map_init(
             || (vec![Tally::default(); stack_parts], Vec::new()),
             |(dense, touched), (tp, threads)| {
+                let mut add = |st: u32, w: i64| {
+                    let class = (st as usize).min(none);
+                    let sp = stack_part.get(class).copied().unwrap_or(0) as usize;
+                    if let Some(d) = dense.get_mut(sp) {
+                        if d.count == 0 {
+                            touched.push(sp as u32);
+                        }
+                        d.add(1, w);
+                    }
+                };
                 for &th in threads {
                     let run = v.narrow(v.run(th), lo, hi);
                     let stacks = v.stack.get(run.clone()).unwrap_or_default();
-                    let times = v.time.get(run).unwrap_or_default();
-                    for (&st, &time) in stacks.iter().zip(times) {
-                        let class = (st as usize).min(none);
-                        let sp = stack_part.get(class).copied().unwrap_or(0) as usize;
-                        if let Some(d) = dense.get_mut(sp) {
-                            if d.count == 0 {
-                                touched.push(sp as u32);
+                    match fixed {
+                        // One interval: the times need not be read.
+                        Some(w) => stacks.iter().for_each(|&st| add(st, w)),
+                        None => {
+                            let times = v.time.get(run).unwrap_or_default();
+                            for (&st, &time) in stacks.iter().zip(times) {
+                                add(st, weight_at(s, time));
                             }
-                            d.add(1, weight_at(s, time));
                         }
                     }
                 }
@@ -187,28 +199,4 @@ pub(super) fn by_pair(
         )
         .flatten()
         .collect()
-}
-
-/// A sample row of each class `wanted` marks (the first in the trace),
-/// `u32::MAX` for the others; `class` maps a row to its class.
-pub(super) fn representatives(
-    t: &Trace,
-    wanted: &[bool],
-    class: impl Fn(&Trace, usize) -> usize,
-) -> Vec<u32> {
-    let mut first = vec![u32::MAX; wanted.len()];
-    let mut left = wanted.iter().filter(|&&w| w).count();
-    for i in 0..t.samples.len().min(u32::MAX as usize) {
-        if left == 0 {
-            break;
-        }
-        let c = class(t, i);
-        if let (Some(f), Some(true)) = (first.get_mut(c), wanted.get(c)) {
-            if *f == u32::MAX {
-                *f = i as u32;
-                left -= 1;
-            }
-        }
-    }
-    first
 }

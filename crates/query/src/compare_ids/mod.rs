@@ -3,13 +3,16 @@
 //! per class (thread, stack, or both) from the engine's indexes, each
 //! class's key cells are read once and turned into shared identity ids,
 //! the two traces' distinct keys are matched by those ids, and texts are
-//! made only for the rows returned. Its rows equal those of grouping each
+//! made only for the rows returned. Each class's first sample row, which
+//! no request changes, is found once per trace and kept on the engine
+//! (`cache.rs`). Its rows equal those of grouping each
 //! trace by key text (`flat_table::group`) and matching the texts
 //! (`compare::compare`); `compare` answers `None` for requests it does
 //! not cover (other tables, filters, values other than Count, Weight and
 //! % Weight, columns not read through the thread or the stack), which
 //! that path answers.
 
+mod cache;
 mod class_totals;
 mod keys;
 mod labels;
@@ -27,7 +30,8 @@ use crate::flat_table::percent_base;
 use crate::table_columns::{ColumnType, PercentOf, TableDef};
 use crate::value_spec::{ValueOf, ValueSpec};
 use crate::Engine;
-use class_totals::{stack_class, thread_class, Tally};
+pub use cache::CompareCache;
+use class_totals::Tally;
 use keys::{KeyColumn, Parts, SideParts};
 use paths::Paths;
 use rows::{Group, Rows};
@@ -237,17 +241,23 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
     } else {
         None
     };
+    let cache = &side.engine.compare_cache;
     let read = |shared: &mut Shared,
                 cols: &[(usize, usize)],
                 tallies: &[Tally],
                 thread: bool|
      -> Option<SideParts> {
-        let wanted: Vec<bool> = tallies.iter().map(|x| x.count > 0).collect();
-        let reps = if thread {
-            class_totals::representatives(t, &wanted, thread_class)
+        let first = if thread {
+            cache.first_of_thread(t)
         } else {
-            class_totals::representatives(t, &wanted, stack_class)
+            cache.first_of_stack(t)
         };
+        // The first sample row of each class with samples in the range.
+        let reps: Vec<u32> = first
+            .iter()
+            .zip(tallies)
+            .map(|(&f, x)| if x.count > 0 { f } else { u32::MAX })
+            .collect();
         let parts = if thread {
             &mut shared.thread_parts
         } else {

@@ -1,0 +1,60 @@
+//! What a comparison reads of one trace that no request changes, kept on
+//! the engine and made on the first comparison that needs it: the first
+//! sample row of each thread class and of each stack class (a class's
+//! key cells are read at that row; finding them scanned the samples on
+//! every request). 4 bytes per thread and per stack row.
+
+use super::class_totals::{stack_class, thread_class};
+use model::Trace;
+use std::sync::OnceLock;
+
+#[derive(Default)]
+pub struct CompareCache {
+    first_of_thread: OnceLock<Vec<u32>>,
+    first_of_stack: OnceLock<Vec<u32>>,
+}
+
+impl CompareCache {
+    /// The first sample row of each thread class (`u32::MAX`: none).
+    pub(super) fn first_of_thread(&self, t: &Trace) -> &[u32] {
+        self.first_of_thread
+            .get_or_init(|| first_rows(t, t.threads.len() + 1, thread_class))
+    }
+
+    /// The first sample row of each stack class (`u32::MAX`: none).
+    pub(super) fn first_of_stack(&self, t: &Trace) -> &[u32] {
+        self.first_of_stack
+            .get_or_init(|| first_rows(t, t.stacks.len() + 1, stack_class))
+    }
+
+    /// Bytes held by what has been made so far.
+    pub fn bytes(&self) -> usize {
+        let rows = |v: Option<&Vec<u32>>| v.map_or(0, |v| v.capacity() * 4);
+        rows(self.first_of_thread.get()) + rows(self.first_of_stack.get())
+    }
+}
+
+impl std::fmt::Debug for CompareCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CompareCache({} bytes)", self.bytes())
+    }
+}
+
+/// The first sample row of each of `classes` classes, `class` mapping a
+/// row to its class (rows past u32 are not read).
+fn first_rows(t: &Trace, classes: usize, class: impl Fn(&Trace, usize) -> usize) -> Vec<u32> {
+    let mut first = vec![u32::MAX; classes];
+    let mut left = classes;
+    for i in 0..t.samples.len().min(u32::MAX as usize) {
+        if left == 0 {
+            break;
+        }
+        if let Some(f) = first.get_mut(class(t, i)) {
+            if *f == u32::MAX {
+                *f = i as u32;
+                left -= 1;
+            }
+        }
+    }
+    first
+}
