@@ -200,7 +200,10 @@ export class TableGraph {
   highlight(refs) {
     const p = this.path;
     const under = refs && refs.length > p.length && p.every((x, i) => refs[i] === x);
-    this.lit = under && refs ? refs[p.length] : null;
+    const lit = under && refs ? refs[p.length] : null;
+    // The same highlight on a drawn graph: nothing to redraw (a graph just shown is drawn).
+    if (lit === this.lit && this.model && this.model.data === this.data) return;
+    this.lit = lit;
     this.draw();
   }
 
@@ -260,6 +263,8 @@ export class TableGraph {
     this.axis(g, W, H, bottom);
     /** @type {any} */
     const model = { kind: this.gantt ? 'spans' : 'series', view: this.view(), lit: this.lit, bars: [], series: [] };
+    // What was drawn (highlight() skips a redraw of the same).
+    Object.defineProperty(model, 'data', { value: this.data, enumerable: false });
     if (this.data && this.gantt) this.drawGantt(g, W, bottom, model);
     else if (this.data) this.drawSeries(g, bottom, model);
     this.model = model;
@@ -293,7 +298,13 @@ export class TableGraph {
     const max = Math.max(...acc, 0) || 1;
     const ph = bottom - 4;
     acc.fill(0);
-    const x0 = (/** @type {number} */ k) => this.tToX(d.start_s + k * d.bin_s);
+    // The bins' edges in canvas x, once (as tToX: `view()` and the width are read once, not per
+    // bar and series: thousands of reads of a layout property made the draw the page's largest cost).
+    const [a, b] = this.view();
+    const W = this.canvas.clientWidth;
+    const edges = new Float64Array(n + 1);
+    for (let k = 0; k <= n; k++) edges[k] = ((d.start_s + k * d.bin_s - a) / (b - a)) * W;
+    const x0 = (/** @type {number} */ k) => edges[k];
     for (const { s, ref, colour } of shown) {
       const lit = this.lit === ref;
       g.globalAlpha = this.lit && !lit ? 0.3 : 1;

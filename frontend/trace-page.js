@@ -300,8 +300,9 @@ export class TracePage {
     if (('bfTarget' in patch || 'bfBy' in patch) && !('bfOpen' in patch)) patch = { ...patch, bfOpen: [] };
     this.s = { ...this.s, ...patch };
     this.write(this.s, 'push');
-    this.syncTimeline();
+    // The analysis first: its request goes out before the timeline is redrawn.
     this.renderAnalysis();
+    this.syncTimeline();
   }
 
   query() {

@@ -38,12 +38,6 @@ pub(crate) struct Dense {
     pub cells: Vec<i64>,
 }
 
-/// A graph binned in the same pass: `bins` cells per key, and per row
-/// its bin and value (`None`: outside the graph's range), given the part's
-/// last bin with its edges (rows mostly come in time order).
-pub(crate) type BinOf<'a> =
-    &'a (dyn Fn(&mut (i64, i64, usize), usize) -> Option<(usize, i64)> + Sync);
-
 /// How one value column is kept in a record.
 #[derive(Clone, Copy)]
 enum Slot {
@@ -214,12 +208,16 @@ struct Part {
 /// row)` its `j`th summed number (`sums` of them); `value(j, row)` its
 /// `j`th value column's value, aggregated as `aggregations[j]`
 /// (`value_keys[j]`: how many keys a text value column has). `graph`:
-/// bins per key and each row's bin, to bin the level's graph as well.
+/// bins per key and, to bin the level's graph as well, each row's bin and
+/// value from the row and its time (`None`: outside the graph's range),
+/// given the part's last bin with its edges (rows mostly come in time
+/// order). A generic, not a boxed, function, and the time read once for
+/// both: the binning is inlined into the loop.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn scan(
+pub(crate) fn scan<B>(
     rows: usize,
     level: &FlatLevel<'_>,
-    graph: Option<(usize, BinOf<'_>)>,
+    graph: Option<(usize, B)>,
     sums: usize,
     aggregations: &[Aggregation],
     value_keys: &[Option<usize>],
@@ -227,7 +225,10 @@ pub(crate) fn scan(
     time: impl Fn(usize) -> i64 + Sync,
     sum: impl Fn(usize, usize) -> i64 + Sync,
     value: impl Fn(usize, usize) -> Option<i64> + Sync,
-) -> Dense {
+) -> Dense
+where
+    B: Fn(&mut (i64, i64, usize), usize, i64) -> Option<(usize, i64)> + Sync,
+{
     let space = level.space;
     let layout = Layout::new(space, sums, aggregations, value_keys);
     let bitmap_words: Vec<usize> = (layout.slots.iter())
@@ -262,7 +263,9 @@ pub(crate) fn scan(
             .iter()
             .map(|&w| vec![0u64; space * w])
             .collect(),
-        cells: graph.map_or_else(Vec::new, |(bins, _)| vec![0i64; space * bins]),
+        cells: graph
+            .as_ref()
+            .map_or_else(Vec::new, |(bins, _)| vec![0i64; space * bins]),
         last: (i64::MAX, i64::MIN, 0),
     };
     let cancel = Cancel::current();
@@ -282,8 +285,9 @@ pub(crate) fn scan(
             }
             p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
             let k = level.key(row) as usize;
-            if let Some((bins, bin_of)) = graph {
-                if let Some((b, v)) = bin_of(&mut p.last, row) {
+            let t = time(row);
+            if let Some((bins, bin_of)) = &graph {
+                if let Some((b, v)) = bin_of(&mut p.last, row, t) {
                     if let Some(x) = p.cells.get_mut(k * bins + b) {
                         *x = x.saturating_add(v);
                     }
@@ -292,7 +296,6 @@ pub(crate) fn scan(
             let Some(r) = p.records.get_mut(k * words..(k + 1) * words) else {
                 continue;
             };
-            let t = time(row);
             r[0] += 1;
             r[1] = r[1].saturating_add(w);
             r[2] = r[2].min(t);

@@ -467,19 +467,26 @@ impl ScanGraph {
         self.edges.bins()
     }
 
-    /// The bin and value of a row the table keeps (`None` outside the
-    /// graph's range); `last` is the previous row's bin with its edges.
+    /// The bin and value of a row the table keeps, at time `t` (its
+    /// start: `def.start(row)`; `None` outside the graph's range); `last`
+    /// is the previous row's bin with its edges.
     #[inline]
     pub(crate) fn bin(
         &self,
         def: &TableDef<'_>,
         last: &mut (i64, i64, usize),
         row: usize,
+        t: i64,
     ) -> Option<(usize, i64)> {
-        if !in_range(def, row, &self.range) {
+        // An event's time is its start (`in_range` reads it again).
+        let inside = if def.timed {
+            t >= self.range.start_ns && t < self.range.end_ns
+        } else {
+            in_range(def, row, &self.range)
+        };
+        if !inside {
             return None;
         }
-        let t = (def.start)(row);
         let b = if t >= last.0 && t < last.1 {
             last.2
         } else {

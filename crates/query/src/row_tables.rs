@@ -437,14 +437,15 @@ impl RowTable {
             Some(level) => {
                 let sg =
                     graph.and_then(|(g, m)| Some((g, self.scan_graph(req, level.space, g, m)?)));
-                let bin_of = |last: &mut (i64, i64, usize), row: usize| {
-                    sg.as_ref().and_then(|(_, s)| s.bin(&def, last, row))
-                };
                 let d = row_dense::scan(
                     def.rows,
                     &level,
-                    sg.as_ref()
-                        .map(|(_, s)| (s.bins(), &bin_of as row_dense::BinOf<'_>)),
+                    sg.as_ref().map(|(_, s)| {
+                        let bin_of = |last: &mut (i64, i64, usize), row: usize, t: i64| {
+                            s.bin(&def, last, row, t)
+                        };
+                        (s.bins(), bin_of)
+                    }),
                     self.sum_columns.len(),
                     &aggregations,
                     &value_keys,
