@@ -66,6 +66,8 @@ export class TableGraph {
     document.body.append(this.tip);
     /** @type {any} */
     this.data = null;
+    /** @type {any} the data the graph was last drawn from (highlight() skips a redraw of the same) */
+    this.drawn = null;
     /** @type {string[]} the expanded row whose children are drawn */
     this.path = [];
     /** @type {Set<string>} hidden series (by row identity) */
@@ -202,7 +204,7 @@ export class TableGraph {
     const under = refs && refs.length > p.length && p.every((x, i) => refs[i] === x);
     const lit = under && refs ? refs[p.length] : null;
     // The same highlight on a drawn graph: nothing to redraw (a graph just shown is drawn).
-    if (lit === this.lit && this.model && this.model.data === this.data) return;
+    if (lit === this.lit && this.model && this.drawn === this.data) return;
     this.lit = lit;
     this.draw();
   }
@@ -263,8 +265,7 @@ export class TableGraph {
     this.axis(g, W, H, bottom);
     /** @type {any} */
     const model = { kind: this.gantt ? 'spans' : 'series', view: this.view(), lit: this.lit, bars: [], series: [] };
-    // What was drawn (highlight() skips a redraw of the same).
-    Object.defineProperty(model, 'data', { value: this.data, enumerable: false });
+    this.drawn = this.data;
     if (this.data && this.gantt) this.drawGantt(g, W, bottom, model);
     else if (this.data) this.drawSeries(g, bottom, model);
     this.model = model;

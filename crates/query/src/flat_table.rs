@@ -323,8 +323,13 @@ pub(crate) fn percent_base(
 /// Whether row `row` of `def` is in `range`: events whose time is in it,
 /// lifetimes that overlap it.
 pub(crate) fn in_range(def: &TableDef<'_>, row: usize, r: &TimeRange) -> bool {
+    in_range_at(def, row, (def.start)(row), r)
+}
+
+/// `in_range` for a row whose start time `s` is already read.
+#[inline]
+pub(crate) fn in_range_at(def: &TableDef<'_>, row: usize, s: i64, r: &TimeRange) -> bool {
     use model::processes::OPEN;
-    let s = (def.start)(row);
     if def.timed {
         return s >= r.start_ns && s < r.end_ns;
     }

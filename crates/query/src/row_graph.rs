@@ -4,7 +4,7 @@
 //! row of the level, in the table's order.
 
 use crate::cancel::Cancel;
-use crate::flat_table::in_range;
+use crate::flat_table::{in_range, in_range_at};
 use crate::graph::{clip, top_series, Edges, Graph, GraphBins};
 use crate::row_level::FlatLevel;
 use crate::row_table_keys::KeyColumn;
@@ -478,13 +478,7 @@ impl ScanGraph {
         row: usize,
         t: i64,
     ) -> Option<(usize, i64)> {
-        // An event's time is its start (`in_range` reads it again).
-        let inside = if def.timed {
-            t >= self.range.start_ns && t < self.range.end_ns
-        } else {
-            in_range(def, row, &self.range)
-        };
-        if !inside {
+        if !in_range_at(def, row, t, &self.range) {
             return None;
         }
         let b = if t >= last.0 && t < last.1 {
