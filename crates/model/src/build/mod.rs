@@ -307,9 +307,10 @@ pub(crate) fn build_resuming(
         info.samples_with_stack = st.samples_with_stack;
     }
     steps.mark("restore");
-    // Where to keep the next checkpoint: the samples settled by now.
-    // Nor at or after the first event whose stack parts can still change:
-    // the next snapshot could not resume from a sample joined with them.
+    // Where to keep the next checkpoint: before the samples not settled
+    // by now, and before the first event whose stack parts can still
+    // change (the next snapshot could not resume from a sample joined
+    // with them).
     let keep_at = settle.map(|settle| {
         let newest = batch.max_ts.unwrap_or(i64::MIN).saturating_sub(settle);
         let horizon = parts_state
