@@ -1,7 +1,9 @@
 //! Times `compare_ids::compare` (and the cut to 500 rows, as `POST
 //! /api/compare` asks) on two synthetic traces of `Shape::bench(N)`,
 //! seeds 42 and 43, per grouping (`ETLSCOPE_GROUPS="Process Name;Module"`,
-//! default the four of issue 17), with the process's CPU time beside.
+//! default the four of issue 17), with the process's CPU time beside;
+//! `ETLSCOPE_ROUNDS` times each (default 2: the first fills the engines'
+//! per-trace compare caches, the next are requests as a server answers them).
 
 use query::compare_ids::{self, Side};
 use query::synthetic::{self, Shape};
@@ -36,7 +38,12 @@ fn main() {
     let (b, e) = (engine(42), engine(43));
     let groups = std::env::var("ETLSCOPE_GROUPS")
         .unwrap_or_else(|_| "Process Name;Module;Function;Process,Stack".into());
-    for g in groups.split(';') {
+    let rounds: usize = std::env::var("ETLSCOPE_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(2);
+    let groups: Vec<&str> = groups.split(';').collect();
+    for (round, g) in (0..rounds).flat_map(|r| groups.iter().map(move |g| (r + 1, *g))) {
         let keys: Vec<String> = g.split(',').map(|s| s.to_string()).collect();
         let (t0, c0) = (Instant::now(), cpu_seconds());
         let side = |engine| Side {
@@ -51,7 +58,7 @@ fn main() {
         let total = c.len();
         let (table, _) = c.into_table(500);
         println!(
-            "{g}: {total} rows ({} returned) in {:.0} ms, CPU {:.2} s",
+            "round {round}, {g}: {total} rows ({} returned) in {:.0} ms, CPU {:.2} s",
             table.rows.len(),
             t0.elapsed().as_secs_f64() * 1e3,
             cpu_seconds() - c0

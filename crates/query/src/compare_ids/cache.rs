@@ -2,9 +2,14 @@
 //! the engine and made on the first comparison that needs it: the first
 //! sample row of each thread class and of each stack class (a class's
 //! key cells are read at that row; finding them scanned the samples on
-//! every request). 4 bytes per thread and per stack row.
+//! every request), 4 bytes per thread and per stack row; each stack
+//! class's Function label (`function.rs`, 4 bytes per stack row and the
+//! labels); each stack row's path fingerprint (`fingerprint.rs`, 16 bytes
+//! per stack row).
 
 use super::class_totals::{stack_class, thread_class};
+use super::fingerprint;
+use super::function::FunctionLabels;
 use model::Trace;
 use std::sync::OnceLock;
 
@@ -12,6 +17,8 @@ use std::sync::OnceLock;
 pub struct CompareCache {
     first_of_thread: OnceLock<Vec<u32>>,
     first_of_stack: OnceLock<Vec<u32>>,
+    function: OnceLock<FunctionLabels>,
+    fingerprints: OnceLock<Option<Vec<u128>>>,
 }
 
 impl CompareCache {
@@ -27,10 +34,27 @@ impl CompareCache {
             .get_or_init(|| first_rows(t, t.stacks.len() + 1, stack_class))
     }
 
+    /// Each stack class's Function label.
+    pub(super) fn function(&self, t: &Trace) -> &FunctionLabels {
+        self.function.get_or_init(|| FunctionLabels::of_trace(t))
+    }
+
+    /// Each stack class's path fingerprint (`None`: paths would not match
+    /// texts one to one).
+    pub(super) fn fingerprints(&self, t: &Trace) -> Option<&[u128]> {
+        self.fingerprints
+            .get_or_init(|| fingerprint::of_trace(t))
+            .as_deref()
+    }
+
     /// Bytes held by what has been made so far.
     pub fn bytes(&self) -> usize {
         let rows = |v: Option<&Vec<u32>>| v.map_or(0, |v| v.capacity() * 4);
-        rows(self.first_of_thread.get()) + rows(self.first_of_stack.get())
+        let fps = self.fingerprints.get().and_then(|v| v.as_ref());
+        rows(self.first_of_thread.get())
+            + rows(self.first_of_stack.get())
+            + self.function.get().map_or(0, FunctionLabels::bytes)
+            + fps.map_or(0, |v| v.capacity() * 16)
     }
 }
 

@@ -36,7 +36,7 @@ impl KeyColumn {
 
     /// Group and identity ids of `cell`, read as `flat_table` reads it (a
     /// number by its value, else its text).
-    fn ids(&mut self, cell: CellValue, number: Option<i64>) -> (u32, u32) {
+    pub(super) fn ids(&mut self, cell: CellValue, number: Option<i64>) -> (u32, u32) {
         let ident = self.texts.id(identity(self.name, &cell, self.ty));
         let group = match number {
             Some(v) => {
@@ -52,22 +52,67 @@ impl KeyColumn {
     }
 }
 
-/// Identity tuples of one part, shared by both traces.
+/// Identity tuples of one part, shared by both traces, in one flat array
+/// (a part per distinct path: millions of small `Vec`s cost more).
 #[derive(Default)]
 pub(super) struct Parts {
     index: FxHashMap<Vec<u32>, u32>,
-    pub tuples: Vec<Vec<u32>>,
+    /// One-id tuples' part by their id (`u32::MAX`: none yet), without hashing.
+    single: Vec<u32>,
+    /// Tuple i's ids are `flat[end[i - 1]..end[i]]`.
+    end: Vec<u32>,
+    flat: Vec<u32>,
 }
+
+/// One-id tuples of ids below this are found through `Parts::single`.
+const DENSE: u32 = 1 << 26;
 
 impl Parts {
     pub(super) fn id(&mut self, tuple: &[u32]) -> u32 {
+        if let [x] = *tuple {
+            if x < DENSE {
+                let x = x as usize;
+                if self.single.len() <= x {
+                    self.single
+                        .resize((x + 1).max(2 * self.single.len()), u32::MAX);
+                }
+                if let Some(&i) = self.single.get(x).filter(|&&i| i != u32::MAX) {
+                    return i;
+                }
+                let i = self.push(tuple);
+                if let Some(slot) = self.single.get_mut(x) {
+                    *slot = i;
+                }
+                return i;
+            }
+        }
         if let Some(&i) = self.index.get(tuple) {
             return i;
         }
-        let i = self.tuples.len() as u32;
-        self.tuples.push(tuple.to_vec());
+        let i = self.push(tuple);
         self.index.insert(tuple.to_vec(), i);
         i
+    }
+
+    fn push(&mut self, tuple: &[u32]) -> u32 {
+        self.flat.extend_from_slice(tuple);
+        self.end.push(self.flat.len() as u32);
+        (self.end.len() - 1) as u32
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.end.len()
+    }
+
+    /// Id `at` of tuple `p`.
+    pub(super) fn get(&self, p: u32, at: usize) -> Option<u32> {
+        let p = p as usize;
+        let lo = match p {
+            0 => 0,
+            _ => *self.end.get(p - 1)? as usize,
+        };
+        let hi = *self.end.get(p)? as usize;
+        self.flat.get(lo..hi)?.get(at).copied()
     }
 }
 

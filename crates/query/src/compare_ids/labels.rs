@@ -6,6 +6,7 @@
 //! form is labelled the same way, so equal ids are equal texts and equal
 //! texts equal ids (the hex part holds no `!`: the last `!` splits it).
 
+use super::fingerprint::Keys;
 use super::texts::Texts;
 use model::{Trace, NONE};
 use rustc_hash::FxHashMap;
@@ -98,6 +99,58 @@ impl Labels {
             },
         };
         Some(self.id(Label::Address(module, a)))
+    }
+
+    /// The Function text of frame `f` (`NONE`: empty) as a label, any text
+    /// accepted (a Function cell is not part of a path).
+    pub(super) fn of_function(&mut self, t: &Trace, f: u32, module_text: &mut [u32]) -> u32 {
+        if f == NONE {
+            return self.of_text(String::new());
+        }
+        match self.of_frame(t, f, module_text) {
+            Some(l) => l,
+            None => self.of_text(t.frame_label(f)),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Drops what only making new labels needs (`get` still answers).
+    pub(super) fn freeze(&mut self) {
+        self.index = FxHashMap::default();
+        self.labels.shrink_to_fit();
+    }
+
+    /// Bytes held, about (the texts counted twice: listed and indexed).
+    pub(super) fn bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(Label, u32)>() + 1;
+        self.index.capacity() * entry
+            + self.labels.capacity() * std::mem::size_of::<Label>()
+            + self.texts.bytes()
+    }
+
+    /// A 128-bit hash of label `l`'s text, the same for equal texts in any
+    /// trace (labels are in one form per text, so their parts are hashed).
+    pub(super) fn fingerprint(&self, l: u32, keys: &Keys) -> u128 {
+        keys.hash(|h| match self.labels.get(l as usize) {
+            Some(&Label::Text(s)) => {
+                h.write_u8(0);
+                h.write(self.texts.get(s).as_bytes());
+            }
+            Some(&Label::Address(NO_MODULE, a)) => {
+                h.write_u8(1);
+                h.write_u64(a);
+            }
+            Some(&Label::Address(m, a)) => {
+                h.write_u8(2);
+                h.write(self.texts.get(m).as_bytes());
+                h.write_u8(0xff); // not in UTF-8: ends the module text
+                h.write_u64(a);
+            }
+            None => h.write_u8(3),
+        })
     }
 
     /// The text of label `l`.

@@ -14,6 +14,9 @@
 
 mod cache;
 mod class_totals;
+mod fingerprint;
+mod fp_paths;
+mod function;
 mod keys;
 mod labels;
 mod paths;
@@ -27,11 +30,12 @@ use crate::compare::{CompareRow, CompareTable};
 use crate::filter::TimeRange;
 use crate::flat_classes::{dependency, Dep};
 use crate::flat_table::percent_base;
-use crate::table_columns::{ColumnType, PercentOf, TableDef};
+use crate::table_columns::{Cells, ColumnType, PercentOf, TableDef};
 use crate::value_spec::{ValueOf, ValueSpec};
 use crate::Engine;
 pub use cache::CompareCache;
 use class_totals::Tally;
+use fp_paths::{FpIds, FpPaths};
 use keys::{KeyColumn, Parts, SideParts};
 use paths::Paths;
 use rows::{Group, Rows};
@@ -65,6 +69,9 @@ pub struct IdComparison {
     thread_parts: Parts,
     stack_parts: Parts,
     paths: Paths,
+    /// When stacks were matched by fingerprints: their paths (the Stack
+    /// column's ids are fingerprint ids).
+    fp_paths: Option<FpPaths>,
 }
 
 impl IdComparison {
@@ -87,12 +94,7 @@ impl IdComparison {
         } else {
             (&self.stack_parts, sp)
         };
-        parts
-            .tuples
-            .get(p as usize)
-            .and_then(|t| t.get(at))
-            .copied()
-            .unwrap_or(0)
+        parts.get(p, at).unwrap_or(0)
     }
 
     fn texts(&self, row: u32) -> Vec<String> {
@@ -100,7 +102,10 @@ impl IdComparison {
             .map(|k| {
                 let id = self.column_id(row, k);
                 match self.columns.get(k) {
-                    Some(c) if c.stack => self.paths.text(id),
+                    Some(c) if c.stack => match &self.fp_paths {
+                        Some(fp) => fp.text(id),
+                        None => self.paths.text(id),
+                    },
                     Some(c) => c.texts.get(id).to_string(),
                     None => String::new(),
                 }
@@ -118,7 +123,10 @@ impl IdComparison {
             ids.sort_unstable();
             ids.dedup();
             let by_id = match self.columns.get(k) {
-                Some(col) if col.stack => self.paths.ranks(&ids),
+                Some(col) if col.stack => match &self.fp_paths {
+                    Some(fp) => fp.ranks(&ids),
+                    None => self.paths.ranks(&ids),
+                },
                 Some(col) => col.texts.ranks(&ids),
                 None => FxHashMap::default(),
             };
@@ -213,6 +221,8 @@ fn plan(def: &TableDef<'_>, keys: &[String], values: Option<&[String]>) -> Optio
 struct Shared {
     columns: Vec<KeyColumn>,
     paths: Paths,
+    /// Stacks matched by fingerprints (`None`: by `paths`).
+    fps: Option<FpIds>,
     thread_parts: Parts,
     stack_parts: Parts,
 }
@@ -224,7 +234,7 @@ struct Groups {
     total: Tally,
 }
 
-fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
+fn groups(shared: &mut Shared, side: Side<'_>, side_ix: u8, plan: &Plan) -> Option<Groups> {
     let t = side.engine.trace();
     let def = TableDef::of(t, "cpu-sampled")?;
     let cols = |dep: Dep| -> Vec<(usize, usize)> {
@@ -236,17 +246,38 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
             .collect()
     };
     let (tcols, scols) = (cols(Dep::Thread), cols(Dep::Stack));
-    let paths = if shared.columns.iter().any(|c| c.stack) {
-        Some(shared.paths.of_trace(t)?)
-    } else {
-        None
+    let e = side.engine;
+    let cache = &e.compare_cache;
+    let stack_tallies = (!scols.is_empty()).then(|| class_totals::by_stack(e, side.range));
+    let paths = match (shared.columns.iter().any(|c| c.stack), &mut shared.fps) {
+        (false, _) => None,
+        (true, Some(fps)) => {
+            let tallies = stack_tallies.as_deref().unwrap_or_default();
+            Some(fps.of_side(side_ix, cache.fingerprints(t)?, tallies))
+        }
+        (true, None) => Some(shared.paths.of_trace(t)?),
     };
-    let cache = &side.engine.compare_cache;
+    // The Function alone in the stack part: from the per-trace labels.
+    let function_only = match scols.as_slice() {
+        &[(c, pos)] => {
+            let keyed = matches!(def.columns.get(c)?.cells, Cells::Keyed { .. });
+            (keyed && def.columns.get(c)?.def.name == "Function").then_some(pos)
+        }
+        _ => None,
+    };
     let read = |shared: &mut Shared,
                 cols: &[(usize, usize)],
                 tallies: &[Tally],
                 thread: bool|
      -> Option<SideParts> {
+        if let (Some(pos), false) = (function_only, thread) {
+            let col = shared.columns.get_mut(pos)?;
+            return Some(
+                cache
+                    .function(t)
+                    .parts(tallies, col, &mut shared.stack_parts),
+            );
+        }
         let first = if thread {
             cache.first_of_thread(t)
         } else {
@@ -276,7 +307,6 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
         }
         sum
     };
-    let e = side.engine;
     let mut out: Vec<Group> = Vec::new();
     match (tcols.is_empty(), scols.is_empty()) {
         (false, true) => {
@@ -288,18 +318,18 @@ fn groups(shared: &mut Shared, side: Side<'_>, plan: &Plan) -> Option<Groups> {
             }
         }
         (true, false) => {
-            let tallies = class_totals::by_stack(e, side.range);
-            let sp = read(shared, &scols, &tallies, false)?;
+            let tallies = stack_tallies.as_deref().unwrap_or_default();
+            let sp = read(shared, &scols, tallies, false)?;
             let none = shared.thread_parts.id(&[]);
-            for (part, x) in by_part(&tallies, &sp).into_iter().enumerate() {
+            for (part, x) in by_part(tallies, &sp).into_iter().enumerate() {
                 out.push((none, *sp.shared.get(part)?, x));
             }
         }
         (false, false) => {
             let threads = class_totals::by_thread(e, side.range);
             let tp = read(shared, &tcols, &threads, true)?;
-            let stacks = class_totals::by_stack(e, side.range);
-            let sp = read(shared, &scols, &stacks, false)?;
+            let stacks = stack_tallies.as_deref().unwrap_or_default();
+            let sp = read(shared, &scols, stacks, false)?;
             let pairs = class_totals::by_pair(
                 e,
                 side.range,
@@ -408,20 +438,27 @@ pub fn compare(
             })
             .collect(),
         paths: Paths::default(),
+        fps: None,
         thread_parts: Parts::default(),
         stack_parts: Parts::default(),
     };
-    let gb = groups(&mut shared, base, &plan)?;
-    let gn = groups(&mut shared, new, &plan)?;
+    // Fingerprints when both traces have them (else paths, for both).
+    let by_fp = shared.columns.iter().any(|c| c.stack)
+        && [base, new].iter().all(|s| {
+            let e = s.engine;
+            e.compare_cache.fingerprints(e.trace()).is_some()
+        });
+    if by_fp {
+        shared.fps = Some(FpIds::default());
+    }
+    let gb = groups(&mut shared, base, 0, &plan)?;
+    let gn = groups(&mut shared, new, 1, &plan)?;
     let valuers = [
         Valuer::of(base, &plan, gb.total)?,
         Valuer::of(new, &plan, gn.total)?,
     ];
     let width = valuers[1].kinds.len();
-    let bounds = (
-        shared.thread_parts.tuples.len(),
-        shared.stack_parts.tuples.len(),
-    );
+    let bounds = (shared.thread_parts.len(), shared.stack_parts.len());
     let rows = rows::merge(
         [&gb.groups, &gn.groups],
         bounds,
@@ -475,6 +512,9 @@ pub fn compare(
         thread_parts: shared.thread_parts,
         stack_parts: shared.stack_parts,
         paths: shared.paths,
+        fp_paths: shared
+            .fps
+            .map(|ids| FpPaths::new(ids, [base, new].map(|s| s.engine.trace.clone()))),
     };
     Some(cmp)
 }

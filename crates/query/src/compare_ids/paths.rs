@@ -64,7 +64,7 @@ impl Paths {
         Some(out)
     }
 
-    fn path(&mut self, parent: u32, label: u32) -> u32 {
+    pub(super) fn path(&mut self, parent: u32, label: u32) -> u32 {
         if let Some(&p) = self.index.get(&(parent, label)) {
             return p;
         }

@@ -17,6 +17,17 @@ impl Texts {
         self.0.texts.get(id as usize).map_or("", |s| s.as_str())
     }
 
+    /// Bytes held, about: each text twice (listed and as its index's key)
+    /// and a slot of the index.
+    pub(super) fn bytes(&self) -> usize {
+        let slot = std::mem::size_of::<(String, i64)>() + 1;
+        self.0
+            .texts
+            .iter()
+            .map(|s| 2 * s.capacity() + std::mem::size_of::<String>() + slot)
+            .sum()
+    }
+
     /// The rank of each of `ids` (distinct) in the order of their texts.
     pub(super) fn ranks(&self, ids: &[u32]) -> FxHashMap<u32, u32> {
         let mut sorted = ids.to_vec();

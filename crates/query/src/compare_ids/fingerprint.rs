@@ -1,0 +1,73 @@
+//! 128-bit fingerprints of stack paths (issue 17): a stack row's is its
+//! parent's combined with its leaf label's text hash, so stacks of equal
+//! Stack text have equal fingerprints in any trace, and a comparison
+//! matches stacks of two traces without building their paths. Two keyed
+//! SipHash passes (keys drawn once per process) make the 128 bits; a
+//! collision of distinct paths is about 2^-64 likely among 2^32 paths.
+
+use super::labels::Labels;
+use model::{Trace, NONE};
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::OnceLock;
+
+/// The hash keys, one pair for every trace of the process.
+pub(super) struct Keys([RandomState; 2]);
+
+impl Keys {
+    pub(super) fn get() -> &'static Keys {
+        static KEYS: OnceLock<Keys> = OnceLock::new();
+        KEYS.get_or_init(|| Keys([RandomState::new(), RandomState::new()]))
+    }
+
+    /// What `write` writes, hashed under both keys.
+    pub(super) fn hash(&self, write: impl Fn(&mut dyn Hasher)) -> u128 {
+        let [a, b] = &self.0;
+        let (mut x, mut y) = (a.build_hasher(), b.build_hasher());
+        write(&mut x);
+        write(&mut y);
+        (u128::from(x.finish()) << 64) | u128::from(y.finish())
+    }
+}
+
+/// The path of no frames.
+pub(super) const EMPTY: u128 = 0;
+
+/// The fingerprint of every stack row of `t`, and `EMPTY` for the extra
+/// class at `stacks.len()`; `None` when paths and texts might not match
+/// one to one (as `Paths::of_trace`: an empty label or one with `;`, a
+/// parent after its child).
+pub(super) fn of_trace(t: &Trace) -> Option<Vec<u128>> {
+    let st = &t.stacks;
+    let keys = Keys::get();
+    let mut labels = Labels::default();
+    // Per frame row, its label's fingerprint (0: not read yet).
+    let mut label_fp = vec![0u128; t.frames.module.len()];
+    let mut module_text = vec![u32::MAX; t.modules.name.len()];
+    let mut out = Vec::with_capacity(st.len() + 1);
+    for i in 0..st.len() {
+        let parent = match *st.parent.get(i)? {
+            NONE => EMPTY,
+            p if (p as usize) < i => *out.get(p as usize)?,
+            _ => return None,
+        };
+        let frame = *st.frame.get(i)?;
+        let label = match label_fp.get(frame as usize) {
+            Some(&l) if l != 0 => l,
+            _ => {
+                let l = labels.of_frame(t, frame, &mut module_text)?;
+                let l = labels.fingerprint(l, keys);
+                if let Some(slot) = label_fp.get_mut(frame as usize) {
+                    *slot = l;
+                }
+                l
+            }
+        };
+        out.push(keys.hash(|h| {
+            h.write_u128(parent);
+            h.write_u128(label);
+        }));
+    }
+    out.push(EMPTY);
+    Some(out)
+}
