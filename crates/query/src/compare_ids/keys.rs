@@ -136,6 +136,7 @@ pub(super) fn parts(
 ) -> Option<SideParts> {
     let mut keyed: Vec<FxHashMap<u32, (u32, u32)>> = vec![FxHashMap::default(); cols.len()];
     let mut local: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+    let mut single: Vec<u32> = Vec::new();
     let mut out = SideParts {
         of_class: vec![u32::MAX; reps.len()],
         shared: Vec::new(),
@@ -186,11 +187,34 @@ pub(super) fn parts(
             ident.push(i);
         }
         // Most classes repeat a part: look it up before copying the key.
-        let part = match local.get(group.as_slice()) {
-            Some(&part) => part,
+        // One id (a path: millions of them) by a dense array, not hashed.
+        let dense = match *group.as_slice() {
+            [g] if g < DENSE => {
+                let g = g as usize;
+                if single.len() <= g {
+                    single.resize((g + 1).max(2 * single.len()), u32::MAX);
+                }
+                single.get(g).copied()
+            }
+            _ => None,
+        };
+        let found = match dense {
+            Some(p) => (p != u32::MAX).then_some(p),
+            None => local.get(group.as_slice()).copied(),
+        };
+        let part = match found {
+            Some(part) => part,
             None => {
-                let part = local.len() as u32;
-                local.insert(group.clone(), part);
+                let part = out.shared.len() as u32;
+                match (
+                    dense,
+                    group.first().and_then(|&g| single.get_mut(g as usize)),
+                ) {
+                    (Some(_), Some(slot)) => *slot = part,
+                    _ => {
+                        local.insert(group.clone(), part);
+                    }
+                }
                 out.shared.push(shared.id(&ident));
                 part
             }
