@@ -71,3 +71,49 @@ pub(super) fn of_trace(t: &Trace) -> Option<Vec<u128>> {
     out.push(EMPTY);
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{self, Shape};
+    use crate::table_columns::stack_text;
+    use rustc_hash::FxHashMap;
+
+    fn shape(seed: u64) -> Shape {
+        Shape {
+            samples: 2_000,
+            stacks: 300,
+            threads: 8,
+            processes: 3,
+            modules: 4,
+            frames_per_module: 6,
+            cpus: 2,
+            symbolized: if seed % 2 == 0 { 0.5 } else { 0.0 },
+            two_intervals: false,
+            seed,
+        }
+    }
+
+    /// Equal fingerprints exactly when the Stack texts are equal, within a
+    /// trace and across two traces of differing frames.
+    #[test]
+    fn fingerprints_are_equal_exactly_for_equal_stack_texts() {
+        for seed in 0..6 {
+            let traces = [seed, seed + 100].map(|s| synthetic::trace(&shape(s)));
+            let mut by_fp: FxHashMap<u128, String> = FxHashMap::default();
+            let mut by_text: FxHashMap<String, u128> = FxHashMap::default();
+            for t in &traces {
+                let Some(fps) = of_trace(t) else {
+                    panic!("seed {seed}: no fingerprints");
+                };
+                assert_eq!(fps.len(), t.stacks.len() + 1);
+                for (st, &fp) in fps.iter().enumerate().take(t.stacks.len()) {
+                    let text = stack_text(t, st as u32);
+                    assert_ne!(fp, EMPTY);
+                    assert_eq!(by_fp.entry(fp).or_insert_with(|| text.clone()), &text);
+                    assert_eq!(*by_text.entry(text).or_insert(fp), fp, "seed {seed}");
+                }
+            }
+        }
+    }
+}

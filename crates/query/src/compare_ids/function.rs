@@ -79,3 +79,44 @@ impl FunctionLabels {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{self, Shape};
+
+    /// Each stack class's label reads the Function cell of its samples.
+    #[test]
+    fn labels_are_the_function_texts() {
+        for seed in 0..4 {
+            let t = synthetic::trace(&Shape {
+                samples: 2_000,
+                stacks: 300,
+                threads: 8,
+                processes: 3,
+                modules: 4,
+                frames_per_module: 6,
+                cpus: 2,
+                symbolized: if seed % 2 == 0 { 0.5 } else { 0.0 },
+                two_intervals: false,
+                seed,
+            });
+            let f = FunctionLabels::of_trace(&t);
+            assert_eq!(f.of_class.len(), t.stacks.len() + 1);
+            for (st, &l) in f.of_class.iter().enumerate() {
+                let frame = t.stacks.frame.get(st).copied().unwrap_or(NONE);
+                let text = match frame {
+                    NONE => String::new(),
+                    fr => t.frame_label(fr),
+                };
+                assert_eq!(f.labels.get(l), text, "seed {seed}, stack {st}");
+            }
+            // Equal texts are one label.
+            let mut seen = std::collections::HashMap::new();
+            for &l in &f.of_class {
+                let text = f.labels.get(l).into_owned();
+                assert_eq!(*seen.entry(text).or_insert(l), l, "seed {seed}");
+            }
+        }
+    }
+}
