@@ -88,7 +88,7 @@ mod tests {
             modules: 4,
             frames_per_module: 6,
             cpus: 2,
-            symbolized: if seed % 2 == 0 { 0.5 } else { 0.0 },
+            symbolized: if seed.is_multiple_of(2) { 0.5 } else { 0.0 },
             two_intervals: false,
             seed,
         }

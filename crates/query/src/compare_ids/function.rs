@@ -88,7 +88,7 @@ mod tests {
     /// Each stack class's label reads the Function cell of its samples.
     #[test]
     fn labels_are_the_function_texts() {
-        for seed in 0..4 {
+        for seed in 0..4u64 {
             let t = synthetic::trace(&Shape {
                 samples: 2_000,
                 stacks: 300,
@@ -97,7 +97,7 @@ mod tests {
                 modules: 4,
                 frames_per_module: 6,
                 cpus: 2,
-                symbolized: if seed % 2 == 0 { 0.5 } else { 0.0 },
+                symbolized: if seed.is_multiple_of(2) { 0.5 } else { 0.0 },
                 two_intervals: false,
                 seed,
             });
