@@ -309,3 +309,37 @@ fn other_requests_are_not_covered() {
     assert!(!ask("cpu-sampled", &["Nope"], None), "no such column");
     assert!(!ask("file-io", &["Process"], None), "another table");
 }
+
+/// Groupings by thread and stack columns without a range, asked again
+/// and in turn (more of them than the engine keeps pairs of): each answer
+/// from the kept pair counts equals the naive one.
+#[test]
+fn kept_pair_counts_answer_as_a_fresh_pass() {
+    let b = engine(synthetic::trace(&shape(20_000, 400, 9)), 2);
+    let n = engine(synthetic::trace(&shape(15_000, 300, 10)), 3);
+    let groupings: [&[&str]; 6] = [
+        &["Process", "Stack"],
+        &["Thread ID", "Function"],
+        &["Process Name", "Module"],
+        &["Process", "Stack"],
+        &["Thread Name", "Stack", "PID"],
+        &["PID", "Image Path"],
+    ];
+    let values = ["Count", "Weight", "% Weight"];
+    for round in 0..3 {
+        for keys in groupings {
+            let owned: Vec<String> = keys.iter().map(|s| s.to_string()).collect();
+            let side = |engine| Side {
+                engine,
+                range: None,
+            };
+            let (table, _) =
+                compare_ids::compare(side(&b), side(&n), "cpu-sampled", &owned, None, 1.0)
+                    .expect("covered")
+                    .into_table(usize::MAX);
+            let sides = [(b.trace(), None), (n.trace(), None)];
+            let expected = naive(sides, keys, &values, 1.0);
+            assert!(table.rows == expected, "round {round}: {keys:?}");
+        }
+    }
+}

@@ -5,11 +5,13 @@
 //! every request), 4 bytes per thread and per stack row; each stack
 //! class's Function label (`function.rs`, 4 bytes per stack row and the
 //! labels); each stack row's path fingerprint (`fingerprint.rs`, 16 bytes
-//! per stack row).
+//! per stack row); the per-pair counts of the last few groupings by
+//! thread and stack columns without a range (`pair_cache.rs`).
 
 use super::class_totals::{stack_class, thread_class};
 use super::fingerprint;
 use super::function::FunctionLabels;
+use super::pair_cache::{PairCache, PairKey, Pairs};
 use model::Trace;
 use std::sync::OnceLock;
 
@@ -19,6 +21,7 @@ pub struct CompareCache {
     first_of_stack: OnceLock<Vec<u32>>,
     function: OnceLock<FunctionLabels>,
     fingerprints: OnceLock<Option<Vec<u128>>>,
+    pairs: PairCache,
 }
 
 impl CompareCache {
@@ -47,6 +50,15 @@ impl CompareCache {
             .as_deref()
     }
 
+    /// The pairs kept for `key`, else those `pass` counts (then kept).
+    pub(super) fn pairs(
+        &self,
+        key: PairKey,
+        pass: impl FnOnce() -> Vec<(u32, u32, super::class_totals::Tally)>,
+    ) -> Pairs {
+        self.pairs.get_or(key, pass)
+    }
+
     /// Bytes held by what has been made so far.
     pub fn bytes(&self) -> usize {
         let rows = |v: Option<&Vec<u32>>| v.map_or(0, |v| v.capacity() * 4);
@@ -55,6 +67,7 @@ impl CompareCache {
             + rows(self.first_of_stack.get())
             + self.function.get().map_or(0, FunctionLabels::bytes)
             + fps.map_or(0, |v| v.capacity() * 16)
+            + self.pairs.bytes()
     }
 }
 

@@ -19,6 +19,7 @@ mod fp_paths;
 mod function;
 mod keys;
 mod labels;
+mod pair_cache;
 mod paths;
 mod rows;
 mod select;
@@ -37,6 +38,7 @@ pub use cache::CompareCache;
 use class_totals::Tally;
 use fp_paths::{FpIds, FpPaths};
 use keys::{KeyColumn, Parts, SideParts};
+use pair_cache::PairKey;
 use paths::Paths;
 use rows::{Group, Rows};
 use rustc_hash::FxHashMap;
@@ -330,13 +332,20 @@ fn groups(shared: &mut Shared, side: Side<'_>, side_ix: u8, plan: &Plan) -> Opti
             let tp = read(shared, &tcols, &threads, true)?;
             let stacks = stack_tallies.as_deref().unwrap_or_default();
             let sp = read(shared, &scols, stacks, false)?;
-            let pairs = class_totals::by_pair(
-                e,
-                side.range,
-                (&tp.of_class, tp.shared.len()),
-                (&sp.of_class, sp.shared.len()),
-            );
-            for (a, b, x) in pairs {
+            let pass = || {
+                class_totals::by_pair(
+                    e,
+                    side.range,
+                    (&tp.of_class, tp.shared.len()),
+                    (&sp.of_class, sp.shared.len()),
+                )
+            };
+            // Without a range the same parts count the same pairs.
+            let pairs = match side.range {
+                None => cache.pairs(PairKey::of(&tp.of_class, &sp.of_class), pass),
+                Some(_) => std::sync::Arc::new(pass()),
+            };
+            for &(a, b, x) in pairs.iter() {
                 out.push((*tp.shared.get(a as usize)?, *sp.shared.get(b as usize)?, x));
             }
         }
