@@ -42,6 +42,11 @@ impl CompareCache {
         self.function.get_or_init(|| FunctionLabels::of_trace(t))
     }
 
+    /// The Function labels, if made.
+    pub(super) fn function_made(&self) -> Option<&FunctionLabels> {
+        self.function.get()
+    }
+
     /// Each stack class's path fingerprint (`None`: paths would not match
     /// texts one to one).
     pub(super) fn fingerprints(&self, t: &Trace) -> Option<&[u128]> {

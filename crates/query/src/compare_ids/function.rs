@@ -2,14 +2,18 @@
 //! each stack class's leaf frame's Function text as a label id of the
 //! trace's own labels (equal ids, equal texts), made once per trace and
 //! kept on the engine (`cache.rs`, 4 bytes per stack row plus the labels),
-//! so a request only counts classes per label and reads the text of each
-//! label with samples, not the key of every class.
+//! so a request only counts classes per label and matches the labels with
+//! samples by their texts' fingerprints; texts are read only for the rows
+//! returned (and those whose order is needed).
 
+use super::cache::CompareCache;
 use super::class_totals::Tally;
-use super::keys::{KeyColumn, Parts, SideParts};
+use super::fingerprint::Keys;
+use super::keys::{Parts, SideParts};
 use super::labels::Labels;
-use crate::cell_value::CellValue;
 use model::{Trace, NONE};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 pub(super) struct FunctionLabels {
     /// Per stack class (`stacks.len() + 1`), its leaf frame's label.
@@ -48,13 +52,16 @@ impl FunctionLabels {
     }
 
     /// The parts of one side's stack classes when the Function is the
-    /// stack part's only column: one per label with samples.
+    /// stack part's only column: one per label with samples, its id that
+    /// of its text's fingerprint (no text is made).
     pub(super) fn parts(
         &self,
+        side: u8,
         tallies: &[Tally],
-        col: &mut KeyColumn,
+        ids: &mut FunctionIds,
         shared: &mut Parts,
     ) -> SideParts {
+        let keys = Keys::get();
         let mut part_of = vec![u32::MAX; self.labels.len()];
         let mut out = SideParts {
             of_class: vec![u32::MAX; tallies.len()],
@@ -70,13 +77,60 @@ impl FunctionLabels {
             };
             if *part == u32::MAX {
                 *part = out.shared.len() as u32;
-                let text = self.labels.get(l).into_owned();
-                let (_, ident) = col.ids(CellValue::Text(text), None);
-                out.shared.push(shared.id(&[ident]));
+                let next = ids.rep.len() as u32;
+                let id = *ids
+                    .index
+                    .entry(self.labels.fingerprint(l, keys))
+                    .or_insert(next);
+                if id == next {
+                    ids.rep.push((side, l));
+                }
+                out.shared.push(shared.id(&[id]));
             }
             *slot = *part;
         }
         out
+    }
+}
+
+/// Dense ids of both traces' Function texts with samples, by the texts'
+/// fingerprints; each id remembers a side and label to read its text.
+#[derive(Default)]
+pub(super) struct FunctionIds {
+    index: FxHashMap<u128, u32>,
+    rep: Vec<(u8, u32)>,
+}
+
+/// The texts of a comparison's Function ids, read from the traces' labels.
+pub(super) struct FunctionTexts {
+    ids: FunctionIds,
+    caches: [Arc<CompareCache>; 2],
+}
+
+impl FunctionTexts {
+    pub(super) fn new(ids: FunctionIds, caches: [Arc<CompareCache>; 2]) -> FunctionTexts {
+        FunctionTexts { ids, caches }
+    }
+
+    pub(super) fn text(&self, id: u32) -> String {
+        let Some(&(side, l)) = self.ids.rep.get(id as usize) else {
+            return String::new();
+        };
+        self.caches
+            .get(usize::from(side))
+            .and_then(|c| c.function_made())
+            .map_or_else(String::new, |f| f.labels.get(l).into_owned())
+    }
+
+    /// The rank of each of `ids` (distinct) in the order of their texts.
+    pub(super) fn ranks(&self, ids: &[u32]) -> FxHashMap<u32, u32> {
+        let mut texts: Vec<(String, u32)> = ids.iter().map(|&id| (self.text(id), id)).collect();
+        texts.sort_unstable();
+        texts
+            .into_iter()
+            .enumerate()
+            .map(|(rank, (_, id))| (id, rank as u32))
+            .collect()
     }
 }
 

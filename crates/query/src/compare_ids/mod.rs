@@ -37,6 +37,7 @@ use crate::Engine;
 pub use cache::CompareCache;
 use class_totals::Tally;
 use fp_paths::{FpIds, FpPaths};
+use function::{FunctionIds, FunctionTexts};
 use keys::{KeyColumn, Parts, SideParts};
 use pair_cache::PairKey;
 use paths::Paths;
@@ -74,6 +75,9 @@ pub struct IdComparison {
     /// When stacks were matched by fingerprints: their paths (the Stack
     /// column's ids are fingerprint ids).
     fp_paths: Option<FpPaths>,
+    /// When the Function was read from the per-trace labels: its key
+    /// column and its texts (the column's ids are `FunctionIds`).
+    functions: Option<(usize, FunctionTexts)>,
 }
 
 impl IdComparison {
@@ -99,6 +103,16 @@ impl IdComparison {
         parts.get(p, at).unwrap_or(0)
     }
 
+    fn is_function(&self, k: usize) -> bool {
+        self.functions.as_ref().is_some_and(|(c, _)| *c == k)
+    }
+
+    fn function_text(&self, id: u32) -> String {
+        self.functions
+            .as_ref()
+            .map_or_else(String::new, |(_, f)| f.text(id))
+    }
+
     fn texts(&self, row: u32) -> Vec<String> {
         (0..self.columns.len())
             .map(|k| {
@@ -108,6 +122,7 @@ impl IdComparison {
                         Some(fp) => fp.text(id),
                         None => self.paths.text(id),
                     },
+                    Some(_) if self.is_function(k) => self.function_text(id),
                     Some(c) => c.texts.get(id).to_string(),
                     None => String::new(),
                 }
@@ -128,6 +143,10 @@ impl IdComparison {
                 Some(col) if col.stack => match &self.fp_paths {
                     Some(fp) => fp.ranks(&ids),
                     None => self.paths.ranks(&ids),
+                },
+                Some(_) if self.is_function(k) => match &self.functions {
+                    Some((_, f)) => f.ranks(&ids),
+                    None => FxHashMap::default(),
                 },
                 Some(col) => col.texts.ranks(&ids),
                 None => FxHashMap::default(),
@@ -225,6 +244,8 @@ struct Shared {
     paths: Paths,
     /// Stacks matched by fingerprints (`None`: by `paths`).
     fps: Option<FpIds>,
+    /// When the Function is the stack part's only column: its ids.
+    functions: Option<FunctionIds>,
     thread_parts: Parts,
     stack_parts: Parts,
 }
@@ -259,26 +280,14 @@ fn groups(shared: &mut Shared, side: Side<'_>, side_ix: u8, plan: &Plan) -> Opti
         }
         (true, None) => Some(shared.paths.of_trace(t)?),
     };
-    // The Function alone in the stack part: from the per-trace labels.
-    let function_only = match scols.as_slice() {
-        &[(c, pos)] => {
-            let keyed = matches!(def.columns.get(c)?.cells, Cells::Keyed { .. });
-            (keyed && def.columns.get(c)?.def.name == "Function").then_some(pos)
-        }
-        _ => None,
-    };
     let read = |shared: &mut Shared,
                 cols: &[(usize, usize)],
                 tallies: &[Tally],
                 thread: bool|
      -> Option<SideParts> {
-        if let (Some(pos), false) = (function_only, thread) {
-            let col = shared.columns.get_mut(pos)?;
-            return Some(
-                cache
-                    .function(t)
-                    .parts(tallies, col, &mut shared.stack_parts),
-            );
+        if let (Some(ids), false) = (shared.functions.as_mut(), thread) {
+            let labels = cache.function(t);
+            return Some(labels.parts(side_ix, tallies, ids, &mut shared.stack_parts));
         }
         let first = if thread {
             cache.first_of_thread(t)
@@ -448,6 +457,7 @@ pub fn compare(
             .collect(),
         paths: Paths::default(),
         fps: None,
+        functions: None,
         thread_parts: Parts::default(),
         stack_parts: Parts::default(),
     };
@@ -459,6 +469,19 @@ pub fn compare(
         });
     if by_fp {
         shared.fps = Some(FpIds::default());
+    }
+    // The Function alone in the stack part: from the per-trace labels.
+    let stack_keys: Vec<usize> = plan
+        .keys
+        .iter()
+        .filter(|(_, d)| *d == Dep::Stack)
+        .map(|&(c, _)| c)
+        .collect();
+    if let &[c] = stack_keys.as_slice() {
+        let col = def.columns.get(c)?;
+        if col.def.name == "Function" && matches!(col.cells, Cells::Keyed { .. }) {
+            shared.functions = Some(FunctionIds::default());
+        }
     }
     let gb = groups(&mut shared, base, 0, &plan)?;
     let gn = groups(&mut shared, new, 1, &plan)?;
@@ -521,11 +544,26 @@ pub fn compare(
         thread_parts: shared.thread_parts,
         stack_parts: shared.stack_parts,
         paths: shared.paths,
+        functions: shared.functions.map(|ids| {
+            let caches = [base, new].map(|s| s.engine.compare_cache.clone());
+            (
+                function_column(&def, &plan),
+                FunctionTexts::new(ids, caches),
+            )
+        }),
         fp_paths: shared
             .fps
             .map(|ids| FpPaths::new(ids, [base, new].map(|s| s.engine.trace.clone()))),
     };
     Some(cmp)
+}
+
+/// The key position of the plan's stack column (the Function).
+fn function_column(def: &TableDef<'_>, plan: &Plan) -> usize {
+    plan.keys
+        .iter()
+        .position(|&(c, d)| d == Dep::Stack && def.columns.get(c).is_some())
+        .unwrap_or(0)
 }
 
 fn plan_columns(def: &TableDef<'_>, keys: &[String]) -> Option<Vec<usize>> {
