@@ -36,6 +36,15 @@ impl FrameTable {
         self.intern(NONE, address, process)
     }
 
+    /// The row of a frame already interned (read only: lookups in parallel).
+    pub fn get_module_frame(&self, module: u32, rva: u64) -> Option<u32> {
+        self.index.get(&(module, rva, NONE)).copied()
+    }
+
+    pub fn get_raw_frame(&self, process: u32, address: u64) -> Option<u32> {
+        self.index.get(&(NONE, address, process)).copied()
+    }
+
     fn intern(&mut self, module: u32, address: u64, process: u32) -> u32 {
         let next = self.module.len() as u32;
         let id = *self.index.entry((module, address, process)).or_insert(next);

@@ -45,6 +45,11 @@ impl StackTable {
         id
     }
 
+    /// The stack row for `frame` called from `parent`, if interned already.
+    pub fn get(&self, parent: u32, frame: u32) -> Option<u32> {
+        self.index.get(&(parent, frame)).copied()
+    }
+
     /// Intern a whole stack given root first.
     pub fn intern_root_first(&mut self, frames: impl IntoIterator<Item = u32>) -> u32 {
         frames

@@ -665,3 +665,39 @@ fn incremental_snapshots_equal_from_scratch_builds_on_writer_traces() {
         }
     }
 }
+
+/// The same on bench-shaped traces of both pointer sizes, large enough for
+/// the sample join to run in several blocks, with stacks first seen in one
+/// process and met again in others (found from the memo of a user half).
+#[test]
+fn sweep_build_matches_the_reference_build_across_join_blocks_and_processes() {
+    for (seed, p) in [(3u64, 8u8), (4, 4)] {
+        let params = synth::bench::BenchParams {
+            seed,
+            pointer_size: p,
+            samples: 150_000,
+            distinct_stacks: 3_000,
+            threads: 40,
+            processes: 12,
+            ..Default::default()
+        };
+        let (cur, _) =
+            synth::bench::write_bench(std::io::Cursor::new(Vec::new()), &params).unwrap();
+        let file = EtlFile::from_bytes(cur.into_inner()).unwrap();
+        let (new, old) = (model::build(&file), model::build::build_reference(&file));
+        assert_eq!(new.samples.len(), old.samples.len());
+        assert!(new.samples.len() > 140_000, "seed {seed}: too few samples");
+        assert_eq!(new.info.samples_with_stack, old.info.samples_with_stack);
+        assert_eq!(new.stacks.len(), old.stacks.len());
+        assert_eq!(new.frames.len(), old.frames.len());
+        assert_eq!(new.samples.time, old.samples.time, "seed {seed}");
+        assert_eq!(new.samples.stack, old.samples.stack, "seed {seed}");
+        assert_eq!(new.stacks.parent, old.stacks.parent, "seed {seed}");
+        assert_eq!(new.stacks.frame, old.stacks.frame, "seed {seed}");
+        assert_eq!(new.frames.module, old.frames.module, "seed {seed}");
+        assert_eq!(new.frames.address, old.frames.address, "seed {seed}");
+        for i in (0..new.samples.len()).step_by(97) {
+            assert_eq!(new.samples.thread(i), old.samples.thread(i));
+        }
+    }
+}

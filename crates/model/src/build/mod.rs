@@ -4,8 +4,8 @@
 
 mod collect;
 mod fileio;
+mod fragment_memo;
 mod fragments;
-mod frame_cache;
 mod generic;
 mod images;
 mod io_tables;
@@ -17,6 +17,7 @@ pub mod paths;
 mod precise;
 pub mod records;
 pub mod resume;
+mod sample_join;
 mod stack_parts;
 mod stacks;
 pub mod steps;
@@ -33,6 +34,10 @@ use etl::EtlFile;
 use rayon::prelude::*;
 use records::Batch;
 use std::sync::atomic::Ordering;
+
+/// Samples looked up at once (about 2.5 MB of lookups): large enough to
+/// keep every core busy, small enough to stay in cache.
+const JOIN_BLOCK: usize = 65536;
 
 pub use images::is_kernel_address;
 pub use sysconfig::read_system_config;
@@ -329,7 +334,10 @@ pub(crate) fn build_resuming(
     progress
         .correlate_total
         .store(samples.len() as u64 + 1, Ordering::Relaxed);
-    for i in start..=samples.len() {
+    // In blocks: each block's lookups on every core, then its rest in
+    // sample order; a block ends at the checkpoint.
+    let mut i = start;
+    loop {
         if Some(i) == keep_at && i > 0 {
             steps.mark("join to checkpoint");
             let last_ts = samples.get(i - 1).map_or(i64::MIN, |s| s.ts);
@@ -360,58 +368,88 @@ pub(crate) fn build_resuming(
             }));
             steps.mark("checkpoint copy");
         }
-        let Some(s) = samples.get(i) else {
+        if i >= samples.len() {
             break;
-        };
-        if i % 65536 == 0 {
-            progress.correlate_done.store(i as u64, Ordering::Relaxed);
         }
-        let time = clock.to_ns(s.ts);
-        let thread = match tidx.find(s.tid, time, &t.threads.start, &t.threads.end) {
-            Some((row, exact)) => {
-                if !exact {
-                    info.uncertain_samples += 1;
-                }
-                row
-            }
-            None => {
-                info.unattributed_samples += 1;
-                let p = *unknown_process.get_or_insert_with(|| {
-                    let name = t.strings.intern("Unknown");
-                    t.processes.push(u32::MAX, name, crate::processes::OPEN)
-                });
-                *unknown_threads
-                    .entry(s.tid)
-                    .or_insert_with(|| t.threads.push(s.tid, p, crate::processes::OPEN))
-            }
-        };
-        if thread >= MAX_THREADS {
-            info.unattributed_samples += 1;
-            continue;
+        let mut end = (i + JOIN_BLOCK).min(samples.len());
+        if let Some(k) = keep_at.filter(|&k| k > i) {
+            end = end.min(k);
         }
-        let process = t.threads.process[thread as usize];
-        let stack = resolver.resolve(
-            s.ts,
-            s.tid,
-            process,
-            time,
-            &t.images,
-            &addresses,
-            &mut t.frames,
-            &mut t.stacks,
+        progress.correlate_done.store(i as u64, Ordering::Relaxed);
+        let block = samples.get(i..end).unwrap_or_default();
+        let looked = sample_join::look_up(
+            block,
+            &sample_join::Lookups {
+                clock: &clock,
+                tidx: &tidx,
+                threads: &t.threads,
+                resolver: &resolver,
+                images: &t.images,
+                addresses: &addresses,
+                frames: &t.frames,
+                stacks: &t.stacks,
+            },
         );
-        let stack = match stack {
-            Some(st) => {
-                info.samples_with_stack += 1;
-                st
+        resolver.set_cursor(sample_join::cursor_after(block, &resolver));
+        i = end;
+        for (s, l) in block.iter().zip(looked) {
+            let time = l.time;
+            let thread = match l.thread {
+                Some((row, exact)) => {
+                    if !exact {
+                        info.uncertain_samples += 1;
+                    }
+                    row
+                }
+                None => {
+                    info.unattributed_samples += 1;
+                    let p = *unknown_process.get_or_insert_with(|| {
+                        let name = t.strings.intern("Unknown");
+                        t.processes.push(u32::MAX, name, crate::processes::OPEN)
+                    });
+                    *unknown_threads
+                        .entry(s.tid)
+                        .or_insert_with(|| t.threads.push(s.tid, p, crate::processes::OPEN))
+                }
+            };
+            if thread >= MAX_THREADS {
+                info.unattributed_samples += 1;
+                continue;
             }
-            None => {
+            let process = t.threads.process[thread as usize];
+            let walked = resolver.resolve_found(
+                l.parts,
+                l.stack,
+                process,
+                time,
+                &t.images,
+                &addresses,
+                &mut t.frames,
+                &mut t.stacks,
+            );
+            let stack = match walked {
+                Some(st) => {
+                    info.samples_with_stack += 1;
+                    st
+                }
                 // No stack walk: the instruction pointer alone is the stack.
-                let f = resolver.frame(process, s.ip, time, &t.images, &addresses, &mut t.frames);
-                t.stacks.intern(NONE, f)
-            }
-        };
-        t.samples.push(time, thread, s.cpu, stack);
+                None => match l.ip_stack {
+                    Some(st) => st,
+                    None => {
+                        let f = resolver.frame(
+                            process,
+                            s.ip,
+                            time,
+                            &t.images,
+                            &addresses,
+                            &mut t.frames,
+                        );
+                        t.stacks.intern(NONE, f)
+                    }
+                },
+            };
+            t.samples.push(time, thread, s.cpu, stack);
+        }
     }
     let samples_len = samples.len() as u64;
     drop(samples);

@@ -15,7 +15,7 @@
 //! a sample at ts T of tid 3680 gets a kernel key ref for (T, 3680) and then
 //! a user key ref for (T - 583, 3680), the thread's earlier kernel event.
 
-use super::frame_cache::FrameCache;
+use super::fragment_memo::FragmentMemo;
 use super::images::{is_kernel_address, AddressMap};
 use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec};
 use crate::frames::FrameTable;
@@ -156,7 +156,6 @@ pub(super) fn part_key(p: &Part) -> (i64, u32) {
 /// What a resolver has learnt from the lookups so far (see `resume.rs`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ResolverCaches {
-    frame_cache: FrameCache,
     user_cache: FxHashMap<(u32, u32), u32>,
     full_cache: FxHashMap<(u32, u32), u32>,
     joined_events: u64,
@@ -166,7 +165,8 @@ pub struct StackResolver<'a> {
     parts: Vec<Part>,
     fragments: &'a FragmentSet,
     pointer_size: u32,
-    frame_cache: FrameCache,
+    /// Finds a user half interned in another process without the tables.
+    memo: FragmentMemo,
     user_cache: FxHashMap<(u32, u32), u32>,
     full_cache: FxHashMap<(u32, u32), u32>,
     /// Where the last lookup landed in `parts`: events arrive in time
@@ -195,6 +195,43 @@ fn sweep_point(parts: &[Part], from: usize, key: (i64, u32)) -> usize {
     }
     let hi = (lo + step).min(parts.len());
     lo + parts.get(lo..hi).unwrap_or_default().partition_point(below)
+}
+
+/// Kernel and user fragments of the event at (ts, tid) in `parts` (sorted
+/// by `part_key`), swept forward from `cursor` (left where it landed), or
+/// found by a binary search when not `sweep`.
+pub(super) fn find_parts(
+    parts: &[Part],
+    sweep: bool,
+    cursor: &mut usize,
+    ts: i64,
+    tid: u32,
+) -> (Option<u32>, Option<u32>) {
+    let i = if sweep {
+        sweep_point(parts, *cursor, (ts, tid))
+    } else {
+        parts.partition_point(|p| (p.event_ts, p.tid) < (ts, tid))
+    };
+    *cursor = i;
+    let mut kernel = None;
+    let mut user = None;
+    let mut inherited_user = None;
+    for p in parts
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|p| p.event_ts == ts && p.tid == tid)
+    {
+        if p.kernel {
+            kernel = Some(p.fragment);
+        } else if p.inherited {
+            inherited_user = inherited_user.or(Some(p.fragment));
+        } else {
+            user = Some(p.fragment);
+        }
+    }
+    // The event's own user half wins over one inherited from the exit.
+    (kernel, user.or(inherited_user))
 }
 
 impl<'a> StackResolver<'a> {
@@ -247,7 +284,7 @@ impl<'a> StackResolver<'a> {
             parts,
             fragments,
             pointer_size,
-            frame_cache: FrameCache::default(),
+            memo: FragmentMemo::default(),
             user_cache: FxHashMap::default(),
             full_cache: FxHashMap::default(),
             cursor: 0,
@@ -270,7 +307,6 @@ impl<'a> StackResolver<'a> {
     /// A copy of the caches, to resume a later join from.
     pub(crate) fn caches(&self) -> ResolverCaches {
         ResolverCaches {
-            frame_cache: self.frame_cache.clone(),
             user_cache: self.user_cache.clone(),
             full_cache: self.full_cache.clone(),
             joined_events: self.stats.joined_events,
@@ -279,7 +315,6 @@ impl<'a> StackResolver<'a> {
 
     /// Continue from the caches of an earlier join of the same parts.
     pub(crate) fn restore(&mut self, c: ResolverCaches) {
-        self.frame_cache = c.frame_cache;
         self.user_cache = c.user_cache;
         self.full_cache = c.full_cache;
         self.stats.joined_events = c.joined_events;
@@ -287,33 +322,127 @@ impl<'a> StackResolver<'a> {
 
     /// Kernel and user fragments attached to the event at (ts, tid).
     fn find(&mut self, ts: i64, tid: u32) -> (Option<u32>, Option<u32>) {
-        let i = if self.sweep {
-            sweep_point(&self.parts, self.cursor, (ts, tid))
-        } else {
-            self.parts
-                .partition_point(|p| (p.event_ts, p.tid) < (ts, tid))
+        let mut cursor = self.cursor;
+        let found = find_parts(&self.parts, self.sweep, &mut cursor, ts, tid);
+        self.cursor = cursor;
+        found
+    }
+
+    /// Whether lookups sweep (else each is a binary search: the oracle).
+    pub(super) fn sweeps(&self) -> bool {
+        self.sweep
+    }
+
+    pub(super) fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// Where the next lookup starts (after a block looked up elsewhere).
+    pub(super) fn set_cursor(&mut self, cursor: usize) {
+        self.cursor = cursor;
+    }
+
+    /// The stack row of an event's parts in `process` as far as it can be
+    /// found without changing anything (read only, so blocks of samples are
+    /// looked up in parallel): from the caches, or else the frames and stack
+    /// rows already interned. `None` where a row is still to be made.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn look_up(
+        &self,
+        (kernel, user): (Option<u32>, Option<u32>),
+        process: u32,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+        frames: &FrameTable,
+        stacks: &StackTable,
+    ) -> Looked {
+        let (user_node, user_cached) = match user {
+            None => (Some(NONE), true),
+            Some(u) => match self.user_cache.get(&(process, u)) {
+                Some(&n) => (Some(n), true),
+                None => {
+                    let f = self.fragments.get(u);
+                    let n = self
+                        .memo
+                        .node(u, f, process, time_ns, images, addresses)
+                        .or_else(|| {
+                            self.chain(NONE, f, process, time_ns, images, addresses, frames, stacks)
+                        });
+                    (n, false)
+                }
+            },
         };
-        self.cursor = i;
-        let mut kernel = None;
-        let mut user = None;
-        let mut inherited_user = None;
-        for p in self
-            .parts
-            .get(i..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|p| p.event_ts == ts && p.tid == tid)
-        {
-            if p.kernel {
-                kernel = Some(p.fragment);
-            } else if p.inherited {
-                inherited_user = inherited_user.or(Some(p.fragment));
-            } else {
-                user = Some(p.fragment);
-            }
+        let Some(user_node) = user_node else {
+            return Looked::default();
+        };
+        let (node, cached) = match kernel {
+            None => (Some(user_node), user_cached),
+            Some(k) => match self.full_cache.get(&(user_node, k)) {
+                Some(&n) => (Some(n), user_cached),
+                None => {
+                    let f = self.fragments.get(k);
+                    let n = self.chain(
+                        user_node, f, process, time_ns, images, addresses, frames, stacks,
+                    );
+                    (n, false)
+                }
+            },
+        };
+        Looked {
+            user_node: Some(user_node),
+            node,
+            cached: cached && node.is_some(),
         }
-        // The event's own user half wins over one inherited from the exit.
-        (kernel, user.or(inherited_user))
+    }
+
+    /// `intern_frames` for a chain whose every frame and stack row exists.
+    #[allow(clippy::too_many_arguments)]
+    fn chain(
+        &self,
+        parent: u32,
+        leaf_first: &[u64],
+        process: u32,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+        frames: &FrameTable,
+        stacks: &StackTable,
+    ) -> Option<u32> {
+        let mut node = parent;
+        for &addr in leaf_first.iter().rev() {
+            let f = self.interned_frame(process, addr, time_ns, images, addresses, frames)?;
+            node = stacks.get(node, f)?;
+        }
+        Some(node)
+    }
+
+    /// `frame` for a frame row that exists; read only.
+    pub(super) fn interned_frame(
+        &self,
+        process: u32,
+        addr: u64,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+        frames: &FrameTable,
+    ) -> Option<u32> {
+        match addresses.lookup(images, process, addr, time_ns) {
+            Some(img) => {
+                let i = img as usize;
+                frames.get_module_frame(images.module[i], addr - images.base[i])
+            }
+            None => frames.get_raw_frame(self.frame_key(process, addr), addr),
+        }
+    }
+
+    fn frame_key(&self, process: u32, addr: u64) -> u32 {
+        // Kernel addresses mean the same in every process.
+        if is_kernel_address(addr, self.pointer_size) {
+            NONE
+        } else {
+            process
+        }
     }
 
     /// Stack row of the event at (ts, tid) in `process`, if a stack was recorded.
@@ -330,19 +459,55 @@ impl<'a> StackResolver<'a> {
         stacks: &mut StackTable,
     ) -> Option<u32> {
         let (kernel, user) = self.find(ts, tid);
+        self.resolve_found(
+            (kernel, user),
+            Looked::default(),
+            process,
+            time_ns,
+            images,
+            addresses,
+            frames,
+            stacks,
+        )
+    }
+
+    /// Stack row of an event whose parts were found already (`find_parts`),
+    /// with what `look_up` found for them then (`Looked::default()` if not
+    /// asked). The caches may have grown since: what they hold wins, as it
+    /// would in a join of one event after the other.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn resolve_found(
+        &mut self,
+        (kernel, user): (Option<u32>, Option<u32>),
+        looked: Looked,
+        process: u32,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+        frames: &mut FrameTable,
+        stacks: &mut StackTable,
+    ) -> Option<u32> {
         if kernel.is_none() && user.is_none() {
             return None;
         }
         self.stats.joined_events += 1;
+        if looked.cached {
+            return looked.node;
+        }
         let user_node = match user {
             None => NONE,
             Some(u) => match self.user_cache.get(&(process, u)) {
                 Some(&n) => n,
                 None => {
                     let f = self.fragments.get(u);
-                    let n = self.intern_frames(
-                        NONE, f, process, time_ns, images, addresses, frames, stacks,
-                    );
+                    let n = match looked.user_node {
+                        Some(n) => n,
+                        None => self.intern_frames(
+                            NONE, f, process, time_ns, images, addresses, frames, stacks,
+                        ),
+                    };
+                    self.memo
+                        .learn(u, f, n, process, time_ns, images, addresses);
                     self.user_cache.insert((process, u), n);
                     n
                 }
@@ -353,10 +518,17 @@ impl<'a> StackResolver<'a> {
             Some(k) => match self.full_cache.get(&(user_node, k)) {
                 Some(&n) => n,
                 None => {
-                    let f = self.fragments.get(k);
-                    let n = self.intern_frames(
-                        user_node, f, process, time_ns, images, addresses, frames, stacks,
-                    );
+                    // What was looked up holds if it hangs from this user half.
+                    let looked_node = looked.node.filter(|_| looked.user_node == Some(user_node));
+                    let n = match looked_node {
+                        Some(n) => n,
+                        None => {
+                            let f = self.fragments.get(k);
+                            self.intern_frames(
+                                user_node, f, process, time_ns, images, addresses, frames, stacks,
+                            )
+                        }
+                    };
                     self.full_cache.insert((user_node, k), n);
                     n
                 }
@@ -410,9 +582,9 @@ impl<'a> StackResolver<'a> {
         node
     }
 
-    /// The frame row for an address seen in `process`.
+    /// The frame row for an address seen in `process` at `time_ns`.
     pub fn frame(
-        &mut self,
+        &self,
         process: u32,
         addr: u64,
         time_ns: i64,
@@ -420,25 +592,25 @@ impl<'a> StackResolver<'a> {
         addresses: &AddressMap,
         frames: &mut FrameTable,
     ) -> u32 {
-        // Kernel addresses mean the same in every process.
-        let key_process = if is_kernel_address(addr, self.pointer_size) {
-            NONE
-        } else {
-            process
-        };
-        if let Some(f) = self.frame_cache.get(key_process, addr) {
-            return f;
-        }
-        let f = match addresses.lookup(images, process, addr, time_ns) {
+        match addresses.lookup(images, process, addr, time_ns) {
             Some(img) => {
                 let i = img as usize;
                 frames.intern_module_frame(images.module[i], addr - images.base[i])
             }
-            None => frames.intern_raw_frame(key_process, addr),
-        };
-        self.frame_cache.insert(key_process, addr, f);
-        f
+            None => frames.intern_raw_frame(self.frame_key(process, addr), addr),
+        }
     }
+}
+
+/// What `look_up` found for an event's parts without changing anything.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Looked {
+    /// The user half's stack row (`NONE` when there is none).
+    pub(super) user_node: Option<u32>,
+    /// The whole stack's row.
+    pub(super) node: Option<u32>,
+    /// Both from the caches: nothing is left to record.
+    pub(super) cached: bool,
 }
 
 #[cfg(test)]
