@@ -44,8 +44,7 @@ impl FragmentMemo {
         let modules = self.module.get(range.clone())?;
         let rvas = self.rva.get(range)?;
         for ((&addr, &module), &rva) in leaf_first.iter().zip(modules).zip(rvas) {
-            let img = addresses.lookup(images, process, addr, time_ns)? as usize;
-            if images.module[img] != module || addr - images.base[img] != rva {
+            if addresses.module_rva(images, process, addr, time_ns)? != (module, rva) {
                 return None;
             }
         }
@@ -74,11 +73,10 @@ impl FragmentMemo {
         }
         let start = self.module.len();
         for &addr in leaf_first {
-            match addresses.lookup(images, process, addr, time_ns) {
-                Some(img) => {
-                    let img = img as usize;
-                    self.module.push(images.module[img]);
-                    self.rva.push(addr - images.base[img]);
+            match addresses.module_rva(images, process, addr, time_ns) {
+                Some((module, rva)) => {
+                    self.module.push(module);
+                    self.rva.push(rva);
                 }
                 None => {
                     self.module.truncate(start);

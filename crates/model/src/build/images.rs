@@ -221,6 +221,19 @@ impl AddressMap {
         m
     }
 
+    /// The module and RVA of `addr` in `process` at time `t`: what a frame
+    /// inside an image is keyed by.
+    pub fn module_rva(
+        &self,
+        images: &ImageTable,
+        process: u32,
+        addr: u64,
+        t: i64,
+    ) -> Option<(u32, u64)> {
+        let i = self.lookup(images, process, addr, t)? as usize;
+        Some((images.module[i], addr - images.base[i]))
+    }
+
     /// The image row covering `addr` in `process` at time `t`.
     pub fn lookup(&self, images: &ImageTable, process: u32, addr: u64, t: i64) -> Option<u32> {
         let search = |list: &[(u64, u32)]| -> Option<u32> {

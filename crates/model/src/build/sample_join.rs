@@ -22,7 +22,7 @@ const CHUNK: usize = 8192;
 
 /// What the lookups found for one sample.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Looked {
+pub(super) struct SampleLookup {
     pub(super) time: i64,
     /// Thread row and whether it was alive then; None: no thread of that tid.
     pub(super) thread: Option<(u32, bool)>,
@@ -49,8 +49,8 @@ pub(super) struct Lookups<'a, 'r> {
 
 /// The lookups of `samples`, in their order. The resolver's reference
 /// mode (no sweep) looks up no rows, so the caller's serial path does all.
-pub(super) fn look_up(samples: &[SampleRec], l: &Lookups) -> Vec<Looked> {
-    let mut out = vec![Looked::default(); samples.len()];
+pub(super) fn look_up(samples: &[SampleRec], l: &Lookups) -> Vec<SampleLookup> {
+    let mut out = vec![SampleLookup::default(); samples.len()];
     let sweep = l.resolver.sweeps();
     out.par_chunks_mut(CHUNK)
         .zip(samples.par_chunks(CHUNK))
@@ -63,16 +63,16 @@ pub(super) fn look_up(samples: &[SampleRec], l: &Lookups) -> Vec<Looked> {
     out
 }
 
-fn look_up_one(s: &SampleRec, l: &Lookups, sweep: bool, cursor: &mut usize) -> Looked {
+fn look_up_one(s: &SampleRec, l: &Lookups, sweep: bool, cursor: &mut usize) -> SampleLookup {
     let time = l.clock.to_ns(s.ts);
     let thread = l.tidx.find(s.tid, time, &l.threads.start, &l.threads.end);
     let parts = find_parts(l.resolver.parts(), sweep, cursor, s.ts, s.tid);
     let process = thread.and_then(|(row, _)| l.threads.process.get(row as usize).copied());
-    let mut looked = Looked {
+    let mut looked = SampleLookup {
         time,
         thread,
         parts,
-        ..Looked::default()
+        ..SampleLookup::default()
     };
     let Some(p) = process.filter(|_| sweep) else {
         return looked;

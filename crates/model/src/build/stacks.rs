@@ -427,11 +427,8 @@ impl<'a> StackResolver<'a> {
         addresses: &AddressMap,
         frames: &FrameTable,
     ) -> Option<u32> {
-        match addresses.lookup(images, process, addr, time_ns) {
-            Some(img) => {
-                let i = img as usize;
-                frames.get_module_frame(images.module[i], addr - images.base[i])
-            }
+        match addresses.module_rva(images, process, addr, time_ns) {
+            Some((module, rva)) => frames.get_module_frame(module, rva),
             None => frames.get_raw_frame(self.frame_key(process, addr), addr),
         }
     }
@@ -592,11 +589,8 @@ impl<'a> StackResolver<'a> {
         addresses: &AddressMap,
         frames: &mut FrameTable,
     ) -> u32 {
-        match addresses.lookup(images, process, addr, time_ns) {
-            Some(img) => {
-                let i = img as usize;
-                frames.intern_module_frame(images.module[i], addr - images.base[i])
-            }
+        match addresses.module_rva(images, process, addr, time_ns) {
+            Some((module, rva)) => frames.intern_module_frame(module, rva),
             None => frames.intern_raw_frame(self.frame_key(process, addr), addr),
         }
     }
