@@ -40,6 +40,25 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// A small trace for unit tests: 2,000 samples over 300 stacks, half of
+    /// the frames symbolized on even seeds and none on odd ones.
+    pub fn small(seed: u64) -> Shape {
+        Shape {
+            samples: 2_000,
+            stacks: 300,
+            threads: 8,
+            processes: 3,
+            modules: 4,
+            frames_per_module: 6,
+            cpus: 2,
+            symbolized: if seed.is_multiple_of(2) { 0.5 } else { 0.0 },
+            two_intervals: false,
+            seed,
+        }
+    }
+}
+
 /// splitmix64: small, seeded, good enough for test data.
 pub struct Rng(u64);
 

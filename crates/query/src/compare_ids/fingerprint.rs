@@ -79,27 +79,12 @@ mod tests {
     use crate::table_columns::stack_text;
     use rustc_hash::FxHashMap;
 
-    fn shape(seed: u64) -> Shape {
-        Shape {
-            samples: 2_000,
-            stacks: 300,
-            threads: 8,
-            processes: 3,
-            modules: 4,
-            frames_per_module: 6,
-            cpus: 2,
-            symbolized: if seed.is_multiple_of(2) { 0.5 } else { 0.0 },
-            two_intervals: false,
-            seed,
-        }
-    }
-
     /// Equal fingerprints exactly when the Stack texts are equal, within a
     /// trace and across two traces of differing frames.
     #[test]
     fn fingerprints_are_equal_exactly_for_equal_stack_texts() {
         for seed in 0..6 {
-            let traces = [seed, seed + 100].map(|s| synthetic::trace(&shape(s)));
+            let traces = [seed, seed + 100].map(|s| synthetic::trace(&Shape::small(s)));
             let mut by_fp: FxHashMap<u128, String> = FxHashMap::default();
             let mut by_text: FxHashMap<String, u128> = FxHashMap::default();
             for t in &traces {

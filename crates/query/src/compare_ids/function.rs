@@ -143,18 +143,7 @@ mod tests {
     #[test]
     fn labels_are_the_function_texts() {
         for seed in 0..4u64 {
-            let t = synthetic::trace(&Shape {
-                samples: 2_000,
-                stacks: 300,
-                threads: 8,
-                processes: 3,
-                modules: 4,
-                frames_per_module: 6,
-                cpus: 2,
-                symbolized: if seed.is_multiple_of(2) { 0.5 } else { 0.0 },
-                two_intervals: false,
-                seed,
-            });
+            let t = synthetic::trace(&Shape::small(seed));
             let f = FunctionLabels::of_trace(&t);
             assert_eq!(f.of_class.len(), t.stacks.len() + 1);
             for (st, &l) in f.of_class.iter().enumerate() {
