@@ -247,6 +247,11 @@ impl Engine {
         }
     }
 
+    /// Makes the comparison's per-trace indexes now (`CompareCache::warm`).
+    pub fn warm_compare(&self) {
+        self.compare_cache.warm(&self.trace);
+    }
+
     /// Bytes the comparison's per-trace cache holds so far.
     pub fn compare_cache_bytes(&self) -> usize {
         self.compare_cache.bytes()

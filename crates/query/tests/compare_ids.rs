@@ -343,3 +343,34 @@ fn kept_pair_counts_answer_as_a_fresh_pass() {
         }
     }
 }
+
+#[test]
+fn a_warmed_trace_answers_as_a_cold_one() {
+    let (b, n) = (
+        synthetic::trace(&shape(20_000, 400, 11)),
+        synthetic::trace(&shape(15_000, 300, 12)),
+    );
+    let (cold, warm) = (engine(b.clone(), 2), engine(b, 2));
+    let new = engine(n, 3);
+    assert_eq!(warm.compare_cache_bytes(), 0);
+    warm.warm_compare();
+    let made = warm.compare_cache_bytes();
+    assert!(made > 0);
+    for keys in [&["Function"][..], &["Process", "Stack"], &["Module"]] {
+        let owned: Vec<String> = keys.iter().map(|s| s.to_string()).collect();
+        let table = |base| {
+            let side = |engine| Side {
+                engine,
+                range: None,
+            };
+            compare_ids::compare(side(base), side(&new), "cpu-sampled", &owned, None, 1.0)
+                .expect("covered")
+                .into_table(usize::MAX)
+                .0
+                .rows
+        };
+        assert!(table(&warm) == table(&cold), "{keys:?}");
+    }
+    // Only the pairs of the Process,Stack grouping were added to what warm made.
+    assert!(warm.compare_cache_bytes() >= made);
+}

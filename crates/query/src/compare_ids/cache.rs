@@ -64,6 +64,16 @@ impl CompareCache {
         self.pairs.get_or(key, pass)
     }
 
+    /// Makes what every comparison of this trace reads (all but the
+    /// pairs), so that the first comparison after a trace opens does not
+    /// pay for it; the server calls it once the trace is ready and named.
+    pub fn warm(&self, t: &Trace) {
+        self.first_of_thread(t);
+        self.first_of_stack(t);
+        self.function(t);
+        self.fingerprints(t);
+    }
+
     /// Bytes held by what has been made so far.
     pub fn bytes(&self) -> usize {
         let rows = |v: Option<&Vec<u32>>| v.map_or(0, |v| v.capacity() * 4);
