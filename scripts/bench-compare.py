@@ -11,35 +11,17 @@ a whole-trace range, and prints wall time and the server's CPU time
 (utime + stime of /proc/PID/stat) over each request.
 """
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+from bench_http import cpu_seconds, get, post_raw
 
 GROUPS = [["Process Name"], ["Module"], ["Function"], ["Process", "Stack"]]
 WHOLE = {"start_s": 0, "end_s": 100000}
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def get(url):
-    with urllib.request.urlopen(url) as r:
-        return json.loads(r.read())
-
-
-def post(url, body):
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"content-type": "application/json", "x-etlscope": "1"})
-    with urllib.request.urlopen(req) as r:
-        return r.read()
 
 
 def main():
@@ -80,7 +62,7 @@ def main():
                         body["base_range"] = rng
                         body["new_range"] = rng
                     c0, t0 = cpu_seconds(p.pid), time.monotonic()
-                    answer = post(f"{url}/api/compare", body)
+                    answer = post_raw(f"{url}/api/compare", body)
                     wall, cpu = time.monotonic() - t0, cpu_seconds(p.pid) - c0
                     rows = json.loads(answer).get("total_rows", "?")
                     label = ",".join(cols) + (" whole range" if rng else "")

@@ -19,7 +19,9 @@ is the server's user + system CPU time until ready, and `peak_anon_gb_in_phase`
 the peak RssAnon seen while each build phase was reported ("done": the model
 is built and the query index is being made).
 """
-import json, os, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
+import os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+from bench_http import cpu_seconds, get, post
 
 binaries, path = sys.argv[1].split(","), sys.argv[2]
 binary = binaries[0]
@@ -37,28 +39,6 @@ def status_kb(pid, field):
     except OSError:
         pass
     return 0
-
-
-def cpu_seconds(pid):
-    """User + system CPU time of a process so far (less noisy than wall time under load)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def get(url):
-    with urllib.request.urlopen(url) as r:
-        return json.loads(r.read())
-
-
-def post(url, body):
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"content-type": "application/json", "x-etlscope": "1"})
-    with urllib.request.urlopen(req) as r:
-        return json.loads(r.read())
 
 
 def run_info():
