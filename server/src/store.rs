@@ -462,6 +462,14 @@ impl Store {
                 secs = started.elapsed().as_secs_f64(),
                 "comparison indexes made"
             );
+            // Deleted or evicted while the indexes were made: this was the
+            // last hold on the model, so give its pages back now, as the
+            // delete itself would have.
+            let kept = matches!(self.slots().get(id), Some(Slot::Ready(s)) if Arc::ptr_eq(s, &t));
+            drop(t);
+            if !kept {
+                release_free_memory();
+            }
         }
     }
 
