@@ -7,7 +7,7 @@
 use crate::aggregate::{Acc, Aggregation};
 use crate::filter::TimeRange;
 use crate::flat_table::in_range;
-use crate::table_columns::{Cells, RowFn, TableDef, MISSING};
+use crate::table_columns::{Cells, Numbers, TableDef, MISSING};
 use model::{Trace, NONE};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -111,7 +111,7 @@ impl Partial {
 
 /// A numeric value column to aggregate per sample.
 pub(crate) struct ValueIn<'f, 'a> {
-    pub cells: Option<&'f RowFn<'a, i64>>,
+    pub cells: Option<&'f Numbers<'a>>,
     pub numeric: bool,
     pub aggregation: Aggregation,
     /// A Sum the class's count or weight already holds (`Count:Sum`,
@@ -140,7 +140,7 @@ pub(crate) fn classes(
     def: &TableDef<'_>,
     dep: Dep,
     range: Option<TimeRange>,
-    weight: Option<&RowFn<'_, i64>>,
+    weight: Option<&Numbers<'_>>,
     values: &[ValueIn<'_, '_>],
 ) -> Vec<Class> {
     let s = &t.samples;
@@ -193,7 +193,7 @@ pub(crate) fn classes(
             if range.is_some_and(|r| !in_range(def, i, &r)) {
                 continue;
             }
-            let w = weight.map_or(0, |f| f(i));
+            let w = weight.map_or(0, |f| f.at(i));
             let w = if w == MISSING { 0 } else { w };
             let k = key(i);
             let new = || Class {
@@ -210,7 +210,7 @@ pub(crate) fn classes(
             c.weight = c.weight.saturating_add(w);
             for (acc, v) in c.accs.iter_mut().zip(values) {
                 if let Some(f) = v.cells {
-                    let x = f(i);
+                    let x = f.at(i);
                     if x != MISSING || !v.numeric {
                         acc.add(x);
                     }
@@ -245,7 +245,7 @@ fn slots(
     dense_len: usize,
     chunks: usize,
     range: Option<TimeRange>,
-    weight: Option<&RowFn<'_, i64>>,
+    weight: Option<&Numbers<'_>>,
 ) -> Vec<Slot> {
     let rows = def.rows;
     let one = |k: usize| {
@@ -255,7 +255,7 @@ fn slots(
             if range.is_some_and(|r| !in_range(def, i, &r)) {
                 continue;
             }
-            let w = weight.map_or(0, |f| f(i));
+            let w = weight.map_or(0, |f| f.at(i));
             let w = if w == MISSING { 0 } else { w };
             let k = key(i);
             let s = match dense.get_mut(k as usize) {
@@ -301,7 +301,7 @@ fn slots(
 }
 
 /// The per-row reader of a `Number` column.
-pub(crate) fn number_cells<'f, 'a>(def: &'f TableDef<'a>, c: usize) -> Option<&'f RowFn<'a, i64>> {
+pub(crate) fn number_cells<'f, 'a>(def: &'f TableDef<'a>, c: usize) -> Option<&'f Numbers<'a>> {
     match &def.columns.get(c)?.cells {
         Cells::Number(f) => Some(f),
         _ => None,

@@ -104,7 +104,7 @@ struct Reader {
 impl Reader {
     fn read(&mut self, t: &Trace, cells: &Cells<'_>, row: usize) -> i64 {
         match cells {
-            Cells::Number(f) => f(row),
+            Cells::Number(f) => f.at(row),
             Cells::Text(f) => self.texts.id(f(row)),
             Cells::Keyed { key, text } => {
                 let k = key(row);
@@ -205,7 +205,7 @@ impl Scan<'_, '_> {
                 continue;
             }
             let w = weight.map_or(0, |w| match &def.columns[w].cells {
-                Cells::Number(f) => f(row),
+                Cells::Number(f) => f.at(row),
                 _ => 0,
             });
             let w = if w == MISSING { 0 } else { w };
@@ -323,7 +323,7 @@ pub(crate) fn percent_base(
 /// Whether row `row` of `def` is in `range`: events whose time is in it,
 /// lifetimes that overlap it.
 pub(crate) fn in_range(def: &TableDef<'_>, row: usize, r: &TimeRange) -> bool {
-    in_range_at(def, row, (def.start)(row), r)
+    in_range_at(def, row, def.start.at(row), r)
 }
 
 /// `in_range` for a row whose start time `s` is already read.
@@ -333,7 +333,7 @@ pub(crate) fn in_range_at(def: &TableDef<'_>, row: usize, s: i64, r: &TimeRange)
     if def.timed {
         return s >= r.start_ns && s < r.end_ns;
     }
-    let e = (def.end)(row);
+    let e = def.end.at(row);
     (s == OPEN || s < r.end_ns) && (e == OPEN || e >= r.start_ns)
 }
 
@@ -507,7 +507,7 @@ pub fn list(
         let keys = columns
             .iter()
             .map(|&c| match &def.columns[c].cells {
-                Cells::Number(f) => match f(row) {
+                Cells::Number(f) => match f.at(row) {
                     MISSING => CellValue::Empty,
                     v => CellValue::Number(v),
                 },

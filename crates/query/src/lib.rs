@@ -27,6 +27,7 @@ pub mod live_index;
 pub mod name_search;
 mod node_self_view;
 mod plan;
+mod prefetch;
 mod row_dense;
 mod row_graph;
 mod row_level;

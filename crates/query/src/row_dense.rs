@@ -10,8 +10,10 @@
 
 use crate::aggregate::{Acc, Aggregation};
 use crate::cancel::Cancel;
+use crate::prefetch::{prefetch, AHEAD};
 use crate::row_level::FlatLevel;
 use crate::row_tables::{Group, Head};
+use crate::table_columns::MISSING;
 use rayon::prelude::*;
 
 /// Rows per part at least: a part outweighs its arrays.
@@ -20,8 +22,14 @@ const MIN_PART: usize = 1 << 16;
 /// Memory of all parts' arrays together at most.
 const BUDGET: usize = 512 << 20;
 
-/// Rows between two looks at the cancel flag.
-pub(crate) const CANCEL_EVERY: usize = 1 << 14;
+/// Rows of a block: its rows' heads are added row by row, then its value
+/// columns column by column (the block's records stay in the L2 cache).
+/// The cancel flag is looked at once a block.
+const BLOCK: usize = 1024;
+
+/// Record words of all keys above which records are prefetched (an L2
+/// cache's worth).
+const PREFETCH_FROM: usize = 64 << 10;
 
 /// Words of a record before the sums: count, weight, first, last.
 const HEAD: usize = 4;
@@ -205,14 +213,15 @@ struct Part {
 
 /// Groups rows `0..rows` at `level`. `keep` gives a kept row's weight
 /// (`None`: filtered out); `time` a row's time (first / last); `sum(j,
-/// row)` its `j`th summed number (`sums` of them); `value(j, row)` its
-/// `j`th value column's value, aggregated as `aggregations[j]`
-/// (`value_keys[j]`: how many keys a text value column has). `graph`:
-/// bins per key and, to bin the level's graph as well, each row's bin and
-/// value from the row and its time (`None`: outside the graph's range),
-/// given the part's last bin with its edges (rows mostly come in time
-/// order). A generic, not a boxed, function, and the time read once for
-/// both: the binning is inlined into the loop.
+/// rows, out)` appends the `j`th summed number (`sums` of them) of each
+/// of `rows`; `value(j, rows, out)` the `j`th value column's value
+/// (`MISSING`: none), aggregated as `aggregations[j]` (`value_keys[j]`:
+/// how many keys a text value column has). `graph`: bins per key and, to
+/// bin the level's graph as well, each row's bin and value from the row
+/// and its time (`None`: outside the graph's range), given the part's
+/// last bin with its edges (rows mostly come in time order). A generic,
+/// not a boxed, function, and the time read once for both: the binning
+/// is inlined into the loop.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan<B>(
     rows: usize,
@@ -223,8 +232,8 @@ pub(crate) fn scan<B>(
     value_keys: &[Option<usize>],
     keep: impl Fn(usize, &mut Vec<u32>) -> Option<i64> + Sync,
     time: impl Fn(usize) -> i64 + Sync,
-    sum: impl Fn(usize, usize) -> i64 + Sync,
-    value: impl Fn(usize, usize) -> Option<i64> + Sync,
+    sum: impl Fn(usize, &[usize], &mut Vec<i64>) + Sync,
+    value: impl Fn(usize, &[usize], &mut Vec<i64>) + Sync,
 ) -> Dense
 where
     B: Fn(&mut (i64, i64, usize), usize, i64) -> Option<(usize, i64)> + Sync,
@@ -269,72 +278,133 @@ where
         last: (i64::MAX, i64::MIN, 0),
     };
     let cancel = Cancel::current();
+    // Records of many keys outgrow the cache: ask for a row's a few rows
+    // before it is reached.
+    let ahead = space.saturating_mul(words) > PREFETCH_FROM;
     let part = |i: usize| {
         let mut p = make();
         let mut scratch = Vec::new();
-        for row in i * len..((i + 1) * len).min(rows) {
-            if row % CANCEL_EVERY == 0 && cancel.is_set() {
-                break;
+        // The block's rows kept under the path, their keys, and one
+        // column's numbers of them.
+        let mut kept = Vec::with_capacity(BLOCK);
+        let mut keys = Vec::with_capacity(BLOCK);
+        let mut cells = Vec::with_capacity(BLOCK);
+        let end = ((i + 1) * len).min(rows);
+        let mut from = i * len;
+        while from < end && !cancel.is_set() {
+            let to = (from + BLOCK).min(end);
+            kept.clear();
+            keys.clear();
+            for row in from..to {
+                if ahead && row + AHEAD < end {
+                    // Both ends: a record may straddle two cache lines.
+                    let k = level.key(row + AHEAD) as usize;
+                    if let Some(r) = p.records.get(k * words..(k + 1) * words) {
+                        prefetch(&r[0]);
+                        prefetch(&r[words - 1]);
+                    }
+                }
+                let Some(w) = keep(row, &mut scratch) else {
+                    continue;
+                };
+                p.total = (p.total.0 + 1, p.total.1.saturating_add(w));
+                if !level.under(row) {
+                    continue;
+                }
+                p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
+                let k = level.key(row) as usize;
+                let t = time(row);
+                if let Some((bins, bin_of)) = &graph {
+                    if let Some((b, v)) = bin_of(&mut p.last, row, t) {
+                        if let Some(x) = p.cells.get_mut(k * bins + b) {
+                            *x = x.saturating_add(v);
+                        }
+                    }
+                }
+                let Some(r) = p.records.get_mut(k * words..(k + 1) * words) else {
+                    continue;
+                };
+                r[0] += 1;
+                r[1] = r[1].saturating_add(w);
+                r[2] = r[2].min(t);
+                r[3] = r[3].max(t);
+                kept.push(row);
+                keys.push(k);
             }
-            let Some(w) = keep(row, &mut scratch) else {
-                continue;
-            };
-            p.total = (p.total.0 + 1, p.total.1.saturating_add(w));
-            if !level.under(row) {
-                continue;
-            }
-            p.parent = (p.parent.0 + 1, p.parent.1.saturating_add(w));
-            let k = level.key(row) as usize;
-            let t = time(row);
-            if let Some((bins, bin_of)) = &graph {
-                if let Some((b, v)) = bin_of(&mut p.last, row, t) {
-                    if let Some(x) = p.cells.get_mut(k * bins + b) {
+            from = to;
+            // Then column by column over the block: one dispatch per
+            // column and block, not per row (the records are still cached).
+            for j in 0..sums {
+                cells.clear();
+                sum(j, &kept, &mut cells);
+                for (&k, &v) in keys.iter().zip(&cells) {
+                    if let Some(x) = p.records.get_mut(k * words + HEAD + j) {
                         *x = x.saturating_add(v);
                     }
                 }
             }
-            let Some(r) = p.records.get_mut(k * words..(k + 1) * words) else {
-                continue;
-            };
-            r[0] += 1;
-            r[1] = r[1].saturating_add(w);
-            r[2] = r[2].min(t);
-            r[3] = r[3].max(t);
-            for j in 0..sums {
-                r[HEAD + j] = r[HEAD + j].saturating_add(sum(j, row));
-            }
             for (j, slot) in layout.slots.iter().enumerate() {
-                let Some(v) = value(j, row) else {
-                    continue;
-                };
+                cells.clear();
+                value(j, &kept, &mut cells);
+                let present = (keys.iter().zip(&cells)).filter(|(_, &v)| v != MISSING);
+                let records = &mut p.records;
                 match *slot {
-                    Slot::Count { at } => r[at] += 1,
-                    Slot::Min { at } => {
-                        r[at] += 1;
-                        r[at + 1] = r[at + 1].min(v);
-                    }
-                    Slot::Max { at } => {
-                        r[at] += 1;
-                        r[at + 1] = r[at + 1].max(v);
-                    }
-                    Slot::Sum { at } => {
-                        r[at] += 1;
-                        add128(&mut r[at + 1..at + 3], i128::from(v));
-                    }
-                    Slot::Distinct { index } => {
-                        if let Some(a) = p.accs.get_mut(k * nd + index) {
-                            a.add(v);
+                    Slot::Count { at } => {
+                        for (&k, _) in present {
+                            if let Some(x) = records.get_mut(k * words + at) {
+                                *x += 1;
+                            }
                         }
                     }
-                    Slot::Bits { at, index, words } => {
-                        r[at] += 1;
-                        r[at + 1] = r[at + 1].min(v);
-                        // A text key is below its column's key count.
-                        let b = v as u64 as usize;
-                        if b / 64 < words {
-                            let m = p.bitmaps.get_mut(index);
-                            if let Some(cell) = m.and_then(|m| m.get_mut(k * words + b / 64)) {
-                                *cell |= 1 << (b % 64);
+                    Slot::Min { at } => {
+                        for (&k, &v) in present {
+                            if let Some(r) = records.get_mut(k * words + at..k * words + at + 2) {
+                                r[0] += 1;
+                                r[1] = r[1].min(v);
+                            }
+                        }
+                    }
+                    Slot::Max { at } => {
+                        for (&k, &v) in present {
+                            if let Some(r) = records.get_mut(k * words + at..k * words + at + 2) {
+                                r[0] += 1;
+                                r[1] = r[1].max(v);
+                            }
+                        }
+                    }
+                    Slot::Sum { at } => {
+                        for (&k, &v) in present {
+                            if let Some(r) = records.get_mut(k * words + at..k * words + at + 3) {
+                                r[0] += 1;
+                                add128(&mut r[1..3], i128::from(v));
+                            }
+                        }
+                    }
+                    Slot::Distinct { index } => {
+                        for (&k, &v) in present {
+                            if let Some(a) = p.accs.get_mut(k * nd + index) {
+                                a.add(v);
+                            }
+                        }
+                    }
+                    Slot::Bits {
+                        at,
+                        index,
+                        words: w,
+                    } => {
+                        let mut m = p.bitmaps.get_mut(index);
+                        for (&k, &v) in present {
+                            if let Some(r) = records.get_mut(k * words + at..k * words + at + 2) {
+                                r[0] += 1;
+                                r[1] = r[1].min(v);
+                            }
+                            // A text key is below its column's key count.
+                            let b = v as u64 as usize;
+                            if b / 64 < w {
+                                let cell = m.as_mut().and_then(|m| m.get_mut(k * w + b / 64));
+                                if let Some(cell) = cell {
+                                    *cell |= 1 << (b % 64);
+                                }
                             }
                         }
                     }

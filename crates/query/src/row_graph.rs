@@ -196,7 +196,7 @@ impl RowTable {
         // Rows mostly come in time order: the last row's bin is checked
         // before searching.
         let bin = |last: &mut (i64, i64, usize), row: usize| {
-            let t = (def.start)(row);
+            let t = def.start.at(row);
             if t >= last.0 && t < last.1 {
                 return last.2;
             }
@@ -426,7 +426,7 @@ impl RowTable {
                 let Some(s) = index.get(&key).and_then(|&i| span.get_mut(i)) else {
                     return;
                 };
-                let (start, end) = ((def.start)(row), (def.end)(row));
+                let (start, end) = (def.start.at(row), def.end.at(row));
                 s.0 = s.0.min(start);
                 s.1 = s.1.max(if end == OPEN { i64::MAX } else { end });
             },
@@ -496,7 +496,7 @@ impl ScanGraph {
 #[inline]
 fn measure_value(def: &TableDef<'_>, column: Option<usize>, row: usize) -> i64 {
     match column.and_then(|c| def.columns.get(c)).map(|c| &c.cells) {
-        Some(Cells::Number(f)) => match f(row) {
+        Some(Cells::Number(f)) => match f.at(row) {
             MISSING => 0,
             v => v,
         },

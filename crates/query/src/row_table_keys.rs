@@ -33,7 +33,7 @@ impl KeyColumn {
     /// need the engine: `stack`).
     pub(crate) fn build(cells: &Cells<'_>, rows: usize) -> KeyColumn {
         match cells {
-            Cells::Number(f) => number_column((0..rows).map(f)),
+            Cells::Number(f) => number_column((0..rows).map(|r| f.at(r))),
             Cells::Keyed { key, text } => {
                 let mut by_key: FxHashMap<u32, u32> = FxHashMap::default();
                 let mut texts = Texts::default();

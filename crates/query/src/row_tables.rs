@@ -11,6 +11,7 @@ use crate::aggregate::Acc;
 use crate::cancel::Cancel;
 use crate::cell_value::CellValue;
 use crate::filter::{TimeRange, STACK_SELF};
+use crate::flat_classes::number_cells;
 use crate::flat_table::in_range;
 use crate::graph::{Graph, GraphBins};
 use crate::row_dense;
@@ -18,7 +19,7 @@ use crate::row_graph::Measure;
 use crate::row_level::FlatLevel;
 use crate::row_table_keys::KeyColumn;
 use crate::stack_tags::StackTagKeys;
-use crate::table_columns::{Cells, ColumnDef, ColumnType, TableDef, MISSING};
+use crate::table_columns::{Cells, ColumnDef, ColumnType, Numbers, TableDef, MISSING};
 use crate::table_query::{percent, Row, SortBy, TableResponse, Totals, ValueColumn};
 use crate::text_order::{text_cmp, version_cmp};
 use crate::value_spec::{ValueOf, ValueSpec};
@@ -397,16 +398,25 @@ impl RowTable {
             .collect();
         let readers = self.value_readers(&def, &req.values)?;
         let number = |c: Option<usize>, row: usize| match c.map(|c| &def.columns[c].cells) {
-            Some(Cells::Number(f)) => match f(row) {
+            Some(Cells::Number(f)) => match f.at(row) {
                 MISSING => 0,
                 v => v,
             },
             _ => 0,
         };
+        // The dense scan's columns, found once rather than per row.
+        let weight = self.weight_column.and_then(|c| number_cells(&def, c));
+        let sum_cells: Vec<Option<&Numbers>> = (self.sum_columns.iter())
+            .map(|&c| number_cells(&def, c))
+            .collect();
+        let cell = |n: Option<&Numbers>, row: usize| match n.map(|n| n.at(row)) {
+            None | Some(MISSING) => 0,
+            Some(v) => v,
+        };
         let depth = req.path.len();
         // What one row adds to its group.
         let add = |g: &mut Head, sums: &mut [i64], accs: &mut [Acc], row: usize, w: i64| {
-            let t = (def.start)(row);
+            let t = def.start.at(row);
             g.count += 1;
             g.weight = g.weight.saturating_add(w);
             for (s, &c) in sums.iter_mut().zip(&self.sum_columns) {
@@ -449,10 +459,24 @@ impl RowTable {
                     self.sum_columns.len(),
                     &aggregations,
                     &value_keys,
-                    |row, scratch| keep(row, scratch).then(|| number(self.weight_column, row)),
-                    |row| (def.start)(row),
-                    |j, row| number(self.sum_columns.get(j).copied(), row),
-                    |j, row| readers.get(j).and_then(|r| r.read(row)),
+                    |row, scratch| keep(row, scratch).then(|| cell(weight, row)),
+                    |row| def.start.at(row),
+                    |j, rows, out| match sum_cells.get(j).copied().flatten() {
+                        Some(n) => {
+                            let from = out.len();
+                            n.fill(rows, out);
+                            for v in &mut out[from..] {
+                                if *v == MISSING {
+                                    *v = 0;
+                                }
+                            }
+                        }
+                        None => out.extend(rows.iter().map(|_| 0)),
+                    },
+                    |j, rows, out| match readers.get(j) {
+                        Some(r) => r.fill(rows, out),
+                        None => out.extend(rows.iter().map(|_| MISSING)),
+                    },
                 );
                 let next = (!d.groups.is_empty()).then_some(level.column);
                 graphed = sg.map(|(g, s)| self.graph_of_cells(req, g, &s, &d.cells));
@@ -680,7 +704,7 @@ fn definition<'a>(t: &'a Trace, tags: &'a StackTagKeys, kind: RowTableKind) -> T
 /// One value column's reader.
 enum Reader<'d> {
     Percent,
-    Number(&'d crate::table_columns::RowFn<'d, i64>, ColumnType),
+    Number(&'d crate::table_columns::Numbers<'d>, ColumnType),
     Text(&'d [u32], &'d [String]),
 }
 
@@ -688,11 +712,23 @@ impl Reader<'_> {
     fn read(&self, row: usize) -> Option<i64> {
         match self {
             Reader::Percent => None,
-            Reader::Number(f, _) => match f(row) {
+            Reader::Number(f, _) => match f.at(row) {
                 MISSING => None,
                 v => Some(v),
             },
             Reader::Text(keys, _) => keys.get(row).map(|&k| i64::from(k)),
+        }
+    }
+
+    /// `read` of each of `rows` (`MISSING` for none), appended to `out`.
+    fn fill(&self, rows: &[usize], out: &mut Vec<i64>) {
+        match self {
+            Reader::Percent => out.extend(rows.iter().map(|_| MISSING)),
+            // A number column's `MISSING` is its "none" as it is.
+            Reader::Number(f, _) => f.fill(rows, out),
+            Reader::Text(keys, _) => {
+                out.extend((rows.iter()).map(|&r| keys.get(r).map_or(MISSING, |&k| i64::from(k))))
+            }
         }
     }
 

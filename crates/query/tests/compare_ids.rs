@@ -70,7 +70,7 @@ fn naive(
             }
             let texts: Vec<String> = cols.iter().map(|&c| def.cell_text(t, c, row)).collect();
             let w = match &def.columns[weight].cells {
-                Cells::Number(f) => f(row),
+                Cells::Number(f) => f.at(row),
                 _ => unreachable!(),
             };
             let g = groups.entry(texts).or_default();

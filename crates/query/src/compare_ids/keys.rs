@@ -155,7 +155,7 @@ pub(super) fn parts(
             let numeric = col.ty.is_numeric();
             let (g, i) = match &def.columns.get(c)?.cells {
                 Cells::Number(f) if numeric => {
-                    let v = f(row);
+                    let v = f.at(row);
                     let cell = if v == MISSING {
                         CellValue::Empty
                     } else {

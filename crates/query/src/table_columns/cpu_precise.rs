@@ -1,7 +1,8 @@
 //! CPU Usage (Precise): one row per context switch, timed at the switch-in.
 
 use super::{
-    duration, get, id, keyed, stack, start_time, text, thread_id, PercentOf, TableDef, MISSING,
+    duration, get, id, keyed, stack, start_time, text, thread_id, Numbers, PercentOf, TableDef,
+    MISSING,
 };
 use model::cpu_precise::{thread_state_name, wait_reason_name, UNKNOWN};
 use model::{Trace, NONE};
@@ -70,8 +71,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             }),
             duration("CPU Usage", move |i| get(&c.run_ns, i)).alias(&["CPU Usage (ms)"]),
         ],
-        start: Box::new(move |i| get(&c.time, i)),
-        end: Box::new(move |i| get(&c.time, i)),
+        start: Numbers::I64(&c.time),
+        end: Numbers::I64(&c.time),
         timed: true,
         weight: Some("CPU Usage"),
         percent_of: PercentOf::TotalWeight,

@@ -2,7 +2,9 @@
 //! samples by its own per-thread and per-call-node keys (`columns`); these
 //! definitions name and type the same columns for export and the API.
 
-use super::{duration, id, keyed, stack, start_time, string, version, PercentOf, TableDef};
+use super::{
+    duration, id, keyed, stack, start_time, string, version, Numbers, PercentOf, TableDef,
+};
 use model::strings::StrId;
 use model::{Trace, NONE};
 
@@ -68,8 +70,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             // The sampling interval in force at the sample.
             duration("Weight", move |i| s.weight_ns(i)).alias(&["Weight (ms)"]),
         ],
-        start: Box::new(move |i| s.time.get(i).copied().unwrap_or(0)),
-        end: Box::new(move |i| s.time.get(i).copied().unwrap_or(0)),
+        start: Numbers::I64(&s.time),
+        end: Numbers::I64(&s.time),
         timed: true,
         weight: Some("Weight"),
         percent_of: PercentOf::CpuCapacity,

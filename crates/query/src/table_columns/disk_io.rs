@@ -1,8 +1,8 @@
 //! Disk I/O: one row per disk operation, timed at its initiation.
 
-use super::{
-    duration, get, id, keyed, size, stack, start_time, string, text, thread_id, PercentOf, TableDef,
-};
+use super::ColumnType::{Duration, Size, Time};
+use super::{get, id, keyed, stack, stored, string, text, thread_id, Numbers, PercentOf, TableDef};
+use crate::aggregate::Aggregation::{Min, Sum};
 use model::Trace;
 
 pub(super) fn table(t: &Trace) -> TableDef<'_> {
@@ -11,7 +11,7 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
         name: "disk-io",
         rows: d.len(),
         columns: vec![
-            start_time("Init Time", move |i| get(&d.time, i)).alias(&["Init Time (s)"]),
+            stored("Init Time", Time, Min, Numbers::I64(&d.time)).alias(&["Init Time (s)"]),
             keyed(
                 "Process",
                 move |i| get(&d.process, i),
@@ -23,22 +23,22 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             }),
             id("Disk", move |i| i64::from(get(&d.disk, i))),
             string(t, "Path Name", move |i| get(&d.path, i)),
-            size("Size", move |i| i64::from(get(&d.size, i))),
-            super::number(
-                "Offset",
-                super::ColumnType::Size,
-                crate::aggregate::Aggregation::Min,
-                move |i| get(&d.offset, i).min(i64::MAX as u64) as i64,
-            ),
+            stored("Size", Size, Sum, Numbers::U32(&d.size)),
+            stored("Offset", Size, Min, Numbers::U64(&d.offset)),
             id("Priority", move |i| i64::from(get(&d.priority, i))),
-            duration("Disk Service Time", move |i| get(&d.duration_ns, i))
-                .alias(&["Disk Service Time (ms)", "Disk Service Time (µs)"]),
+            stored(
+                "Disk Service Time",
+                Duration,
+                Sum,
+                Numbers::I64(&d.duration_ns),
+            )
+            .alias(&["Disk Service Time (ms)", "Disk Service Time (µs)"]),
             stack("Stack", move |i| {
                 d.stack.get(i).copied().unwrap_or(model::NONE)
             }),
         ],
-        start: Box::new(move |i| get(&d.time, i)),
-        end: Box::new(move |i| get(&d.time, i)),
+        start: Numbers::I64(&d.time),
+        end: Numbers::I64(&d.time),
         timed: true,
         weight: Some("Disk Service Time"),
         percent_of: PercentOf::TotalWeight,

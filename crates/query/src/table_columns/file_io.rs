@@ -1,9 +1,9 @@
 //! File I/O: one row per file operation (kernel FileIo or
 //! Microsoft-Windows-Kernel-File), timed at its start.
 
-use super::{
-    duration, get, keyed, size, stack, start_time, string, text, thread_id, PercentOf, TableDef,
-};
+use super::ColumnType::{Duration, Size, Time};
+use super::{get, keyed, stack, stored, string, text, thread_id, Numbers, PercentOf, TableDef};
+use crate::aggregate::Aggregation::{Min, Sum};
 use model::Trace;
 
 pub(super) fn table(t: &Trace) -> TableDef<'_> {
@@ -12,7 +12,7 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
         name: "file-io",
         rows: f.len(),
         columns: vec![
-            start_time("Start Time", move |i| get(&f.time, i)).alias(&["Start Time (s)"]),
+            stored("Start Time", Time, Min, Numbers::I64(&f.time)).alias(&["Start Time (s)"]),
             keyed(
                 "Process",
                 move |i| get(&f.process, i),
@@ -23,15 +23,10 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 f.op.get(i).map_or("", |o| o.name()).to_string()
             }),
             string(t, "File Path", move |i| get(&f.path, i)),
-            size("Size", move |i| get(&f.size, i).min(i64::MAX as u64) as i64),
-            super::number(
-                "Offset",
-                super::ColumnType::Size,
-                crate::aggregate::Aggregation::Min,
-                move |i| get(&f.offset, i).min(i64::MAX as u64) as i64,
-            ),
+            stored("Size", Size, Sum, Numbers::U64(&f.size)),
+            stored("Offset", Size, Min, Numbers::U64(&f.offset)),
             // Until the operation's end; 0 when the trace has none.
-            duration("Duration", move |i| get(&f.duration_ns, i))
+            stored("Duration", Duration, Sum, Numbers::I64(&f.duration_ns))
                 .alias(&["Duration (ms)", "Duration (µs)"]),
             text("Provider", move |i| {
                 if get(&f.from_kernel_file_provider, i) {
@@ -45,8 +40,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 f.stack.get(i).copied().unwrap_or(model::NONE)
             }),
         ],
-        start: Box::new(move |i| get(&f.time, i)),
-        end: Box::new(move |i| get(&f.time, i)),
+        start: Numbers::I64(&f.time),
+        end: Numbers::I64(&f.time),
         timed: true,
         weight: Some("Duration"),
         percent_of: PercentOf::TotalWeight,

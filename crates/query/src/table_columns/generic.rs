@@ -1,7 +1,7 @@
 //! Generic Events: one row per event of any provider the other tables do
 //! not take.
 
-use super::{address, get, id, stack, start_time, string, text, PercentOf, TableDef};
+use super::{address, get, id, stack, start_time, string, text, Numbers, PercentOf, TableDef};
 use model::Trace;
 
 /// Longest Fields text kept per event: enough to read, bounded so that a
@@ -49,8 +49,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             g.stack.get(i).copied().unwrap_or(model::NONE)
         })])
         .collect(),
-        start: Box::new(move |i| get(&g.time, i)),
-        end: Box::new(move |i| get(&g.time, i)),
+        start: Numbers::I64(&g.time),
+        end: Numbers::I64(&g.time),
         timed: true,
         weight: None,
         percent_of: PercentOf::TotalWeight,

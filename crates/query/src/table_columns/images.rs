@@ -1,8 +1,8 @@
 //! Images: one row per image lifetime (a module loaded into a process).
 
 use super::{
-    address, end_time, get, keyed, size, start_time, string, text, time_cell, version, PercentOf,
-    TableDef,
+    address, end_time, get, keyed, size, start_time, string, text, time_cell, version, Numbers,
+    PercentOf, TableDef,
 };
 use model::images::ModuleTable;
 use model::strings::StrId;
@@ -59,8 +59,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 get(&m.has_version_info, module(i)).to_string()
             }),
         ],
-        start: Box::new(move |i| get(&im.load, i)),
-        end: Box::new(move |i| get(&im.unload, i)),
+        start: Numbers::I64(&im.load),
+        end: Numbers::I64(&im.unload),
         timed: false,
         weight: None,
         percent_of: PercentOf::TotalWeight,

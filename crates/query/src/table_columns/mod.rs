@@ -10,12 +10,14 @@ mod disk_io;
 mod file_io;
 mod generic;
 mod images;
+mod numbers;
 mod processes;
 mod threads;
 
 use crate::aggregate::Aggregation;
 use model::strings::StrId;
 use model::Trace;
+pub use numbers::Numbers;
 
 /// A number cell without a value (a process still running at trace end,
 /// an I/O without completion): shown empty, left out of aggregates.
@@ -132,7 +134,7 @@ pub enum Cells<'a> {
     /// Text made per row.
     Text(RowFn<'a, String>),
     /// A number in the type's base unit, or `MISSING`.
-    Number(RowFn<'a, i64>),
+    Number(Numbers<'a>),
     /// A model stack id per row (`model::NONE` without a stack).
     Stack(RowFn<'a, u32>),
 }
@@ -223,7 +225,17 @@ pub(crate) fn number<'a>(
     aggregation: Aggregation,
     f: impl Fn(usize) -> i64 + Sync + 'a,
 ) -> TableColumn<'a> {
-    TableColumn::new(name, ty, aggregation, Cells::Number(Box::new(f)))
+    stored(name, ty, aggregation, Numbers::of(f))
+}
+
+/// A number per row read from `cells` (a model column as it is stored).
+pub(crate) fn stored<'a>(
+    name: &'static str,
+    ty: ColumnType,
+    aggregation: Aggregation,
+    cells: Numbers<'a>,
+) -> TableColumn<'a> {
+    TableColumn::new(name, ty, aggregation, Cells::Number(cells))
 }
 
 /// An id (PID, TID, CPU, priority) per row.
@@ -302,8 +314,8 @@ pub struct TableDef<'a> {
     pub columns: Vec<TableColumn<'a>>,
     /// Lifetime of each row (`model::processes::OPEN` = unbounded); for
     /// events the event time, with `end == start`.
-    pub start: RowFn<'a, i64>,
-    pub end: RowFn<'a, i64>,
+    pub start: Numbers<'a>,
+    pub end: Numbers<'a>,
     /// Events (one time each) rather than lifetimes.
     pub timed: bool,
     /// The duration column whose sum is the table's weight.
@@ -345,8 +357,12 @@ impl<'a> TableDef<'a> {
 
     fn push_count(&mut self) {
         // Every table counts its rows.
-        self.columns
-            .push(number("Count", ColumnType::Count, Aggregation::Sum, |_| 1));
+        self.columns.push(stored(
+            "Count",
+            ColumnType::Count,
+            Aggregation::Sum,
+            Numbers::Same(1),
+        ));
     }
 
     fn columns_of(t: &'a Trace, name: &str) -> Option<TableDef<'a>> {
@@ -380,8 +396,8 @@ impl<'a> TableDef<'a> {
             name,
             rows: 0,
             columns: Vec::new(),
-            start: Box::new(|_| 0),
-            end: Box::new(|_| 0),
+            start: Numbers::Same(0),
+            end: Numbers::Same(0),
             timed: true,
             weight: None,
             percent_of: PercentOf::TotalWeight,
@@ -408,7 +424,7 @@ impl<'a> TableDef<'a> {
         match self.columns.get(column).map(|c| &c.cells) {
             Some(Cells::Keyed { key, text }) => text(key(row)),
             Some(Cells::Text(f)) => f(row),
-            Some(Cells::Number(f)) => number_text(self.columns[column].def.ty, f(row)),
+            Some(Cells::Number(f)) => number_text(self.columns[column].def.ty, f.at(row)),
             Some(Cells::Stack(f)) => stack_text(t, f(row)),
             None => String::new(),
         }

@@ -1,7 +1,7 @@
 //! Processes: one row per process lifetime.
 
 use super::{
-    duration, end_time, get, id, keyed, start_time, string, time_cell, PercentOf, TableDef,
+    duration, end_time, get, id, keyed, start_time, string, time_cell, Numbers, PercentOf, TableDef,
 };
 use model::processes::OPEN;
 use model::Trace;
@@ -38,8 +38,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             }),
             id("Exit Code", move |i| i64::from(get(&p.exit_status, i))).alias(&["Exit Status"]),
         ],
-        start: Box::new(move |i| get(&p.start, i)),
-        end: Box::new(move |i| get(&p.end, i)),
+        start: Numbers::I64(&p.start),
+        end: Numbers::I64(&p.end),
         timed: false,
         weight: None,
         percent_of: PercentOf::TotalWeight,

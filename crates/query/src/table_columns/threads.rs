@@ -1,7 +1,8 @@
 //! Threads: one row per thread lifetime.
 
 use super::{
-    address, duration, end_time, get, id, keyed, start_time, string, time_cell, PercentOf, TableDef,
+    address, duration, end_time, get, id, keyed, start_time, string, time_cell, Numbers, PercentOf,
+    TableDef,
 };
 use model::processes::OPEN;
 use model::Trace;
@@ -36,8 +37,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 (e - s).max(0)
             }),
         ],
-        start: Box::new(move |i| get(&th.start, i)),
-        end: Box::new(move |i| get(&th.end, i)),
+        start: Numbers::I64(&th.start),
+        end: Numbers::I64(&th.end),
         timed: false,
         weight: None,
         percent_of: PercentOf::TotalWeight,
