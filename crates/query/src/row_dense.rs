@@ -19,6 +19,9 @@ use rayon::prelude::*;
 /// Rows per part at least: a part outweighs its arrays.
 const MIN_PART: usize = 1 << 16;
 
+/// A part's arrays above this many bytes make one part a thread.
+const BIG_PART: usize = 1 << 20;
+
 /// Memory of all parts' arrays together at most.
 const BUDGET: usize = 512 << 20;
 
@@ -255,8 +258,11 @@ where
         .collect();
     let per_part = space.saturating_mul(layout.bytes()).max(1);
     let threads = rayon::current_num_threads().max(1);
+    // Two parts a thread balance the load; with big arrays (many keys)
+    // one a thread, as each part's arrays cost their page faults and merge.
+    let per_thread = if per_part > BIG_PART { 1 } else { 2 };
     let parts = (rows / MIN_PART)
-        .min(threads * 2)
+        .min(threads * per_thread)
         .min(BUDGET / per_part)
         .max(1);
     let len = rows.div_ceil(parts).max(1);
