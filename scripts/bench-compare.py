@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Times `POST /api/compare` (issue 17: under 1 s on 10M samples).
+"""Times `POST /api/compare` and `GET /api/traces/ID/findings` (issue 17:
+under 1 s each on 10M samples).
 
 Usage: bench-compare.py BINARY BASE.etl NEW.etl [ROUNDS] [--wait-warm]
 
@@ -7,8 +8,9 @@ Serves both traces with `etlscope serve`, waits until both are ready
 (with --wait-warm, also until the server's CPU has been idle for 2 s:
 the per-trace comparison indexes made after ingest are built), then
 sends each grouping ROUNDS times (default 3), without a range and with
-a whole-trace range, and prints wall time and the server's CPU time
-(utime + stime of /proc/PID/stat) over each request.
+a whole-trace range, then asks each trace's findings ROUNDS times, and
+prints wall time and the server's CPU time (utime + stime of
+/proc/PID/stat) over each request.
 """
 import json
 import re
@@ -39,7 +41,8 @@ def main():
             if not line:
                 raise SystemExit("server exited: " + out)
             out += line
-            ids += re.findall(r"/t/([0-9a-f]{32})", line)
+            # A line names one trace (the demo's "investigation" link repeats it).
+            ids += [i for i in re.findall(r"/t/([0-9a-f]{32})", line) if i not in ids]
         url = re.search(r"serving on (http://[^/\s]+)/", out).group(1)
         for tid in ids:
             while get(f"{url}/api/traces/{tid}")["status"] != "ready":
@@ -68,6 +71,14 @@ def main():
                     label = ",".join(cols) + (" whole range" if rng else "")
                     print(f"{label} round {r}: wall {wall:.2f} s, CPU {cpu:.2f} s, "
                           f"{len(answer)} bytes, rows {rows}", flush=True)
+        for tid in ids:
+            for r in range(1, rounds + 1):
+                c0, t0 = cpu_seconds(p.pid), time.monotonic()
+                found = get(f"{url}/api/traces/{tid}/findings")
+                wall, cpu = time.monotonic() - t0, cpu_seconds(p.pid) - c0
+                n = len(found.get("findings", [])) if isinstance(found, dict) else len(found)
+                print(f"findings of {tid[:8]} round {r}: wall {wall:.2f} s, CPU {cpu:.2f} s, "
+                      f"{n} findings", flush=True)
     finally:
         p.terminate()
         p.wait()
