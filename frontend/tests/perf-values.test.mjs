@@ -1,8 +1,8 @@
 // Regrouping with value columns on 10 million File I/O rows (a trace our writer makes: `etlscope
 // synth bench --file-creates N`), measured against issue 14's target: a regroup with two value
-// columns and Min/Max/Sum under 300 ms median from input to painted view. The target is NOT met
-// yet (docs/BENCHMARKS.md): the figures are reported, not asserted (ETLSCOPE_PERF_STRICT=1
-// asserts them); the views themselves are checked. The view: File I/O by Process, File
+// columns and Min/Max/Sum under 300 ms median from input to painted view. The target is met on an
+// idle machine, not in every CI run (docs/BENCHMARKS.md): the figures are reported, not asserted
+// (ETLSCOPE_PERF_STRICT=1 asserts them); the views themselves are checked. The view: File I/O by Process, File
 // Path with Count, Start Time (Min) and Start Time (Max); header drags regroup it, the header menu
 // switches the second value between Max and Sum; the graph above the table is timed after the same
 // regroups (perf-measure.mjs's 'graph' condition). Figures go to t.diagnostic; docs/BENCHMARKS.md
