@@ -397,14 +397,8 @@ impl RowTable {
             .filter_map(|f| Some((f, self.key_column(f.column)?)))
             .collect();
         let readers = self.value_readers(&def, &req.values)?;
-        let number = |c: Option<usize>, row: usize| match c.map(|c| &def.columns[c].cells) {
-            Some(Cells::Number(f)) => match f.at(row) {
-                MISSING => 0,
-                v => v,
-            },
-            _ => 0,
-        };
-        // The dense scan's columns, found once rather than per row.
+        // The weight and summed columns, found once rather than per row;
+        // a row without a number adds 0.
         let weight = self.weight_column.and_then(|c| number_cells(&def, c));
         let sum_cells: Vec<Option<&Numbers>> = (self.sum_columns.iter())
             .map(|&c| number_cells(&def, c))
@@ -419,8 +413,8 @@ impl RowTable {
             let t = def.start.at(row);
             g.count += 1;
             g.weight = g.weight.saturating_add(w);
-            for (s, &c) in sums.iter_mut().zip(&self.sum_columns) {
-                *s = s.saturating_add(number(Some(c), row));
+            for (s, &n) in sums.iter_mut().zip(&sum_cells) {
+                *s = s.saturating_add(cell(n, row));
             }
             for (acc, r) in accs.iter_mut().zip(&readers) {
                 if let Some(v) = r.read(row) {
@@ -490,7 +484,7 @@ impl RowTable {
                     if cancel.is_set() || !keep(row, &mut p.scratch) {
                         return p;
                     }
-                    let w = number(self.weight_column, row);
+                    let w = cell(weight, row);
                     p.total = (p.total.0 + 1, p.total.1.saturating_add(w));
                     RowTable::levels(row, &key_cols, &mut p.levels, &mut p.scratch);
                     let under = p.levels.len() >= depth

@@ -1,8 +1,10 @@
 //! Disk I/O: one row per disk operation, timed at its initiation.
 
-use super::ColumnType::{Duration, Size, Time};
-use super::{get, id, keyed, stack, stored, string, text, thread_id, Numbers, PercentOf, TableDef};
-use crate::aggregate::Aggregation::{Min, Sum};
+use super::{
+    duration, get, id, keyed, number, size, stack, start_time, string, text, thread_id, ColumnType,
+    Numbers, PercentOf, TableDef,
+};
+use crate::aggregate::Aggregation;
 use model::Trace;
 
 pub(super) fn table(t: &Trace) -> TableDef<'_> {
@@ -11,7 +13,7 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
         name: "disk-io",
         rows: d.len(),
         columns: vec![
-            stored("Init Time", Time, Min, Numbers::I64(&d.time)).alias(&["Init Time (s)"]),
+            start_time("Init Time", Numbers::I64(&d.time)).alias(&["Init Time (s)"]),
             keyed(
                 "Process",
                 move |i| get(&d.process, i),
@@ -23,16 +25,16 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             }),
             id("Disk", move |i| i64::from(get(&d.disk, i))),
             string(t, "Path Name", move |i| get(&d.path, i)),
-            stored("Size", Size, Sum, Numbers::U32(&d.size)),
-            stored("Offset", Size, Min, Numbers::U64(&d.offset)),
+            size("Size", Numbers::U32(&d.size)),
+            number(
+                "Offset",
+                ColumnType::Size,
+                Aggregation::Min,
+                Numbers::U64(&d.offset),
+            ),
             id("Priority", move |i| i64::from(get(&d.priority, i))),
-            stored(
-                "Disk Service Time",
-                Duration,
-                Sum,
-                Numbers::I64(&d.duration_ns),
-            )
-            .alias(&["Disk Service Time (ms)", "Disk Service Time (µs)"]),
+            duration("Disk Service Time", Numbers::I64(&d.duration_ns))
+                .alias(&["Disk Service Time (ms)", "Disk Service Time (µs)"]),
             stack("Stack", move |i| {
                 d.stack.get(i).copied().unwrap_or(model::NONE)
             }),

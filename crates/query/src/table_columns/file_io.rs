@@ -1,9 +1,11 @@
 //! File I/O: one row per file operation (kernel FileIo or
 //! Microsoft-Windows-Kernel-File), timed at its start.
 
-use super::ColumnType::{Duration, Size, Time};
-use super::{get, keyed, stack, stored, string, text, thread_id, Numbers, PercentOf, TableDef};
-use crate::aggregate::Aggregation::{Min, Sum};
+use super::{
+    duration, get, keyed, number, size, stack, start_time, string, text, thread_id, ColumnType,
+    Numbers, PercentOf, TableDef,
+};
+use crate::aggregate::Aggregation;
 use model::Trace;
 
 pub(super) fn table(t: &Trace) -> TableDef<'_> {
@@ -12,7 +14,7 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
         name: "file-io",
         rows: f.len(),
         columns: vec![
-            stored("Start Time", Time, Min, Numbers::I64(&f.time)).alias(&["Start Time (s)"]),
+            start_time("Start Time", Numbers::I64(&f.time)).alias(&["Start Time (s)"]),
             keyed(
                 "Process",
                 move |i| get(&f.process, i),
@@ -23,10 +25,15 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 f.op.get(i).map_or("", |o| o.name()).to_string()
             }),
             string(t, "File Path", move |i| get(&f.path, i)),
-            stored("Size", Size, Sum, Numbers::U64(&f.size)),
-            stored("Offset", Size, Min, Numbers::U64(&f.offset)),
+            size("Size", Numbers::U64(&f.size)),
+            number(
+                "Offset",
+                ColumnType::Size,
+                Aggregation::Min,
+                Numbers::U64(&f.offset),
+            ),
             // Until the operation's end; 0 when the trace has none.
-            stored("Duration", Duration, Sum, Numbers::I64(&f.duration_ns))
+            duration("Duration", Numbers::I64(&f.duration_ns))
                 .alias(&["Duration (ms)", "Duration (µs)"]),
             text("Provider", move |i| {
                 if get(&f.from_kernel_file_provider, i) {

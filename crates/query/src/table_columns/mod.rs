@@ -17,7 +17,7 @@ mod threads;
 use crate::aggregate::Aggregation;
 use model::strings::StrId;
 use model::Trace;
-pub use numbers::Numbers;
+pub use numbers::{IntoNumbers, Numbers};
 
 /// A number cell without a value (a process still running at trace end,
 /// an I/O without completion): shown empty, left out of aggregates.
@@ -218,68 +218,44 @@ pub(crate) fn version<'a>(
     c
 }
 
-/// A number per row (`MISSING` for none).
+/// A number per row (`MISSING` for none): a model column as it is stored
+/// (`Numbers`) or a function of the row.
 pub(crate) fn number<'a>(
     name: &'static str,
     ty: ColumnType,
     aggregation: Aggregation,
-    f: impl Fn(usize) -> i64 + Sync + 'a,
+    cells: impl IntoNumbers<'a>,
 ) -> TableColumn<'a> {
-    stored(name, ty, aggregation, Numbers::of(f))
-}
-
-/// A number per row read from `cells` (a model column as it is stored).
-pub(crate) fn stored<'a>(
-    name: &'static str,
-    ty: ColumnType,
-    aggregation: Aggregation,
-    cells: Numbers<'a>,
-) -> TableColumn<'a> {
-    TableColumn::new(name, ty, aggregation, Cells::Number(cells))
+    TableColumn::new(name, ty, aggregation, Cells::Number(cells.into_numbers()))
 }
 
 /// An id (PID, TID, CPU, priority) per row.
-pub(crate) fn id<'a>(name: &'static str, f: impl Fn(usize) -> i64 + Sync + 'a) -> TableColumn<'a> {
+pub(crate) fn id<'a>(name: &'static str, f: impl IntoNumbers<'a>) -> TableColumn<'a> {
     number(name, ColumnType::Id, Aggregation::Single, f)
 }
 
 /// A start time (its aggregate is the earliest).
-pub(crate) fn start_time<'a>(
-    name: &'static str,
-    f: impl Fn(usize) -> i64 + Sync + 'a,
-) -> TableColumn<'a> {
+pub(crate) fn start_time<'a>(name: &'static str, f: impl IntoNumbers<'a>) -> TableColumn<'a> {
     number(name, ColumnType::Time, Aggregation::Min, f)
 }
 
 /// An end time (its aggregate is the latest).
-pub(crate) fn end_time<'a>(
-    name: &'static str,
-    f: impl Fn(usize) -> i64 + Sync + 'a,
-) -> TableColumn<'a> {
+pub(crate) fn end_time<'a>(name: &'static str, f: impl IntoNumbers<'a>) -> TableColumn<'a> {
     number(name, ColumnType::Time, Aggregation::Max, f)
 }
 
 /// A duration (summed).
-pub(crate) fn duration<'a>(
-    name: &'static str,
-    f: impl Fn(usize) -> i64 + Sync + 'a,
-) -> TableColumn<'a> {
+pub(crate) fn duration<'a>(name: &'static str, f: impl IntoNumbers<'a>) -> TableColumn<'a> {
     number(name, ColumnType::Duration, Aggregation::Sum, f)
 }
 
 /// A size in bytes (summed).
-pub(crate) fn size<'a>(
-    name: &'static str,
-    f: impl Fn(usize) -> i64 + Sync + 'a,
-) -> TableColumn<'a> {
+pub(crate) fn size<'a>(name: &'static str, f: impl IntoNumbers<'a>) -> TableColumn<'a> {
     number(name, ColumnType::Size, Aggregation::Sum, f)
 }
 
 /// An address, shown in hex.
-pub(crate) fn address<'a>(
-    name: &'static str,
-    f: impl Fn(usize) -> i64 + Sync + 'a,
-) -> TableColumn<'a> {
+pub(crate) fn address<'a>(name: &'static str, f: impl IntoNumbers<'a>) -> TableColumn<'a> {
     number(name, ColumnType::Address, Aggregation::Single, f)
 }
 
@@ -357,7 +333,7 @@ impl<'a> TableDef<'a> {
 
     fn push_count(&mut self) {
         // Every table counts its rows.
-        self.columns.push(stored(
+        self.columns.push(number(
             "Count",
             ColumnType::Count,
             Aggregation::Sum,

@@ -53,3 +53,21 @@ impl<'a> Numbers<'a> {
         }
     }
 }
+
+/// What a number column's definition can be given: its `Numbers`, or a
+/// function of the row (computed cells).
+pub trait IntoNumbers<'a> {
+    fn into_numbers(self) -> Numbers<'a>;
+}
+
+impl<'a> IntoNumbers<'a> for Numbers<'a> {
+    fn into_numbers(self) -> Numbers<'a> {
+        self
+    }
+}
+
+impl<'a, F: Fn(usize) -> i64 + Sync + 'a> IntoNumbers<'a> for F {
+    fn into_numbers(self) -> Numbers<'a> {
+        Numbers::of(self)
+    }
+}
