@@ -1,6 +1,6 @@
 // A trace still arriving (`etlscope open --replay`, `record --serve`): the
 // server sends a new summary on /progress each time it serves a new model
-// (back to back, at least 100 ms apart), then "ready" once the trace is complete.
+// (back to back, at least 20 ms apart), then "ready" once the trace is complete.
 import * as api from './api.js';
 import { fmtInt } from './dom.js';
 

@@ -23,7 +23,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The least time between serving one model and copying the next: the
 /// page's own queries (and the feed) get a turn of the cores in between.
-pub const MIN_GAP: Duration = Duration::from_millis(100);
+/// Short, because it lies in every event's wait (after the build before
+/// its copy): 100 ms cost a tenth of the 1 s budget; at 20 ms the feed
+/// still runs above 2 M events/s at full speed (docs/BENCHMARKS.md).
+pub const MIN_GAP: Duration = Duration::from_millis(20);
 
 /// What the summary says of a trace still arriving.
 #[derive(Debug, Clone)]
