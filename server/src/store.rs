@@ -35,6 +35,9 @@ pub struct LoadedTrace {
     pub members: Vec<etl::trace::MemberInfo>,
     /// Set while the trace is still arriving (a recording, or a replay).
     pub live: Option<crate::live::LiveInfo>,
+    /// `/findings`' answer, made once per loaded trace (a remade engine,
+    /// after symbols or a new live model, is a new `LoadedTrace`).
+    pub findings: std::sync::OnceLock<serde_json::Value>,
 }
 
 impl LoadedTrace {
@@ -68,6 +71,7 @@ impl LoadedTrace {
             symbol_run: 0,
             members: Vec::new(),
             live: None,
+            findings: std::sync::OnceLock::new(),
         }
     }
 
