@@ -27,13 +27,17 @@ pub async fn get(
     }
     let (tx, rx) = tokio::sync::oneshot::channel();
     // Finished and kept even when the client goes away: the next page has it.
+    // A second page asking meanwhile waits for this one's answer (`get_or_init`
+    // runs its closure once) instead of making it again.
     std::thread::Builder::new()
         .name("findings".into())
         .spawn(move || {
             lower_priority();
-            let list = query::findings::run(&t.engine);
-            let v = json!({ "findings": crate::findings_json::findings_json(&list) });
-            let _ = tx.send(t.findings.get_or_init(|| v).clone());
+            let v = t.findings.get_or_init(|| {
+                let list = query::findings::run(&t.engine);
+                json!({ "findings": crate::findings_json::findings_json(&list) })
+            });
+            let _ = tx.send(v.clone());
         })
         .map_err(|e| ApiError::internal(e.to_string()))?;
     let v = rx
