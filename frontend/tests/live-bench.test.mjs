@@ -2,8 +2,8 @@
 // `etlscope synth bench`, a browser on its page, at full speed and at a paced speed (long enough for
 // several updates). The UI is open first (the library); the replay starts when the page opens the
 // trace from it, so the browser's start-up is not in the first models' time. Reports the feed rate
-// (events per second between the first and the last live
-// model, from the server's own counts and copy times) and, for each update the page shows, the
+// (events per second between the first and the last live model, from the server's own counts and
+// copy times) and, for each update the page shows, the
 // delay from the model's copy (its newest event's arrival) to the page showing its sample count,
 // and from the previous model's copy (the oldest new event's arrival: the wait the target bounds,
 // issue 18's "live updates reach the page within 1 s"); the finished model, shown when the banner
