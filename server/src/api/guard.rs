@@ -16,7 +16,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The names and addresses this server answers to.
 #[derive(Debug, Clone)]
@@ -40,39 +40,73 @@ impl AllowedHosts {
         }
     }
 
-    /// Whether a `Host` value (`name[:port]`) names this server.
+    /// Whether a `Host` value (`name[:port]`) names this server. Only
+    /// `localhost` itself is ours, not `*.localhost` (docs/SECURITY.md).
     pub fn host_allowed(&self, host: &str) -> bool {
-        let name = host_name(host);
-        if name.is_empty() {
+        let Some(name) = host_name(host) else {
+            return false;
+        };
+        // An address literal cannot be re-pointed by DNS: bracketed IPv6, or
+        // IPv4 in the dotted form a browser sends (no trailing dot, no
+        // decimal, hex or octal spellings: those fail to parse here).
+        let literal = match name.strip_prefix('[') {
+            Some(v6) => match v6.strip_suffix(']').map(str::parse::<Ipv6Addr>) {
+                Some(Ok(ip)) => Some(IpAddr::V6(ip)),
+                _ => return false,
+            },
+            None => name.parse::<Ipv4Addr>().ok().map(IpAddr::V4),
+        };
+        if let Some(ip) = literal {
+            return ip.is_loopback()
+                || ip == self.served_ip
+                || self.served_ip.is_unspecified()
+                || self.names.contains(&name);
+        }
+        // The one trailing dot of a fully qualified name.
+        let name = name.strip_suffix('.').unwrap_or(&name);
+        if !is_dns_name(name) {
             return false;
         }
-        if name == "localhost" {
-            return true;
-        }
-        if let Ok(ip) = name
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<IpAddr>()
-        {
-            // An address literal cannot be re-pointed by DNS.
-            return ip.is_loopback() || ip == self.served_ip || self.served_ip.is_unspecified();
-        }
-        self.names.contains(&name)
+        name == "localhost" || self.names.iter().any(|n| n == name)
     }
 }
 
-/// The host part of `name[:port]` / `[v6]:port`, lower-case, without a trailing dot.
-fn host_name(host: &str) -> String {
+/// The host part of a `Host` value (`name[:port]`, `[v6][:port]`),
+/// lower-case; None when the value is not of that form (a port that is not
+/// digits, userinfo, a path, white space inside).
+fn host_name(host: &str) -> Option<String> {
     let host = host.trim();
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        match rest.split_once(']') {
-            Some((v6, _)) => format!("[{v6}]"),
-            None => return String::new(),
+    let (name, port) = match host.strip_prefix('[') {
+        Some(rest) => {
+            let (v6, after) = rest.split_once(']')?;
+            let port = match after {
+                "" => None,
+                p => Some(p.strip_prefix(':')?),
+            };
+            (format!("[{v6}]"), port)
         }
-    } else {
-        host.rsplit_once(':').map_or(host, |(n, _)| n).to_string()
+        None => match host.split_once(':') {
+            Some((n, p)) => (n.to_string(), Some(p)),
+            None => (host.to_string(), None),
+        },
     };
-    name.trim_end_matches('.').to_ascii_lowercase()
+    if let Some(p) = port {
+        if p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+    }
+    Some(name.to_ascii_lowercase()).filter(|n| !n.is_empty())
+}
+
+/// Letters, digits, `-` and `_` in non-empty dot-separated labels.
+fn is_dns_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
 }
 
 /// `scheme://host[:port]` of a URL, lower-case (None if it has no scheme).
@@ -90,7 +124,8 @@ pub fn url_host_name(url: &str) -> Option<String> {
     let origin = origin_of(url)?;
     let (_, authority) = origin.split_once("://")?;
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
-    Some(host_name(authority)).filter(|n| !n.is_empty())
+    let name = host_name(authority)?;
+    Some(name.strip_suffix('.').map(str::to_string).unwrap_or(name))
 }
 
 fn forbidden(code: &'static str, message: impl Into<String>) -> Response {
@@ -168,32 +203,30 @@ pub async fn layer(State(app): State<AppState>, req: Request, next: Next) -> Res
 mod tests {
     use super::*;
 
+    include!("../../tests/common/foreign_hosts.rs");
+
     #[test]
     fn host_names() {
         let a = AllowedHosts {
             names: vec!["etl.example".into()],
             ..AllowedHosts::loopback()
         };
-        for ok in [
-            "localhost",
-            "LOCALHOST:8717",
-            "127.0.0.1:1",
-            "127.9.9.9",
-            "[::1]:80",
-            "etl.example:443",
-            "etl.example.",
-        ] {
+        for ok in OWN_HOSTS
+            .iter()
+            .chain(&["etl.example:443", "etl.example.", "ETL.example"])
+        {
             assert!(a.host_allowed(ok), "{ok}");
         }
-        for bad in [
-            "",
-            "attacker.example",
-            "10.0.0.1:8717",
-            "localhost.attacker.example",
-            "[::2]:1",
-            "etl.example.attacker",
-        ] {
-            assert!(!a.host_allowed(bad), "{bad}");
+        for bad in
+            FOREIGN_HOSTS
+                .iter()
+                .chain(&["etl.example.attacker", "etl.example..", "x.etl.example"])
+        {
+            assert!(!a.host_allowed(bad), "{bad:?}");
+        }
+        // Look-alikes that are not ASCII never match either.
+        for bad in ["l\u{043e}calhost", "localhost\u{3002}", "\u{ff4c}ocalhost"] {
+            assert!(!a.host_allowed(bad), "{bad:?}");
         }
         let any = AllowedHosts {
             served_ip: IpAddr::from([0, 0, 0, 0]),
@@ -201,6 +234,7 @@ mod tests {
         };
         assert!(any.host_allowed("10.0.0.1:8717"));
         assert!(!any.host_allowed("attacker.example"));
+        assert!(!any.host_allowed("evil-localhost"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod fixture_trace;
+pub mod foreign_hosts;
 pub mod naive_tagger;
 pub mod symbols_report;
 
