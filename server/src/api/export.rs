@@ -77,6 +77,7 @@ pub async fn export(
             format,
             symbol_path: None,
             stack_tags: None,
+            rows: false,
         };
         let tags = || query::stack_tags::StackTagKeys::of_engine(&t.engine);
         let table = export::export_tagged(t.trace(), &args, &tags)

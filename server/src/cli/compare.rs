@@ -48,6 +48,7 @@ fn args<'a>(a: &'a CompareArgs, range: Option<(f64, f64)>, group: Vec<String>) -
         format: export::Format::Csv,
         symbol_path: a.symbol_path.as_deref(),
         stack_tags: None,
+        rows: false,
     }
 }
 

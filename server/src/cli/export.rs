@@ -1,4 +1,4 @@
-//! `etlscope export FILE --table T [--group COL,...] [--values "COL[:AGG],..."] [--sort COL[:asc|desc]] [--limit N] [--range S-E] [--filter COL=V]... [--format csv|tsv|json]`:
+//! `etlscope export FILE --table T [--rows] [--group COL,...] [--values "COL[:AGG],..."] [--sort COL[:asc|desc]] [--limit N] [--range S-E] [--filter COL=V]... [--format csv|tsv|json]`:
 //! a table grouped like wpaexporter: the key columns, then the value
 //! columns with their aggregates. Columns, types and default aggregations
 //! are query::table_columns' (the ones the UI and the HTTP API use).
@@ -35,6 +35,9 @@ pub struct ExportArgs<'a> {
     /// The set Stack Tag columns show (`--stack-tags FILE`); `None`: the
     /// built-in one.
     pub stack_tags: Option<Arc<StackTags>>,
+    /// `--rows`: list every row with every column, nothing grouped, also on
+    /// tables with a weight (tests derive group figures from these).
+    pub rows: bool,
 }
 
 /// How `export` writes its table.
@@ -178,7 +181,8 @@ pub fn export_tagged(
     let keys = if wants_tags { tags() } else { empty };
     let tagged = TableDef::of_tagged(trace, args.table, &keys).ok_or_else(unknown)?;
     // Listing rows prints every column: tag columns only when asked for.
-    let listing = args.group.is_empty() && args.values.is_none() && tagged.weight.is_none();
+    let listing =
+        args.rows || (args.group.is_empty() && args.values.is_none() && tagged.weight.is_none());
     let def = if listing && !wants_tags {
         TableDef::of(trace, args.table).ok_or_else(unknown)?
     } else {
@@ -207,7 +211,7 @@ pub fn export_tagged(
         end_ns: model::time::s_to_ns(b),
     });
     // No grouping asked for, on a table without a weight: list the rows.
-    if keys.is_empty() && args.values.is_none() && def.weight.is_none() {
+    if args.rows || (keys.is_empty() && args.values.is_none() && def.weight.is_none()) {
         return Ok(flat_table::list(trace, &def, &filters, range, args.limit));
     }
     let values: Vec<ValueSpec> = match &args.values {

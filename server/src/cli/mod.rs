@@ -131,6 +131,10 @@ pub enum Command {
         /// A WPA .stacktags file for the Stack Tag columns (default: the built-in set).
         #[arg(long, value_name = "FILE")]
         stack_tags: Option<PathBuf>,
+        /// One line per row of the table (per sample, per I/O...) with every column, nothing
+        /// grouped, like wpaexporter on a preset without grouping; --range, --filter and --limit apply.
+        #[arg(long, conflicts_with_all = ["group", "values", "sort"])]
+        rows: bool,
     },
     /// Compare two traces: the same grouped table on both, rows matched by identity, with
     /// baseline, comparison, delta and delta % per value column, largest loss first.
@@ -246,6 +250,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             format,
             symbol_path,
             stack_tags,
+            rows,
         }) => {
             let stack_tags = stack_tags
                 .as_deref()
@@ -265,6 +270,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 format: export::Format::parse(&format)?,
                 symbol_path: symbol_path.as_deref(),
                 stack_tags,
+                rows,
             };
             export::run(&file, companions, args)
         }
