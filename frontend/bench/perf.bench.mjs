@@ -18,8 +18,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, newPage as openPage, waitTable as waitTableFor } from './browser.mjs';
-import { buildRelease, startServer, query, repoRoot, binary } from './server.mjs';
+import { launch, newPage as openPage, waitTable as waitTableFor } from '../tests/browser.mjs';
+import { buildRelease, startServer, query, repoRoot, binary } from '../tests/server.mjs';
 import { instrument, measure, stats, report, regroup } from './perf-measure.mjs';
 
 const SAMPLES = Number(process.env.ETLSCOPE_PERF_SAMPLES ?? 10_000_000);

@@ -17,8 +17,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { launch, newPage } from './browser.mjs';
-import { buildRelease, binary } from './server.mjs';
+import { launch, newPage } from '../tests/browser.mjs';
+import { buildRelease, binary } from '../tests/server.mjs';
 
 const SAMPLES = Number(process.env.ETLSCOPE_LIVE_BENCH_SAMPLES ?? 2_000_000);
 const PACED = process.env.ETLSCOPE_LIVE_BENCH_SPEED ?? '100';

@@ -16,8 +16,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { buildRelease, startServer, query, binary } from './server.mjs';
+import { launch, newPage as openPage, waitTable } from '../tests/browser.mjs';
+import { buildRelease, startServer, query, binary } from '../tests/server.mjs';
 import { instrument, measure, stats, report, regroup, perRun } from './perf-measure.mjs';
 
 const ROWS = Number(process.env.ETLSCOPE_PERF_FILE_IO ?? 10_000_000);

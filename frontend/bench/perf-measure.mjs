@@ -1,5 +1,5 @@
-// Timing of interactions inside the page, shared by the browser benchmarks (perf.test.mjs,
-// perf-values.test.mjs): t0 is the input event's timeStamp (a capturing window listener sees it
+// Timing of interactions inside the page, shared by the browser benchmarks (perf.bench.mjs,
+// perf-values.bench.mjs): t0 is the input event's timeStamp (a capturing window listener sees it
 // before the app's handlers); "dom" is when a MutationObserver first sees the finished view;
 // "painted" is after the next animation frame's rendering step; "round trip" adds playwright's
 // own latency.
