@@ -18,6 +18,19 @@ const SHOTS = screenshotDir();
 const RANGE = [7, 23];
 const TARGET = 'windows.storage.dll!CFSFolder::_GetOverlayInfo';
 const SHELL_EXT = 'tishell64_26_0_39450.dll';
+/** The README's steps, in its own words: the test below follows them, so each must still be there. */
+const README = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const README_FIGURES = { explorer: 42300, overlay: 20191, unversioned: 11, opened: 4663 };
+
+test("the README's investigation names the presets, menu items and figures this test uses", () => {
+  for (const words of ['type `7-23` in the timeline\'s Range box and press Enter', '**Presets → Utilization by Process, Stack.**',
+    'Right arrow expands, Down arrow moves to the heaviest child', `\`${TARGET}\``,
+    `**View callers of module ${SHELL_EXT} by module**`, '**Presets → Images by File Version, Path**', '`(none)`',
+    '**File I/O** tab: expand **Create**; `ti_managers_proxy.dll`', '**Copy link**',
+    '42,300', '20,191', 'the 11 DLLs', '4,663 times']) {
+    assert.ok(README.includes(words), `README.md no longer says ${JSON.stringify(words)}`);
+  }
+});
 const SEP = ' › ';
 
 /** @type {any} */ let srv;
@@ -89,6 +102,7 @@ test('the demo investigation through the UI: every number equals etlscope export
   assert.ok(proc, 'explorer.exe is a top-level row');
   const explorerTotal = cpuRows.filter((r) => r.Process === proc).reduce((a, r) => a + r.Count, 0);
   assert.equal(await rowCount(p, [proc]), explorerTotal, 'explorer.exe samples in 7-23 s');
+  assert.equal(explorerTotal, README_FIGURES.explorer, "the README's step 2");
   t.diagnostic(`${proc}: ${explorerTotal} samples in ${RANGE[0]}-${RANGE[1]} s`);
 
   // 2. Drill the hot path with the keyboard (right expands, down goes to the heaviest child).
@@ -103,6 +117,7 @@ test('the demo investigation through the UI: every number equals etlscope export
   assert.equal(labels.at(-1), TARGET, `drilled to ${TARGET}`);
   const overlay = await rowCount(p, labels);
   assert.equal(overlay, exportPrefixCount(cpuRows, proc, labels.slice(1)), `${TARGET} samples`);
+  assert.equal(overlay, README_FIGURES.overlay, "the README's step 2");
   t.diagnostic(`${labels.join(' > ')}: ${overlay} samples`);
   await shot(p, 'demo-drill.png');
   const drillLabels = labels;
@@ -149,6 +164,7 @@ test('the demo investigation through the UI: every number equals etlscope export
   await p.waitForFunction(() => document.querySelectorAll('[data-testid=table] tr[data-depth="1"]').length > 0);
   const paths = (await p.$$eval('[data-testid=table] tr[data-depth="1"] td.label .txt', (x) => x.map((e) => e.textContent))).sort();
   assert.deepEqual(paths, unversioned);
+  assert.equal(paths.length, README_FIGURES.unversioned, "the README's step 4");
   // The scenario's unversioned third-party DLL is the shell extension (issue 17).
   assert.ok(paths.includes('C:\\Program Files\\Common Files\\Acronis\\TrueImageHome\\tishell64_26_0_39450.dll'));
   t.diagnostic(`${paths.length} images without version information`);
@@ -169,6 +185,8 @@ test('the demo investigation through the UI: every number equals etlscope export
   const top = await p.$eval('[data-testid=table] tr[data-depth="1"]', (tr) => ({ path: tr.getAttribute('data-path'), count: Number(tr.querySelector('td.num').textContent.replace(/,/g, '')) }));
   assert.equal(top.path, `Create${SEP}${creates[0]['File Path']}`);
   assert.equal(top.count, creates[0].Count);
+  assert.equal(top.count, README_FIGURES.opened, "the README's step 5");
+  assert.ok(top.path.endsWith('\\ti_managers_proxy.dll'), top.path);
   assert.equal(await rowCount(p, ['Create']), creates.reduce((a, r) => a + r.Count, 0));
   t.diagnostic(`most opened: ${creates[0]['File Path']} ${top.count} times`);
   await shot(p, 'demo-file-io.png');
