@@ -128,7 +128,7 @@ export class TracePage {
       h('a', { class: 'home', href: '/', text: 'etlscope', onclick: (ev) => { ev.preventDefault(); this.navigate('/'); } }),
       h('span', { class: 'sep', text: '/' }),
       h('span', { class: 'trace-name', text: entry.name, title: entry.name }),
-      h('div', { class: 'chips', 'data-testid': 'trace-info' }, [
+      h('div', { class: 'chips', 'data-testid': 'trace-info', title: 'The trace (facts that do not fit show here on hover)' }, [
         this.liveChips.duration = chip('Duration', fmtSecs(sum.duration_s)),
         chip('CPUs', String(sum.cpus)),
         chip('OS', sum.os_version || '?'),
@@ -150,7 +150,9 @@ export class TracePage {
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
-    this.root.append(findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip()), tlHost, this.analysis);
+    // Findings and Symbols side by side: two short bars until opened.
+    const panels = h('div', { class: 'trace-panels' }, [findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip())]);
+    this.root.append(panels, tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),
@@ -357,20 +359,23 @@ export class TracePage {
       if (p) this.checkEmpty = true;
       if (p) this.update({ ...p.state, open: [], sel: null, flameZoom: [], filters: [...s.filters.filter((f) => this.columnsOf(p.state.table || s.table).includes(f.column)), ...(p.state.filters || [])] });
     });
-    tabs.append(h('span', { class: 'spacer' }), stackTagsControl({
+    // The view's controls, on a line of their own under the tabs (Columns… and Export join it in renderTable).
+    const tools = h('div', { class: 'view-tools', 'data-testid': 'view-tools' });
+    tools.append(stackTagsControl({
       active: s.tags, flame: s.view === 'flame', byTag: s.flameByTag, onNotice: (m) => this.notice(m),
       onChange: (name) => this.update({ tags: name, open: [], sel: null, flameZoom: [] }),
       onByTag: (on) => this.update({ flameByTag: on, flameZoom: [] }),
     }), preset, presetFile);
     // Another view of the same table to regroup on its own; the layout of several views.
-    tabs.append(h('button', {
+    tools.append(h('button', {
       class: 'btn small', text: '+ View', 'data-testid': 'add-view', title: 'Add a view below (its own table and grouping, the same time selection)', disabled: s.panes.length + 1 >= MAX_VIEWS,
       onclick: () => this.update({ panes: [...s.panes, { table: s.table, groups: [...s.groups], cols: [...s.cols], sort: s.sort, desc: s.desc, open: [], sel: null }] }),
     }));
     if (s.panes.length) {
-      tabs.append(h('button', { class: 'btn small', text: s.layout === 'side' ? 'Stack views' : 'Side by side', 'data-testid': 'layout-toggle', onclick: () => this.update({ layout: s.layout === 'side' ? 'stack' : 'side' }) }));
+      tools.append(h('button', { class: 'btn small', text: s.layout === 'side' ? 'Stack views' : 'Side by side', 'data-testid': 'layout-toggle', onclick: () => this.update({ layout: s.layout === 'side' ? 'stack' : 'side' }) }));
     }
-    a.append(tabs);
+    a.append(tabs, tools);
+    fitTabs(tabs);
 
     // filter and range chips
     const chips = h('div', { class: 'filters', 'data-testid': 'filters' });
@@ -394,7 +399,7 @@ export class TracePage {
     if (s.view === 'flame') this.renderFlame(body);
     else if (s.view === 'butterfly') this.renderBf(body);
     else if (s.view === 'sysconfig') renderSystemConfig(body, this.id, s.scPage || 'General', (p) => { this.s.scPage = p; this.write(this.s, 'push'); });
-    else this.renderTable(body, tabs);
+    else this.renderTable(body, tools);
   }
 
   /** An extra view: its own table and layout, sharing the range and filters. @param {HTMLElement} views @param {number} i */
@@ -473,8 +478,8 @@ export class TracePage {
     return t ? t.key_columns : [];
   }
 
-  /** @param {HTMLElement} body @param {HTMLElement} tabs */
-  renderTable(body, tabs) {
+  /** @param {HTMLElement} body @param {HTMLElement} tools the view's control line */
+  renderTable(body, tools) {
     const s = this.s;
     const keyCols = this.columnsOf(s.table);
     const valCols = (this.cols.tables[s.table] || { value_columns: [] }).value_columns;
@@ -501,20 +506,20 @@ export class TracePage {
     }
     const chooserBtn = h('button', { class: 'btn small', text: 'Columns…', 'data-testid': 'columns-btn' });
     chooserBtn.addEventListener('click', () => this.columnChooser(chooserBtn, keyCols, valCols));
-    tabs.insertBefore(chooserBtn, tabs.lastChild);
+    tools.insertBefore(chooserBtn, tools.querySelector('[data-testid=add-view]'));
     for (const fmt of /** @type {('csv'|'tsv')[]} */ (['csv', 'tsv'])) {
-      tabs.insertBefore(h('button', {
+      tools.insertBefore(h('button', {
         class: 'btn small', text: `Export ${fmt.toUpperCase()}`, 'data-testid': `export-${fmt}`, title: `Download this view as ${fmt.toUpperCase()}: the rows etlscope export prints`,
         onclick: () => {
           const { spec, dropped } = exportSpec(this.s, defs, fmt);
           if (dropped.length) this.notice(`Not in the export: ${dropped.join(', ')}`);
           downloadExport(this.id, spec, s.table).catch((e) => this.notice(`Export failed: ${e.message}`));
         },
-      }), tabs.lastChild);
+      }), tools.querySelector('[data-testid=add-view]'));
     }
     const graphHost = h('div', { class: 'graph-host' });
-    // The graph goes above the view's table (views-layout.js: its graph slot).
-    (this.views && this.views[0] ? this.views[0].graphSlot : body).append(graphHost);
+    // The graph goes above the view's table (views-layout.js: its graph slot), with a handle to resize it.
+    (this.views && this.views[0] ? this.views[0].graphSlot : body).append(graphHost, graphSplitter());
     this.table = new TreeTable(body, {
       traceId: this.id, table: s.table, groups: s.groups, cols: s.cols, sort: s.sort, desc: s.desc, open: s.open, sel: s.sel,
       allColumns: [...keyCols, ...valCols], defs, emptyText: lackText(this.sum, s.table),
@@ -812,4 +817,62 @@ export function diagnosticsText(ds) {
   const one = (/** @type {{offset: number, message: string}} */ d) => `${d.message} (file offset 0x${Number(d.offset).toString(16)})`;
   const more = ds.length > 1 ? `; ${ds.length - 1} more (etlscope info lists them)` : '';
   return `This trace was read with ${ds.length} problem${ds.length > 1 ? 's' : ''}: ${one(ds[0])}${more}. Everything else that was readable is shown.`;
+}
+
+/**
+ * Keep the tab strip on one line: tabs that do not fit (never the open one) leave the strip for a
+ * "More" menu at its end, and come back when the window grows.
+ * @param {HTMLElement} strip
+ */
+export function fitTabs(strip) {
+  const tabs = /** @type {HTMLButtonElement[]} */ ([...strip.querySelectorAll('button.tab')]);
+  const more = /** @type {HTMLSelectElement} */ (h('select', { class: 'tab-more', 'data-testid': 'tab-more', title: 'More tables and views' }));
+  more.addEventListener('change', () => {
+    const t = tabs.find((b) => b.dataset.testid === more.value);
+    more.value = '';
+    if (t) t.click();
+  });
+  strip.append(more);
+  const fit = () => {
+    for (const t of tabs) t.hidden = false;
+    more.hidden = true;
+    if (strip.scrollWidth <= strip.clientWidth) return;
+    more.hidden = false;
+    const hidden = [];
+    for (let i = tabs.length - 1; i >= 0 && strip.scrollWidth > strip.clientWidth; i--) {
+      if (tabs[i].classList.contains('on')) continue;
+      tabs[i].hidden = true;
+      hidden.unshift(tabs[i]);
+    }
+    strip.querySelectorAll('.tab-sep').forEach((sep) => { /** @type {HTMLElement} */ (sep).hidden = hidden.length > 0; });
+    clear(more);
+    more.append(h('option', { value: '', text: `More (${hidden.length}) ▾` }), ...hidden.map((t) => h('option', { value: t.dataset.testid || '', text: t.textContent || '' })));
+  };
+  new ResizeObserver(fit).observe(strip);
+  fit();
+}
+
+/** The drag handle under a table's graph: its height is the page's `--graph-h`, kept for the session. */
+function graphSplitter() {
+  const bar = h('div', { class: 'graph-split', 'data-testid': 'graph-split', title: 'Drag to resize the graph' });
+  const app = /** @type {HTMLElement} */ (document.getElementById('app') || document.body);
+  const saved = sessionStorage.getItem('etlscope.graph-h');
+  if (saved) app.style.setProperty('--graph-h', saved);
+  bar.addEventListener('pointerdown', (e) => {
+    const canvas = /** @type {HTMLElement|null} */ (bar.previousElementSibling && bar.previousElementSibling.querySelector('.tg-canvas'));
+    if (!canvas) return;
+    const start = e.clientY;
+    const h0 = canvas.getBoundingClientRect().height / (canvas.closest('.gantt') ? 1.2 : 1);
+    bar.setPointerCapture(e.pointerId);
+    bar.classList.add('dragging');
+    const move = (/** @type {PointerEvent} */ m) => {
+      const px = `${Math.round(Math.max(40, Math.min(window.innerHeight * 0.6, h0 + m.clientY - start)))}px`;
+      app.style.setProperty('--graph-h', px);
+      sessionStorage.setItem('etlscope.graph-h', px);
+    };
+    const up = () => { bar.classList.remove('dragging'); bar.removeEventListener('pointermove', move); bar.removeEventListener('pointerup', up); };
+    bar.addEventListener('pointermove', move);
+    bar.addEventListener('pointerup', up);
+  });
+  return bar;
 }
