@@ -203,6 +203,22 @@ impl Catalog {
         })
     }
 
+    /// (links kept, bytes of their targets): what `--max-links` and `--max-links-mb` cap.
+    pub fn link_usage(&self) -> anyhow::Result<(u64, u64)> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(target AS BLOB))), 0) FROM links",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?.max(0) as u64,
+                        r.get::<_, i64>(1)?.max(0) as u64,
+                    ))
+                },
+            )
+        })
+    }
+
     pub fn link(&self, id: &str) -> anyhow::Result<Option<String>> {
         self.with(|c| {
             c.query_row("SELECT target FROM links WHERE id = ?1", [id], |r| r.get(0))

@@ -195,3 +195,109 @@ fn limit_zero_is_not_every_row_and_messages_are_short() {
     }
     std::fs::remove_dir_all(&data).ok();
 }
+
+/// Send `head` from a thread of its own (the server may answer and close
+/// before reading all of it) and return what came back.
+fn exchange_flood(addr: &str, head: String) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .ok();
+    let mut w = s.try_clone().expect("clone");
+    let writer = std::thread::spawn(move || {
+        let _ = w.write_all(head.as_bytes());
+    });
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let _ = writer.join();
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// Issue 31, point 6: hyper's own limits (more headers than it parses, a
+/// head over its buffer, a URI over 65,534 bytes) answer in the JSON shape
+/// too, not with an empty body.
+#[test]
+fn request_heads_over_any_limit_get_the_json_error() {
+    let data = temp_dir("shape-heads");
+    let server = Server::start(&data, &[]);
+    let filler = |n: usize| -> String { (0..n).map(|i| format!("X-Filler-{i}: v\r\n")).collect() };
+    let big = format!("X-Big: {}\r\n", "a".repeat(1 << 20));
+    let long_view = format!(
+        "/t/0123456789abcdef0123456789abcdef?v=2&o={}",
+        "a".repeat(70_000)
+    );
+    let cases = [
+        (
+            "101 headers",
+            "/api/traces".to_string(),
+            filler(101),
+            431,
+            "headers_too_large",
+        ),
+        (
+            "300 headers",
+            "/api/traces".to_string(),
+            filler(300),
+            431,
+            "headers_too_large",
+        ),
+        (
+            "5,000 headers",
+            "/api/traces".to_string(),
+            filler(5000),
+            431,
+            "headers_too_large",
+        ),
+        (
+            "a 1 MiB header",
+            "/api/traces".to_string(),
+            big.clone(),
+            431,
+            "headers_too_large",
+        ),
+        (
+            "a 1 MiB header on a view",
+            "/t/0123456789abcdef0123456789abcdef".to_string(),
+            big,
+            431,
+            "headers_too_large",
+        ),
+        (
+            "a 70,000-byte view URI",
+            long_view,
+            String::new(),
+            414,
+            "uri_too_long",
+        ),
+    ];
+    for (what, path, extra, want, code) in cases {
+        let head = format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{extra}\r\n",
+            server.addr
+        );
+        let text = exchange_flood(&server.addr, head);
+        let (status, body) = common::parse_response(&text);
+        let headers = text
+            .split_once("\r\n\r\n")
+            .map_or(text.as_str(), |(h, _)| h)
+            .to_ascii_lowercase();
+        eprintln!("# {what}: {status}, body {body:?}");
+        assert_eq!(status, want, "{what}: {text}");
+        let a = Answer {
+            status,
+            headers,
+            body,
+        };
+        let (got, _) = error_of(&a, what);
+        assert_eq!(got, code, "{what}");
+        assert!(
+            a.headers.contains("x-content-type-options: nosniff"),
+            "{what}: {}",
+            a.headers
+        );
+    }
+    // The server still serves.
+    let a = send(&server, "GET", "/api/traces", b"", &[]);
+    assert_eq!(a.status, 200);
+    std::fs::remove_dir_all(&data).ok();
+}

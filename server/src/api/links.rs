@@ -4,18 +4,17 @@
 //! kilobytes, more than chat tools and proxies carry; `/v/ID` is short.
 
 use super::error::{ApiError, ApiResult};
+use super::link_limits::Usage;
 use super::state::AppState;
 use super::traces::read_auth;
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-
-/// Longest target kept: far above any view's state, far below a memory risk.
-pub const MAX_TARGET_BYTES: usize = 256 * 1024;
+use std::net::{IpAddr, SocketAddr};
 
 /// Hex digits of the id: 64 bits of the target's hash; a clash (another
 /// target under the same id) takes the next longer prefix.
@@ -28,52 +27,152 @@ pub struct NewLink {
     pub target: String,
 }
 
-/// Whether `target` is a path of this app (so `/v/ID` never redirects away).
-pub fn valid_target(target: &str) -> Result<(), String> {
-    if target.len() > MAX_TARGET_BYTES {
+const NOT_A_VIEW: &str =
+    "target must be a view of this app: /t/TRACE?... or /compare/BASE/NEW?... (ids of 32 hex digits)";
+
+/// Whether `target` names a view of this app, so `/v/ID` never leads to an
+/// API path or away: its path, percent-escapes decoded first, is exactly
+/// `/t/ID` or `/compare/ID/ID`; the query (the view state) is free text
+/// without spaces, control characters, backslashes or a fragment.
+pub fn valid_target(target: &str, max_bytes: usize) -> Result<(), String> {
+    if target.len() > max_bytes {
         return Err(format!(
-            "target is {} bytes, more than {MAX_TARGET_BYTES}",
+            "target is {} bytes, more than {max_bytes} (--max-link-bytes)",
             target.len()
         ));
     }
-    let path = target.split(['?', '#']).next().unwrap_or("");
-    let in_app = ["/t/", "/compare/"].iter().any(|p| path.starts_with(p));
-    if !in_app || path.contains("//") || path.contains("..") {
-        return Err("target must be a view of this app: /t/ID?... or /compare/...".into());
+    let bad_char = |c: char| c.is_control() || c.is_whitespace() || c == '\\';
+    if target.chars().any(|c| bad_char(c) || c == '#') {
+        return Err("target has a control character, space, backslash or '#'".into());
     }
-    if target
-        .chars()
-        .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
-    {
-        return Err("target has a control character, space or backslash".into());
+    let path = target.split('?').next().unwrap_or("");
+    let path = percent_decode(path).ok_or("target's path has a bad percent-escape")?;
+    if path.chars().any(bad_char) {
+        return Err("target's path has an escaped control character, space or backslash".into());
     }
-    Ok(())
+    let segments: Vec<&str> = path.split('/').collect();
+    if segments.iter().any(|s| *s == "." || *s == "..") {
+        return Err(format!("target's path has a dot segment; {NOT_A_VIEW}"));
+    }
+    let id = |s: &str| crate::upload::valid_id(s);
+    match segments[..] {
+        ["", "t", t] if id(t) => Ok(()),
+        ["", "compare", a, b] if id(a) && id(b) => Ok(()),
+        _ => Err(NOT_A_VIEW.into()),
+    }
 }
 
-pub async fn create(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> ApiResult<Json<Value>> {
-    read_auth(&app, &headers)?;
-    // Parsed here (as the queries are), so a client that sends no Content-Type is served too.
-    let req: NewLink = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::bad_request(format!("bad link: {e}")))?;
-    valid_target(&req.target).map_err(ApiError::bad_request)?;
-    let digest = hex(&Sha256::digest(req.target.as_bytes()));
-    let now = crate::store::now_rfc3339();
-    for len in ID_LENGTHS {
-        let id = &digest[..len];
-        if app
-            .store
-            .catalog
-            .insert_link(id, &req.target, &now)?
-            .is_none()
-        {
-            return Ok(Json(json!({ "id": id, "path": format!("/v/{id}") })));
+/// `%XX` escapes decoded; None for a malformed escape or bytes that are not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
         }
     }
-    Err(ApiError::internal("every id of this link is taken"))
+    String::from_utf8(out).ok()
+}
+
+/// `POST /api/links`: the token on a token server (401), a view target
+/// (400), within the client's rate (429) and the store's room (507).
+pub async fn create(
+    State(app): State<AppState>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Json<Value>, Refused> {
+    let client = peer.map_or(IpAddr::from([0, 0, 0, 0]), |Extension(ConnectInfo(a))| {
+        a.ip()
+    });
+    make(&app, client, &headers, &body).map(Json)
+}
+
+/// A link not made: the error, and for 429 the seconds until one may be.
+pub struct Refused(Box<ApiError>, Option<u64>);
+
+impl From<ApiError> for Refused {
+    fn from(e: ApiError) -> Self {
+        Refused(Box::new(e), None)
+    }
+}
+
+impl From<anyhow::Error> for Refused {
+    fn from(e: anyhow::Error) -> Self {
+        Refused(Box::new(e.into()), None)
+    }
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        let mut r = self.0.into_response();
+        if let Some(secs) = self.1 {
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        r
+    }
+}
+
+fn make(
+    app: &AppState,
+    client: IpAddr,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Value, Refused> {
+    // A link is a write: on a token server, strangers may not store anything.
+    if !app.authorized(headers) {
+        return Err(ApiError::unauthorized().into());
+    }
+    // Parsed here (as the queries are), so a client that sends no Content-Type is served too.
+    let req: NewLink = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("bad link: {e}")))?;
+    let guard = &app.links;
+    valid_target(&req.target, guard.limits.max_target_bytes).map_err(ApiError::bad_request)?;
+    if let Err(wait) = guard.take(client, std::time::Instant::now()) {
+        let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+        let e = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!(
+                "at most {} short links a minute from one client (--links-per-minute); try again in {secs} s",
+                guard.limits.per_minute
+            ),
+        );
+        return Err(Refused(Box::new(e), Some(secs)));
+    }
+    let catalog = &app.store.catalog;
+    // Held from the look-up to the insert: the last room goes to one link.
+    let mut usage = guard.usage(|| {
+        let (links, bytes) = catalog.link_usage()?;
+        Ok(Usage { links, bytes })
+    })?;
+    let digest = hex(&Sha256::digest(req.target.as_bytes()));
+    let ok = |id: &str| json!({ "id": id, "path": format!("/v/{id}") });
+    for len in ID_LENGTHS {
+        let id = &digest[..len];
+        match catalog.link(id)? {
+            // Identical targets share one id, and take no room.
+            Some(kept) if kept == req.target => return Ok(ok(id)),
+            Some(_) => continue,
+            None => {}
+        }
+        if let Some(why) = usage.refuse(req.target.len()) {
+            return Err(ApiError::new(StatusCode::INSUFFICIENT_STORAGE, "links_full", why).into());
+        }
+        let now = crate::store::now_rfc3339();
+        if catalog.insert_link(id, &req.target, &now)?.is_none() {
+            usage.add(req.target.len());
+            return Ok(ok(id));
+        }
+    }
+    Err(ApiError::internal("every id of this link is taken").into())
 }
 
 pub async fn get(
@@ -118,23 +217,47 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::valid_target;
 
+    const MAX: usize = super::super::link_limits::MAX_TARGET_BYTES;
+    const T: &str = "0123456789abcdef0123456789abcdef";
+
     #[test]
     fn only_views_of_this_app_are_targets() {
-        assert!(valid_target("/t/0123abcd?v=2&t=cpu-sampled&o=a/b").is_ok());
-        assert!(valid_target("/compare/a/b?t=images").is_ok());
-        for bad in [
-            "https://evil.example/",
-            "//evil.example/t/x",
-            "/t//evil",
-            "/api/traces",
-            "/t/../api",
-            "/t/x?a=b c",
-            "/t/x\\y",
-            "/t/x\n",
-            "",
+        for ok in [
+            format!("/t/{T}?v=2&t=cpu-sampled&o=a/b"),
+            format!("/t/{T}"),
+            "/t/%30123456789abcdef0123456789abcdef?v=2".to_string(),
+            format!("/compare/{T}/{T}?t=images"),
         ] {
-            assert!(valid_target(bad).is_err(), "{bad:?} accepted");
+            assert!(valid_target(&ok, MAX).is_ok(), "{ok:?} refused");
         }
-        assert!(valid_target(&format!("/t/x?{}", "a".repeat(super::MAX_TARGET_BYTES))).is_err());
+        for bad in [
+            "https://evil.example/".to_string(),
+            "//evil.example/t/x".into(),
+            "/t//evil".into(),
+            "/api/traces".into(),
+            "/t/../api".into(),
+            "/t/%2e%2e/%2e%2e/api/traces".into(),
+            "/t/%2E%2e%2fapi".into(),
+            format!("/t/{T}%2f..%2fapi"),
+            format!("/t/{T}/x"),
+            format!("/t/{T}%5c"),
+            format!("/t/{T}%00"),
+            format!("/t/{T}%zz"),
+            format!("/t/{T}%"),
+            format!("/t/{T}%ff"),
+            format!("/t/{T}?v=2#x"),
+            format!("/compare/{T}/.."),
+            format!("/compare/{T}"),
+            "/t/x?a=b c".into(),
+            "/t/x\\y".into(),
+            "/t/x\n".into(),
+            "/".into(),
+            "".into(),
+        ] {
+            assert!(valid_target(&bad, MAX).is_err(), "{bad:?} accepted");
+        }
+        let long = format!("/t/{T}?{}", "a".repeat(MAX));
+        assert!(valid_target(&long, MAX).is_err());
+        assert!(valid_target(&long, long.len()).is_ok());
     }
 }

@@ -14,8 +14,10 @@ use axum::response::{IntoResponse, Response};
 pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// Longest URI of a view page (`/t/...`, `/compare/...`): its query is the whole
 /// view state, tens of kilobytes for a deeply expanded tree, and long links
-/// must keep opening (a short link `/v/ID` redirects to one).
-pub const MAX_VIEW_URI_BYTES: usize = super::links::MAX_TARGET_BYTES;
+/// must keep opening (a short link `/v/ID` redirects to one). As long as
+/// hyper reads (65,534 bytes); over it hyper answers 414 itself (see
+/// `cli::parse_errors`).
+pub const MAX_VIEW_URI_BYTES: usize = super::link_limits::MAX_TARGET_BYTES;
 /// Most header bytes (names and values) and headers accepted; more gets 431.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 pub const MAX_HEADERS: usize = 100;

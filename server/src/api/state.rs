@@ -7,6 +7,8 @@ use std::sync::Arc;
 pub struct AppState {
     pub store: Arc<Store>,
     pub config: Arc<ApiConfig>,
+    /// Short links' rate limit and store cap.
+    pub links: Arc<super::link_limits::LinkGuard>,
 }
 
 #[derive(Debug, Clone)]

@@ -25,6 +25,9 @@ pub struct UploadParams {
     pub notes: Option<String>,
 }
 
+/// Held from an upload's last look at the catalog until its row and file are in.
+static ADDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 pub async fn upload(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -49,6 +52,15 @@ pub async fn upload(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
     .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, "not_a_trace", m))?;
+    // One upload enters the library at a time, and looks again first: of
+    // the same bytes sent at once, one is added (201), the others find it (200).
+    let _adding = ADDING.lock().await;
+    let existing = app.store.catalog.get(&got.id)?;
+    if let Some(e) = &existing {
+        if e.status != MISSING {
+            return Ok((StatusCode::OK, Json(entry_json(&app, e))));
+        }
+    }
     let file_name = format!("{}.{kind}", got.id);
     let entry = match existing {
         // Its stored file had vanished: the same bytes restore it.

@@ -2,9 +2,16 @@
 //! expose. A client gets `header_timeout` to send its request head
 //! (slowloris), at most `max_connections` connections are served at once
 //! (more wait in the kernel's backlog); request bodies have an idle timeout
-//! of their own (`ApiConfig::body_idle_timeout`).
+//! of their own (`ApiConfig::body_idle_timeout`). Each request carries its
+//! peer's address (`ConnectInfo`, for per-client limits), and hyper's own
+//! answers to unreadable requests get the JSON error shape (`parse_errors`).
 
+use super::parse_errors::JsonParseErrors;
+use axum::extract::ConnectInfo;
 use axum::Router;
+use hyper::body::Incoming;
+use hyper::service::Service;
+use hyper::Request;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use std::sync::Arc;
@@ -35,7 +42,7 @@ pub async fn serve(
             p = permits.clone().acquire_owned() => p?,
             () = &mut shutdown => break,
         };
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             a = listener.accept() => match a {
                 Ok(a) => a,
                 Err(e) => {
@@ -48,8 +55,13 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         stream.set_nodelay(true).ok();
-        let svc = TowerToHyperService::new(router.clone());
-        let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), svc));
+        let app = TowerToHyperService::new(router.clone());
+        let svc = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+            req.extensions_mut().insert(ConnectInfo(peer));
+            app.call(req)
+        });
+        let io = TokioIo::new(JsonParseErrors::new(stream));
+        let conn = graceful.watch(http.serve_connection(io, svc));
         tokio::spawn(async move {
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, "connection ended with an error");

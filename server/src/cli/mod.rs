@@ -18,6 +18,7 @@ mod findings;
 mod info;
 mod info_text;
 mod listen;
+mod parse_errors;
 mod progress;
 pub mod record;
 #[cfg(windows)]

@@ -1,6 +1,7 @@
 //! `etlscope serve` and `etlscope open`: the HTTP server with the embedded UI.
 
 use crate::api::guard::{origin_of, url_host_name, AllowedHosts};
+use crate::api::link_limits::{LinkGuard, LinkLimits};
 use crate::api::{self, state::ApiConfig, state::AppState};
 use crate::store::Store;
 use anyhow::{bail, Context};
@@ -46,6 +47,20 @@ pub struct ServeArgs {
     /// Largest accepted upload, in MiB.
     #[arg(long, default_value_t = 8192)]
     pub max_upload_mb: u64,
+    /// Longest short-link target (a view's path and query), in bytes; at
+    /// most 65534, the longest URI this server reads (a longer link could not open).
+    #[arg(long, default_value_t = crate::api::link_limits::MAX_TARGET_BYTES)]
+    pub max_link_bytes: usize,
+    /// Short links one client (IP address; IPv6: its /64) may create per
+    /// minute: a burst of that many, then one every 60/N seconds.
+    #[arg(long, default_value_t = crate::api::link_limits::DEFAULT_PER_MINUTE)]
+    pub links_per_minute: u32,
+    /// Most short links kept; more get 507.
+    #[arg(long, default_value_t = crate::api::link_limits::DEFAULT_MAX_LINKS)]
+    pub max_links: u64,
+    /// Most bytes of short-link targets kept, in MiB; more get 507.
+    #[arg(long, default_value_t = crate::api::link_limits::DEFAULT_MAX_MIB)]
+    pub max_links_mb: u64,
     /// Memory budget for traces held in memory and ingests, in MiB
     /// [default: three quarters of the machine's memory].
     #[arg(long)]
@@ -92,6 +107,32 @@ fn mib(flag: &str, v: u64) -> anyhow::Result<u64> {
         Some(b) => Ok(b),
         None => bail!("--{flag} {v} is too large: at most {} MiB", u64::MAX >> 20),
     }
+}
+
+/// The short links' flags, checked: none is 0, and no target is longer than a URI can be.
+fn link_limits(args: &ServeArgs) -> anyhow::Result<LinkLimits> {
+    let max = crate::api::link_limits::MAX_TARGET_BYTES;
+    if args.max_link_bytes == 0 || args.max_link_bytes > max {
+        bail!(
+            "--max-link-bytes {} is out of range: 1 to {max} (a longer link could not open)",
+            args.max_link_bytes
+        );
+    }
+    for (flag, v) in [
+        ("links-per-minute", u64::from(args.links_per_minute)),
+        ("max-links", args.max_links),
+        ("max-links-mb", args.max_links_mb),
+    ] {
+        if v == 0 {
+            bail!("--{flag} 0 would refuse every short link: give at least 1");
+        }
+    }
+    Ok(LinkLimits {
+        max_target_bytes: args.max_link_bytes,
+        per_minute: args.links_per_minute,
+        max_links: args.max_links,
+        max_bytes: mib("max-links-mb", args.max_links_mb)?,
+    })
 }
 
 /// The host names and origin the guard accepts besides loopback.
@@ -159,6 +200,7 @@ pub fn run(
         bail!("--private-reads needs --token: reads would be refused to everyone");
     }
     let max_upload_bytes = mib("max-upload-mb", args.max_upload_mb)?;
+    let link_limits = link_limits(&args)?;
     let memory_budget = match args.memory_budget_mb {
         Some(v) => mib("memory-budget-mb", v)?,
         None => crate::machine_memory::default_budget(),
@@ -217,6 +259,7 @@ pub fn run(
             allowed_hosts,
             body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
         }),
+        links: Arc::new(LinkGuard::new(link_limits)),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
