@@ -81,7 +81,7 @@ pub fn open_catalog(data_dir: &Path) -> anyhow::Result<Catalog> {
         // A full disk or a refused write says nothing of the catalog: set
         // aside, its rows' names and notes would be lost for a passing fault.
         Err(e) if !damaged(&e) => Err(e.context(format!(
-            "cannot open the catalog {} (left as it is)",
+            "cannot open the catalog {} (left as it is: is its disk full or read-only?)",
             path.display()
         ))),
         Err(e) => {
