@@ -5,6 +5,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use std::path::Path;
 use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
 
 /// Each entry moves the schema one version up; never edit a released one.
 const MIGRATIONS: &[&str] = &[
@@ -51,17 +52,40 @@ pub struct TraceEntry {
     /// pending, ingesting, ready, failed.
     pub status: String,
     pub error: String,
-    /// The files of a trace of several (each with its size when added, in
-    /// reading order); empty for one file, which is `file_name` of `size`.
+    /// The files of a trace served by reference (each with its size and
+    /// modification time when added, in reading order); empty for an upload
+    /// (and a file added before times were kept): `file_name` of `size`.
     #[serde(skip)]
     pub members: Vec<MemberFile>,
 }
 
-/// One file of a trace of several.
+/// One file of a trace served by reference.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct MemberFile {
     pub path: String,
     pub size: u64,
+    /// Its modification time when added (ns since 1970): a file rewritten
+    /// to the same size is a changed file too. None in catalogs written
+    /// before it was kept (the size alone is checked then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_ns: Option<u64>,
+}
+
+impl MemberFile {
+    /// `path` as it is now: its size and modification time.
+    pub fn of(path: &Path, meta: &std::fs::Metadata) -> MemberFile {
+        MemberFile {
+            path: path.to_string_lossy().into_owned(),
+            size: meta.len(),
+            modified_ns: modified_ns(meta),
+        }
+    }
+}
+
+/// A file's modification time in ns since 1970, if the system gives one.
+pub fn modified_ns(meta: &std::fs::Metadata) -> Option<u64> {
+    let since = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+    u64::try_from(since.as_nanos()).ok()
 }
 
 impl TraceEntry {
@@ -71,6 +95,7 @@ impl TraceEntry {
             vec![MemberFile {
                 path: self.file_name.clone(),
                 size: self.size,
+                modified_ns: None,
             }]
         } else {
             self.members.clone()
@@ -184,6 +209,18 @@ impl Catalog {
             c.execute(
                 "UPDATE traces SET status = ?2, error = ?3 WHERE id = ?1",
                 params![id, status, error],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Point a trace served by reference at its files as they are now
+    /// (opened again: the same content, maybe moved or touched).
+    pub fn set_files(&self, e: &TraceEntry) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE traces SET file_name = ?2, size = ?3, members = ?4 WHERE id = ?1",
+                params![e.id, e.file_name, e.size as i64, members_text(e)],
             )
             .map(|_| ())
         })
@@ -352,17 +389,20 @@ mod tests {
             old.files(),
             vec![MemberFile {
                 path: "/home/me/old.etl".into(),
-                size: 42
+                size: 42,
+                modified_ns: None,
             }]
         );
         let members = vec![
             MemberFile {
                 path: "/t/x.etl".into(),
                 size: 10,
+                modified_ns: None,
             },
             MemberFile {
                 path: "/t/x.kernel.etl".into(),
                 size: 20,
+                modified_ns: Some(1_700_000_000_123_456_789),
             },
         ];
         let mut multi = entry("multi");

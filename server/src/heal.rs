@@ -7,17 +7,27 @@
 //!   restores it. A row whose file came back is `pending` again.
 //! - A stored file without a row is registered again (its upload name is
 //!   lost: it is listed under its file name).
-//! - Rows left `pending` or `ingesting` by a stop are returned, to resume.
+//! - A row whose files changed since they were added (size or modification
+//!   time) is `failed`, naming the file: it is not read, nor listed `ready`.
+//! - Rows left `pending`, `ingesting` or `live` by a stop (a kill in the
+//!   middle of an ingest or of a replay) are returned, to read again: no
+//!   one is reading them any more, so they end `ready` or `failed`.
 
-use crate::catalog::{Catalog, TraceEntry};
+use crate::catalog::{Catalog, MemberFile, TraceEntry};
 use crate::upload::valid_id;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
+
+/// Statuses that only a reading under way makes true: at start, none is.
+pub const STALE: [&str; 3] = ["pending", "ingesting", "live"];
 
 /// Status of a row whose file is gone.
 pub const MISSING: &str = "missing";
 pub const MISSING_MESSAGE: &str =
     "the stored file of this trace is gone; upload the same file again to restore it";
+/// Why an upload whose stored file changed on disk is not read.
+pub const CHANGED_MESSAGE: &str =
+    "the stored file of this trace changed on disk; upload the same file again to restore it";
 
 /// Why `e` is missing: an upload's stored file, or the user's own files of
 /// a trace served by reference (named, since only they can bring them back).
@@ -32,6 +42,31 @@ fn missing_message(e: &TraceEntry, gone: &[String]) -> String {
     }
 }
 
+/// Why the files of `e` (each resolved, with what was recorded of it) are
+/// no longer the trace the library holds, if they are not: its status and
+/// message, `missing` when one is gone, `failed` when one changed.
+pub fn file_problem(
+    e: &TraceEntry,
+    files: &[(PathBuf, MemberFile)],
+) -> Option<(&'static str, String)> {
+    let gone: Vec<String> = files
+        .iter()
+        .filter(|(p, _)| !p.is_file())
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    if !gone.is_empty() {
+        return Some((MISSING, missing_message(e, &gone)));
+    }
+    let changed = files
+        .iter()
+        .find_map(|(p, m)| crate::store::changed_since_added(p, m.size, m.modified_ns))?;
+    if Path::new(&e.file_name).is_absolute() {
+        Some(("failed", changed))
+    } else {
+        Some(("failed", CHANGED_MESSAGE.to_string()))
+    }
+}
+
 /// Open the catalog, starting a new one when it is missing, empty or broken.
 pub fn open_catalog(data_dir: &Path) -> anyhow::Result<Catalog> {
     let path = data_dir.join("catalog.sqlite");
@@ -43,6 +78,12 @@ pub fn open_catalog(data_dir: &Path) -> anyhow::Result<Catalog> {
     let opened = Catalog::open(&path).and_then(|c| c.list().map(|_| c));
     match opened {
         Ok(c) => Ok(c),
+        // A full disk or a refused write says nothing of the catalog: set
+        // aside, its rows' names and notes would be lost for a passing fault.
+        Err(e) if !damaged(&e) => Err(e.context(format!(
+            "cannot open the catalog {} (left as it is: is its disk full or read-only?)",
+            path.display()
+        ))),
         Err(e) => {
             let aside = path.with_extension(format!("sqlite.broken-{}", now_secs()));
             tracing::warn!(error = %format!("{e:#}"), aside = %aside.display(), "the catalog cannot be read; starting a new one from the stored traces");
@@ -51,6 +92,28 @@ pub fn open_catalog(data_dir: &Path) -> anyhow::Result<Catalog> {
             Catalog::open(&path)
         }
     }
+}
+
+/// Whether `e` says the catalog itself is unreadable, not that the disk
+/// or the system refused (full, read-only, locked, out of memory).
+fn damaged(e: &anyhow::Error) -> bool {
+    use rusqlite::ErrorCode as C;
+    let code = e
+        .downcast_ref::<rusqlite::Error>()
+        .and_then(rusqlite::Error::sqlite_error_code);
+    !matches!(
+        code,
+        Some(
+            C::DiskFull
+                | C::SystemIoFailure
+                | C::CannotOpen
+                | C::ReadOnly
+                | C::PermissionDenied
+                | C::DatabaseBusy
+                | C::DatabaseLocked
+                | C::OutOfMemory
+        )
+    )
 }
 
 fn remove_journal(db: &Path) {
@@ -73,27 +136,25 @@ pub fn stored_file_id(name: &str) -> Option<&str> {
     valid_id(id).then_some(id)
 }
 
-/// Bring `catalog` in line with `traces/`; returns the rows to ingest again.
+/// Bring `catalog` in line with `traces/` and with the files of traces
+/// served by reference (`files_of`); returns the rows to ingest again.
 pub fn reconcile(
     catalog: &Catalog,
     traces_dir: &Path,
-    paths_of: impl Fn(&TraceEntry) -> Vec<std::path::PathBuf>,
+    files_of: impl Fn(&TraceEntry) -> Vec<(PathBuf, MemberFile)>,
 ) -> anyhow::Result<Vec<TraceEntry>> {
     let rows = catalog.list()?;
     let mut marked = 0;
     for e in &rows {
         // A trace of several files is whole only with every one of them.
-        let gone: Vec<String> = paths_of(e)
-            .iter()
-            .filter(|p| !p.is_file())
-            .map(|p| p.display().to_string())
-            .collect();
-        let present = gone.is_empty();
-        if !present && e.status != MISSING {
-            catalog.set_status(&e.id, MISSING, &missing_message(e, &gone))?;
-            marked += 1;
-        } else if present && e.status == MISSING {
-            catalog.set_status(&e.id, "pending", "")?;
+        match file_problem(e, &files_of(e)) {
+            Some((status, message)) if e.status != status || e.error != message => {
+                catalog.set_status(&e.id, status, &message)?;
+                marked += 1;
+            }
+            Some(_) => {}
+            None if e.status == MISSING => catalog.set_status(&e.id, "pending", "")?,
+            None => {}
         }
     }
     let mut registered = 0;
@@ -135,13 +196,13 @@ pub fn reconcile(
     if marked > 0 {
         tracing::warn!(
             marked,
-            "{marked} catalogued traces have lost their stored file"
+            "{marked} catalogued traces have lost or changed a file since they were added"
         );
     }
     Ok(catalog
         .list()?
         .into_iter()
-        .filter(|e| e.status == "pending" || e.status == "ingesting")
+        .filter(|e| STALE.contains(&e.status.as_str()))
         .collect())
 }
 

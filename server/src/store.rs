@@ -8,7 +8,7 @@
 mod local;
 
 use crate::admission::{ingest_estimate, too_big_message, Held, Reservation, Reservations};
-use crate::catalog::{Catalog, TraceEntry};
+use crate::catalog::{Catalog, MemberFile, TraceEntry};
 pub use crate::heal::MISSING;
 use crate::upload::{TempFile, UploadError};
 use model::progress::BuildProgress;
@@ -175,7 +175,7 @@ impl Store {
             stack_tags: crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
         });
         let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
-            store.trace_paths(e).into_iter().map(|(p, _)| p).collect()
+            store.trace_files(e)
         })?;
         store.resume(stale);
         Ok(store)
@@ -205,12 +205,52 @@ impl Store {
         self.resolve(&e.file_name)
     }
 
-    /// Every file of the trace, with the size it had when added.
-    pub fn trace_paths(&self, e: &TraceEntry) -> Vec<(PathBuf, u64)> {
+    /// Every file of the trace, with what was recorded of it when added.
+    pub fn trace_files(&self, e: &TraceEntry) -> Vec<(PathBuf, MemberFile)> {
         e.files()
             .into_iter()
-            .map(|m| (self.resolve(&m.path), m.size))
+            .map(|m| (self.resolve(&m.path), m))
             .collect()
+    }
+
+    /// The status and message to list for `e`: this run's own for a trace
+    /// it holds, reads or failed to read; else the catalog's, unless the
+    /// trace's files are gone or changed since they were added (then
+    /// `missing` or `failed`, naming the file), or the catalog's status is
+    /// one only a reading under way makes true (left by a kill, or written
+    /// while the catalog could not be: `pending` then, read on first use).
+    /// A status that differs from the catalog's is written to it, so a
+    /// write refused before (a full disk) is made up for once it can be.
+    pub fn status_of(&self, e: &TraceEntry) -> (String, String) {
+        let held = |slots: &HashMap<String, Slot>| match slots.get(&e.id) {
+            Some(Slot::Ready(t)) if t.live.is_some() => Some(("live".to_string(), String::new())),
+            Some(Slot::Ready(_)) => Some(("ready".to_string(), String::new())),
+            Some(Slot::Ingesting(_)) => Some(("ingesting".to_string(), String::new())),
+            Some(Slot::Failed(m)) => Some(("failed".to_string(), m.clone())),
+            None => None,
+        };
+        let now = held(&self.slots());
+        // The files are looked at without the lock (a slow disk must not
+        // hold up every query).
+        let (status, message) = now.clone().unwrap_or_else(|| {
+            match crate::heal::file_problem(e, &self.trace_files(e)) {
+                Some((status, message)) => (status.to_string(), message),
+                None if crate::heal::STALE.contains(&e.status.as_str()) || e.status == MISSING => {
+                    ("pending".to_string(), String::new())
+                }
+                None => (e.status.clone(), e.error.clone()),
+            }
+        });
+        if status != e.status || message != e.error {
+            let slots = self.slots();
+            // Unless a reading began or ended meanwhile: its own write is newer.
+            if held(&slots) == now {
+                if let Err(err) = self.catalog.set_status(&e.id, &status, &message) {
+                    tracing::debug!(id = %e.id, error = %err, "cannot record the trace's status in the catalog");
+                }
+            }
+        }
+        (status, message)
     }
 
     fn resolve(&self, file_name: &str) -> PathBuf {
@@ -310,7 +350,13 @@ impl Store {
             let mut slots = self.slots();
             match slots.get(&entry.id) {
                 Some(Slot::Ingesting(p)) => return p.clone(),
-                Some(Slot::Ready(_)) => return progress,
+                Some(Slot::Ready(t)) => {
+                    // Its file stored again under a loaded trace: still ready.
+                    if t.live.is_none() && entry.status != "ready" {
+                        self.record_status(&entry.id, "ready", "");
+                    }
+                    return progress;
+                }
                 _ => {}
             }
             slots.insert(entry.id.clone(), Slot::Ingesting(progress.clone()));
@@ -333,12 +379,12 @@ impl Store {
 
     fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
         self.record_status(&entry.id, "ingesting", "");
-        let files = self.trace_paths(&entry);
+        let files = self.trace_files(&entry);
         let started = Instant::now();
         // Every member is checked: one rewritten file would fault the mapping.
         let changed = files
             .iter()
-            .find_map(|(p, size)| changed_since_added(p, *size));
+            .find_map(|(p, m)| changed_since_added(p, m.size, m.modified_ns));
         let (result, tickets) = match changed {
             Some(why) => (Err(why), Vec::new()),
             None => {
@@ -816,17 +862,21 @@ pub fn rfc3339(secs: i64) -> String {
 /// Why the file at `path` is no longer the trace the library holds, if it is
 /// not: a file served by reference is the user's, who may truncate or
 /// rewrite it. Reading a mapped file that shrinks under us would fault, so a
-/// file whose size differs from the one recorded when it was added is
-/// refused with this message instead of read.
-fn changed_since_added(path: &Path, size: u64) -> Option<String> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() == size => None,
-        Ok(m) => Some(format!(
-            "{} changed since it was added to the library ({size} bytes then, {} now): \
-             it is not read; open it again to add the new file",
-            path.display(),
-            m.len()
-        )),
-        Err(e) => Some(format!("{} cannot be read: {e}", path.display())),
-    }
+/// file whose size (or, when recorded, modification time: a rewrite to the
+/// same size) differs from the one recorded when it was added is refused
+/// with this message instead of read.
+pub fn changed_since_added(path: &Path, size: u64, modified_ns: Option<u64>) -> Option<String> {
+    let what = match std::fs::metadata(path) {
+        Ok(m) if m.len() != size => format!("{size} bytes then, {} now", m.len()),
+        Ok(m) if modified_ns.is_some_and(|t| crate::catalog::modified_ns(&m) != Some(t)) => {
+            "modified since".to_string()
+        }
+        Ok(_) => return None,
+        Err(e) => return Some(format!("{} cannot be read: {e}", path.display())),
+    };
+    Some(format!(
+        "{} changed since it was added to the library ({what}): \
+         it is not read; open it again to add the new file",
+        path.display()
+    ))
 }

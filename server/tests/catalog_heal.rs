@@ -171,3 +171,78 @@ fn a_stale_ingesting_row_is_resumed_at_start() {
     all_answer(&server, &want);
     std::fs::remove_dir_all(&data).ok();
 }
+
+/// Issue 31, point 4: a stored file deleted behind the server's back while
+/// its trace is loaded is stored again by an upload of the same bytes (not
+/// answered with the old entry and nothing stored), so a later catalog
+/// rebuild, which knows only the files, still lists it.
+#[test]
+fn a_file_deleted_while_loaded_is_stored_again_by_the_same_bytes() {
+    let data = temp_dir("heal-loaded");
+    let bytes = traces().remove(0);
+    let id = ids_of(&bytes);
+    let server = Server::start(&data, &[]);
+    let (s, b) = server.post("/api/traces?name=loaded.etl", &bytes);
+    assert_eq!(s, 201, "{b}");
+    server.wait_ready(&id, 60);
+    let stored = data.join("traces").join(format!("{id}.etl"));
+    std::fs::remove_file(&stored).unwrap();
+
+    let (s, b) = server.post("/api/traces?name=again.etl", &bytes);
+    assert!(s == 201 || s == 200, "{s} {b}");
+    assert!(
+        std::fs::read(&stored).is_ok_and(|got| got == bytes),
+        "the re-upload did not store the file again ({s} {b})"
+    );
+    let v = server.wait_ready(&id, 60);
+    assert_eq!(v["name"], "loaded.etl", "{v}");
+    all_answer(&server, &BTreeSet::from([id.clone()]));
+    drop(server);
+
+    // The catalog lost: rebuilt from traces/, the trace is still there.
+    for f in ["catalog.sqlite", "catalog.sqlite-wal", "catalog.sqlite-shm"] {
+        let _ = std::fs::remove_file(data.join(f));
+    }
+    let server = Server::start(&data, &[]);
+    assert_eq!(ids(&server), BTreeSet::from([id.clone()]));
+    all_answer(&server, &BTreeSet::from([id]));
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+}
+
+/// A stored file cut short on disk (while the server was stopped) is listed
+/// `failed` saying so, not `ready`; the same bytes again store it again.
+#[test]
+fn a_stored_file_changed_on_disk_is_failed_until_the_same_bytes_come_again() {
+    let data = temp_dir("heal-changed");
+    let bytes = traces().remove(1);
+    let id = ids_of(&bytes);
+    let server = Server::start(&data, &[]);
+    let (s, b) = server.post("/api/traces?name=cut.etl", &bytes);
+    assert_eq!(s, 201, "{b}");
+    server.wait_ready(&id, 60);
+    drop(server);
+    let stored = data.join("traces").join(format!("{id}.etl"));
+    std::fs::write(&stored, &bytes[..bytes.len() / 2]).unwrap();
+
+    let server = Server::start(&data, &[]);
+    let e = listed(&server)
+        .into_iter()
+        .find(|e| e["id"] == id.as_str())
+        .unwrap();
+    assert_eq!(e["status"], "failed", "{e}");
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("upload the same file again"),
+        "{e}"
+    );
+    let (s, b) = server.post("/api/traces?name=again.etl", &bytes);
+    assert_eq!(s, 201, "{b}");
+    assert!(std::fs::read(&stored).is_ok_and(|got| got == bytes));
+    let v = server.wait_ready(&id, 60);
+    assert_eq!(v["name"], "cut.etl", "{v}");
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+}

@@ -38,7 +38,10 @@ pub async fn upload(
     let got = super::receive::receive(&app, body).await?;
     let existing = app.store.catalog.get(&got.id)?;
     if let Some(e) = &existing {
-        if e.status != MISSING {
+        // Whole: nothing to store. Its file gone or changed (behind the
+        // server's back, even while the trace is loaded): these bytes are it.
+        let whole = crate::heal::file_problem(e, &app.store.trace_files(e)).is_none();
+        if e.status != MISSING && whole {
             return Ok((StatusCode::OK, Json(entry_json(&app, e))));
         }
     }
@@ -63,7 +66,7 @@ pub async fn upload(
     }
     let file_name = format!("{}.{kind}", got.id);
     let entry = match existing {
-        // Its stored file had vanished: the same bytes restore it.
+        // Its stored file had vanished or changed: the same bytes restore it.
         Some(e) => TraceEntry {
             file_name,
             status: "pending".into(),
@@ -290,11 +293,15 @@ pub async fn progress(
 
 pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
     let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+    // What is true now, not what the catalog last managed to record.
+    let (status, error) = app.store.status_of(e);
+    v["status"] = Value::String(status);
+    v["error"] = Value::String(error);
     if let Err(NotReady::Ingesting(p)) = app.store.peek(&e.id) {
         v["progress"] = progress_json(&p);
     }
     v["url"] = Value::String(format!("/t/{}", e.id));
-    if !e.members.is_empty() {
+    if e.members.len() > 1 {
         // File names only: where the user keeps them is theirs.
         v["files"] = e
             .members

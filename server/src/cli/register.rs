@@ -1,6 +1,6 @@
 //! Adding local files to the library by reference (`etlscope open`,
-//! `etlscope serve FILE`): the catalog keeps their absolute paths and sizes,
-//! never a copy.
+//! `etlscope serve FILE`): the catalog keeps their absolute paths, sizes and
+//! modification times, never a copy.
 
 use crate::catalog::{MemberFile, TraceEntry};
 use crate::store::{now_rfc3339, Store};
@@ -30,9 +30,17 @@ pub fn check_local(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 /// trace's read (`Store::open_local`), not before it listens.
 pub fn register_checked(store: &Store, abs: &[PathBuf]) -> anyhow::Result<TraceEntry> {
     let mut files: Vec<(PathBuf, [u8; 32], u64)> = Vec::new();
+    let mut members = Vec::new();
     for p in abs {
+        // Its time before the hash: a write while it is hashed moves it, so
+        // the trace is then refused as changed rather than read as hashed.
+        let meta = std::fs::metadata(p).with_context(|| format!("cannot open {}", p.display()))?;
         let (hash, size) = hash_file(p)?;
         files.push((p.clone(), hash, size));
+        members.push(MemberFile {
+            size,
+            ..MemberFile::of(p, &meta)
+        });
     }
     let id = match files.as_slice() {
         [(_, h, _)] => hex(&h[..16]),
@@ -47,12 +55,25 @@ pub fn register_checked(store: &Store, abs: &[PathBuf]) -> anyhow::Result<TraceE
             hex(&h.finalize()[..16])
         }
     };
-    if let Some(e) = store.catalog.get(&id)? {
-        return Ok(e);
-    }
     let Some((first, _, _)) = files.first() else {
         bail!("no trace file given");
     };
+    let size = files.iter().map(|f| f.2).fold(0, u64::saturating_add);
+    if let Some(e) = store.catalog.get(&id)? {
+        // Opened again: the same content (the same id), maybe moved or
+        // touched since; its files are these now. An upload stays one.
+        if store.owned_path(&e).is_some() || e.files() == members {
+            return Ok(e);
+        }
+        let e = TraceEntry {
+            file_name: first.to_string_lossy().into_owned(),
+            size,
+            members,
+            ..e
+        };
+        store.catalog.set_files(&e)?;
+        return Ok(e);
+    }
     let name_of = |p: &Path| {
         p.file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -62,21 +83,10 @@ pub fn register_checked(store: &Store, abs: &[PathBuf]) -> anyhow::Result<TraceE
         1 => name_of(first),
         n => format!("{} (+{} files)", name_of(first), n - 1),
     };
-    let members = if files.len() > 1 {
-        files
-            .iter()
-            .map(|(p, _, size)| MemberFile {
-                path: p.to_string_lossy().into_owned(),
-                size: *size,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
     let e = TraceEntry {
         id,
         name,
-        size: files.iter().map(|f| f.2).fold(0, u64::saturating_add),
+        size,
         file_name: first.to_string_lossy().into_owned(),
         uploaded_at: now_rfc3339(),
         uploader: "local".into(),

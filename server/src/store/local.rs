@@ -60,7 +60,7 @@ impl Store {
                 });
                 let changed = sized
                     .iter()
-                    .find_map(|(p, size)| changed_since_added(p, *size));
+                    .find_map(|(p, size)| changed_since_added(p, *size, None));
                 let (result, tickets) = match changed {
                     Some(why) => (Err(why), Vec::new()),
                     None => {
