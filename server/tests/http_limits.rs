@@ -1,6 +1,7 @@
 //! Issue 12, point 7: slow and oversized clients. A request head must
 //! arrive within the header timeout, a body must keep coming (idle
-//! timeout), only so many connections are served at once, a body whose
+//! timeout), only so many connections are served at once (heads still
+//! arriving have places of their own, see http_slow_clients.rs), a body whose
 //! declared length is over the limit is refused before it is read (no
 //! `100 Continue`), and size flags that overflow are refused at start.
 
@@ -101,11 +102,45 @@ fn connections_over_the_cap_wait_for_a_free_one() {
     let data = temp_dir("limits-cap");
     let server = Server::start(
         &data,
-        &["--max-connections", "2", "--header-timeout-secs", "2"],
+        &[
+            "--max-connections",
+            "2",
+            "--header-timeout-secs",
+            "5",
+            "--body-timeout-secs",
+            "2",
+        ],
     );
-    // Two silent connections take both places until the header timeout frees them.
-    let idle: Vec<TcpStream> = (0..2)
+    // Silent connections are still sending their heads: they take none of
+    // the places of connections served (issue 31).
+    let silent: Vec<TcpStream> = (0..4)
         .map(|_| TcpStream::connect(&server.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let (s, b) = server.get("/api/traces");
+    assert_eq!(s, 200, "{b}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "silent heads held up a whole request: {:?}",
+        started.elapsed()
+    );
+    // Two uploads whose bodies stall take both places until the body
+    // timeout (408) frees them.
+    let stalled: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            let h = head(
+                &server.addr,
+                "POST",
+                "/api/traces?name=stall.etl",
+                1000,
+                &[("X-Etlscope", "1")],
+            );
+            s.write_all(h.as_bytes()).unwrap();
+            s.write_all(&[0u8; 10]).unwrap();
+            s
+        })
         .collect();
     std::thread::sleep(Duration::from_millis(300));
     let started = Instant::now();
@@ -117,7 +152,7 @@ fn connections_over_the_cap_wait_for_a_free_one() {
         "served at once ({waited:?}): no cap"
     );
     assert!(waited < Duration::from_secs(10), "waited {waited:?}");
-    drop(idle);
+    drop((silent, stalled));
     std::fs::remove_dir_all(&data).ok();
 }
 

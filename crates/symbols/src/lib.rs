@@ -7,7 +7,8 @@
 //! - [`locate`]: finding a PDB with a given identity in local folders
 //!   (symstore layout, flat folders, the recorded path), checking identity.
 //! - [`SymbolServer`]: a blocking HTTP client with a symstore disk cache and
-//!   a negative cache of misses; `.pd_` (CAB) answers are expanded.
+//!   a negative cache of misses; `.pd_` (CAB) answers are expanded;
+//!   redirects are followed only where [`redirect`] allows.
 //! - [`Pdb`]: one loaded PDB answering RVA -> function, inline chain, file:line.
 //! - [`Symbolizer`]: the model's modules + frames in, per-module status and
 //!   per-frame [`FunctionInfo`] out; PDBs are loaded once and cached.
@@ -20,6 +21,7 @@ mod func_rows;
 mod identity;
 pub mod locate;
 mod pdb;
+pub mod redirect;
 pub mod report;
 mod server;
 mod status;

@@ -6,9 +6,12 @@
 //! A server that cannot be reached (connection refused, timed out) is asked
 //! once: the first request is made alone, and a failure to reach it makes
 //! every later fetch fail at once with [`SymbolServer::unreachable`]'s reason.
+//! Redirects are followed by hand, at most [`MAX_HOPS`], where
+//! [`RedirectPolicy`] allows; the first one refused is kept for the report.
 
 use crate::cab_file;
 use crate::identity::PdbIdentity;
+use crate::redirect::{self, RedirectPolicy, MAX_HOPS};
 use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Read, Write};
@@ -62,6 +65,9 @@ pub struct SymbolServer {
     requests: AtomicU64,
     /// Whether the server answered yet; held while the first request is made.
     reach: Mutex<Reach>,
+    redirects: RedirectPolicy,
+    /// The first redirect not followed, and why.
+    refused: Mutex<Option<String>>,
 }
 
 /// What is known about reaching the server.
@@ -90,20 +96,39 @@ impl SymbolServer {
     pub fn new(url: &str, config: ServerConfig) -> SymbolServer {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // Followed in `get`, where each target is checked.
+            .max_redirects(0)
             .timeout_connect(Some(config.timeout))
             .timeout_recv_response(Some(config.timeout))
             .timeout_recv_body(Some(config.body_timeout))
             .user_agent(concat!("etlscope-symbols/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
+        let url = url.trim_end_matches('/').to_string();
         SymbolServer {
-            url: url.trim_end_matches('/').to_string(),
+            redirects: RedirectPolicy::new(&url, &[]),
+            url,
             agent,
             config,
             misses: Mutex::new(HashMap::new()),
             requests: AtomicU64::new(0),
             reach: Mutex::new(Reach::Unknown),
+            refused: Mutex::new(None),
         }
+    }
+
+    /// Let redirects go to these servers too (the others of the symbol path).
+    pub fn trusting(mut self, others: &[String]) -> SymbolServer {
+        self.redirects = RedirectPolicy::new(&self.url, others);
+        self
+    }
+
+    /// The first redirect this server sent that was not followed, and why.
+    pub fn refused_redirect(&self) -> Option<String> {
+        self.refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn url(&self) -> &str {
@@ -196,14 +221,58 @@ impl SymbolServer {
         }
     }
 
+    /// GET `url`, following the redirects the policy allows.
+    fn get(&self, url: &str) -> Result<ureq::http::Response<ureq::Body>, GetError> {
+        let mut at = url.to_string();
+        for hop in 0..=MAX_HOPS {
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            let response = self.agent.get(&at).call().map_err(|e| {
+                let e = format!("GET {at}: {e}");
+                // Only the server's own URL tells whether it is reachable.
+                if hop == 0 {
+                    GetError::Transport(e)
+                } else {
+                    GetError::Answer(e)
+                }
+            })?;
+            if !response.status().is_redirection() || response.status().as_u16() == 304 {
+                return Ok(response);
+            }
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|l| l.to_str().ok())
+                .unwrap_or("");
+            let target = redirect::resolve(&at, location);
+            let verdict = match &target {
+                _ if hop == MAX_HOPS => Err(format!("more than {MAX_HOPS} redirects")),
+                Some(t) => self.redirects.check(t),
+                None => Err("not an http(s) URL".to_string()),
+            };
+            match (verdict, target) {
+                (Ok(()), Some(t)) => at = t,
+                (verdict, _) => {
+                    let why = verdict.err().unwrap_or_default();
+                    let shown = if location.is_empty() {
+                        "nowhere"
+                    } else {
+                        location
+                    };
+                    let what = format!("redirected to {shown}, not followed: {why}");
+                    let mut first = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+                    first.get_or_insert_with(|| what.clone());
+                    return Err(GetError::Answer(format!("GET {url}: {what}")));
+                }
+            }
+        }
+        Err(GetError::Answer(format!(
+            "GET {url}: more than {MAX_HOPS} redirects"
+        )))
+    }
+
     /// GET `url` into `dest`: `Ok(true)` when stored, `Ok(false)` on 404.
     fn download(&self, url: &str, dest: &Path) -> Result<bool, GetError> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let response = self
-            .agent
-            .get(url)
-            .call()
-            .map_err(|e| GetError::Transport(format!("GET {url}: {e}")))?;
+        let response = self.get(url)?;
         let status = response.status().as_u16();
         if status == 404 {
             return Ok(false);

@@ -210,7 +210,21 @@ impl Symbolizer {
     }
 
     fn server(&self, url: &str) -> Arc<SymbolServer> {
-        let make = || Arc::new(SymbolServer::new(url, self.config.server.clone()));
+        let make = || {
+            let others: Vec<String> = self
+                .config
+                .path
+                .entries
+                .iter()
+                .filter_map(|e| match e {
+                    SymbolPathEntry::Server { source, .. } if SymbolPathEntry::is_http(source) => {
+                        Some(source.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            Arc::new(SymbolServer::new(url, self.config.server.clone()).trusting(&others))
+        };
         match self.servers.lock() {
             Ok(mut s) => s.entry(url.to_string()).or_insert_with(make).clone(),
             Err(_) => make(),
@@ -321,12 +335,13 @@ impl Symbolizer {
         }
         out.frames.sort_unstable_by_key(|(row, _)| *row);
         out.modules = statuses;
-        out.warnings = self.unreachable_servers();
+        out.warnings = self.server_warnings();
         out
     }
 
-    /// One line per symbol server given up on as unreachable.
-    fn unreachable_servers(&self) -> Vec<String> {
+    /// One line per symbol server given up on as unreachable, and one per
+    /// server whose redirect was not followed.
+    fn server_warnings(&self) -> Vec<String> {
         let servers: Vec<Arc<SymbolServer>> = self
             .servers
             .lock()
@@ -334,13 +349,17 @@ impl Symbolizer {
             .unwrap_or_default();
         let mut out: Vec<String> = servers
             .iter()
-            .filter_map(|s| {
-                s.unreachable().map(|why| {
+            .flat_map(|s| {
+                let unreachable = s.unreachable().map(|why| {
                     format!(
                         "symbol server {} unreachable, not asked again in this run: {why}",
                         s.url()
                     )
-                })
+                });
+                let refused = s
+                    .refused_redirect()
+                    .map(|what| format!("symbol server {} {what}", s.url()));
+                unreachable.into_iter().chain(refused)
             })
             .collect();
         out.sort();
@@ -377,6 +396,9 @@ impl Symbolizer {
                         {
                             Some(s) if s.unreachable().is_some() => {
                                 format!("{source} (unreachable)")
+                            }
+                            Some(s) if s.refused_redirect().is_some() => {
+                                format!("{source} (redirect refused)")
                             }
                             _ => source.clone(),
                         },

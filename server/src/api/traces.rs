@@ -36,14 +36,14 @@ pub async fn upload(
 ) -> ApiResult<impl IntoResponse> {
     super::receive::require_auth(&app, &headers)?;
     let got = super::receive::receive(&app, body).await?;
+    // Whole: nothing to store. Its file gone or changed (behind the
+    // server's back, even while the trace is loaded): these bytes are it.
+    let whole = |e: &TraceEntry| {
+        e.status != MISSING && crate::heal::file_problem(e, &app.store.trace_files(e)).is_none()
+    };
     let existing = app.store.catalog.get(&got.id)?;
-    if let Some(e) = &existing {
-        // Whole: nothing to store. Its file gone or changed (behind the
-        // server's back, even while the trace is loaded): these bytes are it.
-        let whole = crate::heal::file_problem(e, &app.store.trace_files(e)).is_none();
-        if e.status != MISSING && whole {
-            return Ok((StatusCode::OK, Json(entry_json(&app, e))));
-        }
+    if let Some(e) = existing.as_ref().filter(|e| whole(e)) {
+        return Ok((StatusCode::OK, Json(entry_json(&app, e))));
     }
     // Check it is a readable trace before it enters the library.
     let path = got.temp.path.clone();
@@ -59,10 +59,8 @@ pub async fn upload(
     // the same bytes sent at once, one is added (201), the others find it (200).
     let _adding = ADDING.lock().await;
     let existing = app.store.catalog.get(&got.id)?;
-    if let Some(e) = &existing {
-        if e.status != MISSING {
-            return Ok((StatusCode::OK, Json(entry_json(&app, e))));
-        }
+    if let Some(e) = existing.as_ref().filter(|e| whole(e)) {
+        return Ok((StatusCode::OK, Json(entry_json(&app, e))));
     }
     let file_name = format!("{}.{kind}", got.id);
     let entry = match existing {

@@ -10,6 +10,7 @@ macro_rules! say {
 }
 
 pub mod compare;
+mod conn_limits;
 mod demo;
 mod dump;
 pub(crate) mod export;

@@ -32,11 +32,24 @@ pub struct ServeArgs {
     /// any other `Host` than loopback, localhost or the address served get 403.
     #[arg(long)]
     pub allowed_host: Vec<String>,
-    /// Most connections served at once; more wait until one closes.
+    /// Most connections served at once (past their first request head);
+    /// a completed head waits until one closes.
     #[arg(long, default_value_t = 256)]
     pub max_connections: usize,
-    /// Seconds a client may take to send its request head.
-    #[arg(long, default_value_t = 10, hide = true)]
+    /// Most connections served at once for one client address (an IPv6
+    /// /64). Behind a reverse proxy every client has the proxy's address.
+    #[arg(long, default_value_t = 64)]
+    pub max_connections_per_ip: usize,
+    /// Most connections still sending their first request head, besides
+    /// the served ones; a new one closes the oldest stalled head.
+    #[arg(long, default_value_t = 128)]
+    pub max_pending_heads: usize,
+    /// Most connections still sending their first request head, for one
+    /// client address; a new one closes that address's oldest stalled head.
+    #[arg(long, default_value_t = 16)]
+    pub max_pending_heads_per_ip: usize,
+    /// Seconds a client may take to send a whole request head.
+    #[arg(long, default_value_t = 5)]
     pub header_timeout_secs: u64,
     /// Seconds a request body may go without a byte.
     #[arg(long, default_value_t = 30, hide = true)]
@@ -293,7 +306,12 @@ pub fn run(
         super::listen::serve(
             listener,
             api::router(state),
-            args.max_connections,
+            super::conn_limits::Limits {
+                served: args.max_connections,
+                served_per_ip: args.max_connections_per_ip,
+                heads: args.max_pending_heads,
+                heads_per_ip: args.max_pending_heads_per_ip,
+            },
             Duration::from_secs(args.header_timeout_secs.max(1)),
             shutdown_signal(),
         )
