@@ -187,9 +187,10 @@ export class TableGraph {
   /** Draw the answer `d` of the level under `path`. @param {any} d @param {string[]} path */
   show(d, path) {
     this.data = d;
-    const what = path.length ? `under ${this.o.labelOf(path)}` : '';
+    const what = path.length ? `under ${this.o.labelOf(path) || '(none)'}` : '';
     const by = d.column ? `by ${d.column}` : '';
-    this.title.textContent = this.gantt ? `Lifetimes ${by} ${what}` : `${d.measure === 'count' ? 'Count' : d.measure === 'weight' ? 'Weight' : d.measure} ${by} ${what}`;
+    const measure = this.gantt ? 'Lifetimes' : d.measure === 'count' ? 'Count' : d.measure === 'weight' ? 'Weight' : d.measure;
+    this.title.textContent = [measure, by, what].filter(Boolean).join(' ');
     const n = this.gantt ? d.spans.length : d.series.length;
     this.info.textContent = this.gantt ? `${fmtInt(n)} rows${d.omitted ? ` (+${fmtInt(d.omitted)} not drawn)` : ''}` : (d.unit ? `per bin of ${fmtSecs(d.bin_s)}, ${d.unit}` : `per bin of ${fmtSecs(d.bin_s)}`);
     this.el.dataset.columns = d.column || '';
@@ -217,12 +218,19 @@ export class TableGraph {
       ...(d.other ? [{ s: d.other, ref: '\u0000other', colour: OTHER }] : [])];
   }
 
+  /** A value of the graph's measure as the table shows it: counts whole, others with their unit. @param {number} v */
+  valueText(v) {
+    const d = this.data;
+    if (!d || d.measure === 'count') return fmtInt(v);
+    return d.unit ? `${fmt2(v)} ${d.unit}` : fmt2(v);
+  }
+
   renderLegend() {
     clear(this.legend);
     if (this.gantt || !this.data) return;
     for (const { s, ref, colour } of this.allSeries()) {
       const e = h('div', { class: `lg ${this.hidden.has(ref) ? 'off' : ''}`, title: `${s.label}\nClick: hide or show; Alt/Ctrl-click: show only this one`, 'data-ref': ref }, [
-        h('span', { class: 'sw', style: { background: colour } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: fmt2(s.total) })]);
+        h('span', { class: 'sw', style: { background: colour } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: this.valueText(s.total) })]);
       e.addEventListener('click', (ev) => this.legendClick(ref, ev.altKey || ev.ctrlKey || ev.metaKey));
       this.legend.append(e);
     }
@@ -334,7 +342,7 @@ export class TableGraph {
     model.max = max;
     model.bin = { start_s: d.start_s, bin_s: d.bin_s, n };
     g.fillStyle = '#5b6472';
-    g.fillText(fmt2(max), 3, 12);
+    g.fillText(this.valueText(max), 3, 12);
     if (!shown.length) this.empty(g, bottom, d.series.length || d.other ? 'Every series is hidden (click the legend)' : 'No rows in this range / with these filters');
   }
 
@@ -414,7 +422,7 @@ export class TableGraph {
     } else {
       const d = this.data;
       const range = `${t(x.t0)} – ${t(x.t0 + d.bin_s)}`;
-      lines = x.series ? [x.series.label, range, `${fmt2(x.series.values[x.k])}${d.unit ? ` ${d.unit}` : ''}`] : [range];
+      lines = x.series ? [x.series.label, range, this.valueText(x.series.values[x.k])] : [range];
     }
     clear(tip);
     tip.append(h('div', { class: 'tip-title', text: lines[0] }), ...lines.slice(1).map((l) => h('div', { text: l })));

@@ -92,3 +92,27 @@ test('flame tooltip: CPU weight in ms and the root\'s sample count, as export su
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('graph legends: counts as whole numbers, weights with their unit; a title names the row it is under', async () => {
+  const { p, c, errors } = await newPage(browser);
+  // File I/O's graph counts rows: 6,142 creates, never "6,142.00".
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&t=file-io&g=Type,File Path&c=Count&s=Count`);
+  await waitTable(p);
+  await p.waitForSelector('[data-testid=table-graph][data-state=ready] .lg-v');
+  const creates = exportRows(DEMO, ['--table', 'file-io', '--group', 'Type']).find((r) => r.Type === 'Create');
+  const ioLegend = await p.$$eval('[data-testid=table-graph] .lg-v', (x) => x.map((e) => e.textContent));
+  assert.deepEqual(ioLegend, [intFmt.format(creates.Count)]);
+  // CPU Usage (Sampled) graphs weight: in ms, and says so beside each figure.
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&t=cpu-sampled&g=Process,Stack&c=Count,Weight (ms),% Weight&s=Weight (ms)`);
+  await waitTable(p);
+  await p.waitForSelector('[data-testid=table-graph][data-state=ready] .lg-v');
+  const idle = exportRows(DEMO, ['--table', 'cpu-sampled', '--group', 'Process']).find((r) => r.Process === 'Idle (0)');
+  const cpuLegend = await p.$$eval('[data-testid=table-graph] .lg', (x) => x.map((e) => [e.querySelector('.lg-t')?.textContent, e.querySelector('.lg-v')?.textContent]));
+  const want = `${new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(idle.Weight * 1000)} ms`;
+  assert.deepEqual(cpuLegend.find((x) => x[0] === 'Idle (0)'), ['Idle (0)', want]);
+  // The title is the measure and the grouping, nothing dangling after them.
+  const title = await p.$eval('[data-testid=table-graph] .tg-title', (e) => e.textContent || '');
+  assert.equal(title, 'Weight by Process');
+  assert.deepEqual(errors, []);
+  await c.close();
+});
