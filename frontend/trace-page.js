@@ -66,7 +66,7 @@ export class TracePage {
     clear(this.root);
     const head = h('header', { class: 'trace-head' }, [h('div', { class: 'state loading', text: 'Loading trace…' })]);
     this.root.append(head, this.notices);
-    for (const p of this.problems) this.notice(p);
+    for (const p of this.problems) this.notice(p, 'trace');
     let entry;
     try {
       entry = await api.getTrace(this.id);
@@ -146,7 +146,7 @@ export class TracePage {
     );
     // The browser tab names the trace, as WPA's window title does.
     document.title = `${entry.name} - etlscope`;
-    if (sum.diagnostics && sum.diagnostics.length) this.notice(diagnosticsText(sum.diagnostics));
+    if (sum.diagnostics && sum.diagnostics.length) this.notice(diagnosticsText(sum.diagnostics), 'trace');
 
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
@@ -280,8 +280,14 @@ export class TracePage {
     toast(link.short ? done : `${done} (the long form: the server did not keep a short one)`);
   }
 
-  notice(msg) {
-    const n = h('div', { class: 'notice', role: 'alert' }, [h('span', { text: msg }), h('button', { class: 'x', text: '×', title: 'Dismiss', onclick: () => n.remove() })]);
+  /**
+   * A message above the page, once however often it is said. A view's notices go when the view is
+   * drawn again (another tab, grouping or range); the trace's stay until dismissed.
+   * @param {string} msg @param {'view'|'trace'} [scope]
+   */
+  notice(msg, scope = 'view') {
+    for (const e of this.notices.querySelectorAll('.notice')) if (/** @type {HTMLElement} */ (e).dataset.text === msg) return;
+    const n = h('div', { class: 'notice', role: 'alert', 'data-scope': scope, 'data-text': msg }, [h('span', { text: msg }), h('button', { class: 'x', text: '×', title: 'Dismiss', onclick: () => n.remove() })]);
     this.notices.append(n);
   }
 
@@ -314,6 +320,8 @@ export class TracePage {
   renderAnalysis() {
     const a = this.analysis;
     clear(a);
+    // The last view's notices speak of what is no longer shown.
+    for (const n of this.notices.querySelectorAll('.notice[data-scope=view]')) n.remove();
     if (this.graph) { this.graph.destroy(); this.graph = null; }
     for (const v of this.views || []) if (v.graph) { v.graph.destroy(); v.graph = null; }
     const s = this.s;
@@ -344,9 +352,9 @@ export class TracePage {
       if (!f) return;
       try {
         const r = importPresets(f.name, await f.text(), this.cols);
-        this.notice(`Imported ${r.presets.length} preset(s) from ${f.name}: ${r.presets.map((p) => p.name).join(', ')}`);
-        if (r.unmapped.length) this.notice(`Not mapped from ${f.name}: ${r.unmapped.join('; ')}`);
-      } catch (e) { this.notice(`Cannot import ${f.name}: ${/** @type {Error} */ (e).message}`); }
+        this.notice(`Imported ${r.presets.length} preset(s) from ${f.name}: ${r.presets.map((p) => p.name).join(', ')}`, 'trace');
+        if (r.unmapped.length) this.notice(`Not mapped from ${f.name}: ${r.unmapped.join('; ')}`, 'trace');
+      } catch (e) { this.notice(`Cannot import ${f.name}: ${/** @type {Error} */ (e).message}`, 'trace'); }
       this.renderAnalysis();
     });
     preset.addEventListener('change', () => {
