@@ -10,6 +10,13 @@ export function hash(s) {
   return x >>> 0;
 }
 
+/** A series' colour from its row identity (not its rank), so it keeps it across zoom and filters,
+ * and a process has one colour on the CPU timeline and in every table graph. @param {string} ref */
+export function colourOf(ref) {
+  const x = hash(ref);
+  return `hsl(${x % 360} ${50 + ((x >> 9) % 25)}% ${48 + ((x >> 17) % 14)}%)`;
+}
+
 /** Warm flame colours keyed by module, so one module keeps one hue. @param {string} module */
 export function moduleColour(module) {
   const x = hash(module);

@@ -6,7 +6,7 @@
 import * as api from './api.js';
 import { graphKey } from './graph-cache.js';
 import { h, clear, fmt2, fmtInt, fmtSecs } from './dom.js';
-import { OTHER, hash } from './palette.js';
+import { OTHER, colourOf } from './palette.js';
 import { clock, fmtWallClock } from './value-columns.js';
 
 /** Tables whose rows are lifetimes: a Gantt chart, one bar per row. */
@@ -17,11 +17,7 @@ export const HIGHLIGHT = '#1e5ac8';
 const TOP = 10;
 const AXIS_H = 16;
 
-/** A series' colour from its row identity (not its rank), so it keeps it across zoom and filters. @param {string} ref */
-export function colourOf(ref) {
-  const x = hash(ref);
-  return `hsl(${x % 360} ${50 + ((x >> 9) % 25)}% ${48 + ((x >> 17) % 14)}%)`;
-}
+export { colourOf }; // where the graphs' tests and callers have always found it
 
 /**
  * @typedef {{

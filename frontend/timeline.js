@@ -2,7 +2,7 @@
 // Drag selects a time range (it filters every table); wheel and keys zoom and pan.
 import * as api from './api.js';
 import { h, clear, fmtSecs } from './dom.js';
-import { SERIES, OTHER } from './palette.js';
+import { OTHER, colourOf } from './palette.js';
 
 /**
  * @typedef {{traceId: string, duration: number, start: number, cpus: number,
@@ -73,7 +73,7 @@ export class Timeline {
     if (!this.data) return;
     const all = [...this.data.series, ...(this.data.other ? [this.data.other] : [])];
     all.forEach((s, i) => {
-      const col = i < this.data.series.length ? SERIES[i % SERIES.length] : OTHER;
+      const col = i < this.data.series.length ? colourOf(s.id ?? s.label) : OTHER;
       this.legend.append(h('div', { class: 'lg', title: s.label }, [h('span', { class: 'sw', style: { background: col } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: `${(s.total_ms / 1000).toFixed(2)} s` })]));
     });
   }
@@ -123,7 +123,7 @@ export class Timeline {
       const n = all.length ? all[0].weight_ms.length : 0;
       const acc = new Float64Array(n);
       all.forEach((s, i) => {
-        g.fillStyle = i < d.series.length ? SERIES[i % SERIES.length] : OTHER;
+        g.fillStyle = i < d.series.length ? colourOf(s.id ?? s.label) : OTHER;
         for (let k = 0; k < n; k++) {
           const v = s.weight_ms[k] / cap;
           if (v <= 0) continue;

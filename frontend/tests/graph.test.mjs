@@ -241,3 +241,20 @@ test('File I/O: the graph comes with the table\'s answer, and a regroup that kee
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('a process has one colour: the same on the CPU timeline and in the table graph', async () => {
+  const { p, c, errors } = await openPage(browser);
+  await p.goto(`${srv.url}/t/${await idOf('explorer-overlay.etl')}?v=2&t=cpu-sampled&g=Process,Stack&c=Count,Weight (ms),% Weight&s=Weight (ms)`);
+  await waitTable(p);
+  await p.waitForSelector('[data-testid=table-graph][data-state=ready] .lg');
+  await p.waitForSelector('.timeline .legend .lg');
+  const colours = (/** @type {string} */ sel) => p.$$eval(`${sel} .lg`, (x) => Object.fromEntries(x.map((e) => [e.querySelector('.lg-t')?.textContent, /** @type {HTMLElement} */ (e.querySelector('.sw')).style.background])));
+  const tl = await colours('.timeline .legend');
+  const graph = await colours('[data-testid=table-graph]');
+  for (const proc of ['explorer.exe (6148)', 'Idle (0)', 'msedge.exe (9412)']) {
+    assert.ok(tl[proc], `${proc} on the timeline`);
+    assert.equal(tl[proc], graph[proc], `${proc}: timeline ${tl[proc]}, table graph ${graph[proc]}`);
+  }
+  assert.deepEqual(errors, []);
+  await c.close();
+});

@@ -928,9 +928,19 @@ pub async fn timeline(
             filters: sample_filters(t, &None, &spec.filters)?,
         };
         let tl = t.engine.timeline(&req).map_err(bad)?;
+        // With the row's stable identity, as `/graph` gives it: the UI colours
+        // a process by it, the same on the timeline and in the table's graph.
+        let column = match req.by {
+            SeriesBy::Process => Some(Column::Process),
+            SeriesBy::Thread => None,
+        };
         let series = |s: &query::Series| {
-            json!({"key": s.key, "label": s.label, "total_ms": s.total_ns as f64 / 1e6,
-                   "weight_ms": s.weight_ns.iter().map(|&w| w as f64 / 1e6).collect::<Vec<_>>()})
+            let mut v = json!({"key": s.key, "label": s.label, "total_ms": s.total_ns as f64 / 1e6,
+                   "weight_ms": s.weight_ns.iter().map(|&w| w as f64 / 1e6).collect::<Vec<_>>()});
+            if let Some(id) = column.and_then(|c| t.engine.stable_id(c, s.key)) {
+                v["id"] = json!(id);
+            }
+            v
         };
         Ok(json!({
             "start_s": tl.start_ns as f64 / 1e9,
