@@ -78,6 +78,11 @@ export function renderLibrary(root, navigate) {
       streams.set(t.id, api.watchProgress(t.id, (m) => {
         if (m.status === 'stream_error') return;
         setStatus(status, m.status, m.progress, m.error);
+        // Ready now: it can be compared, as a row listed ready can.
+        const actions = tr.querySelector('td.actions');
+        if (m.status === 'ready' && actions && !actions.querySelector('[data-testid=compare-with]')) {
+          actions.insertBefore(compareWith(t.id, navigate), actions.querySelector('.btn.danger'));
+        }
       }));
     }
     return tr;
