@@ -2,6 +2,7 @@
 // Drag selects a time range (it filters every table); wheel and keys zoom and pan.
 import * as api from './api.js';
 import { h, clear, fmtSecs } from './dom.js';
+import { clock, fmtWallClock } from './value-columns.js';
 import { OTHER, colourOf } from './palette.js';
 
 /**
@@ -20,7 +21,7 @@ export class Timeline {
     this.title = h('span', { class: 'tl-title', text: 'CPU usage by process' });
     // WPA's "Select Time Range": type "7-23" (seconds from the trace start), Enter applies.
     this.rangeInput = /** @type {HTMLInputElement} */ (h('input', {
-      class: 'range-input', 'data-testid': 'range-input', placeholder: 'start-end s', title: 'Select a time range: start-end in seconds, Enter applies',
+      class: 'range-input', 'data-testid': 'range-input', placeholder: 'start-end s', title: 'Select a time range: start-end in seconds (or, with times shown as dates, hh:mm:ss.fff-hh:mm:ss.fff), Enter applies',
       value: o.range ? fmtRange(o.range) : '',
     }));
     this.rangeInput.addEventListener('keydown', (e) => {
@@ -109,13 +110,18 @@ export class Timeline {
     const [a, b] = this.view;
     const step = niceStep((b - a) / 10);
     g.textAlign = 'center';
+    /** @type {string[]} */ const ticks = [];
     for (let t = Math.ceil(a / step) * step; t <= b; t += step) {
       const x = this.tToX(t);
       g.textAlign = x < 20 ? 'left' : x > W - 20 ? 'right' : 'center';
-      g.fillText(`${+t.toFixed(6)} s`, x, H - 4);
+      const label = tickText(t, step);
+      ticks.push(label);
+      g.fillText(label, x, H - 4);
       g.beginPath(); g.moveTo(x + 0.5, top); g.lineTo(x + 0.5, bottom); g.stroke();
     }
     g.textAlign = 'left';
+    // What the axis says, for tests and screen readers (a canvas has no text of its own).
+    c.dataset.ticks = JSON.stringify(ticks);
     const d = this.data;
     if (d) {
       const cap = d.bin_s * 1000 * Math.max(1, this.o.cpus);
@@ -151,6 +157,8 @@ export class Timeline {
       g.textAlign = 'center';
       g.fillText('No CPU samples in this time window (see the Processes and Images tables)', W / 2, top + ph / 2);
       g.textAlign = 'left';
+    // What the axis says, for tests and screen readers (a canvas has no text of its own).
+    c.dataset.ticks = JSON.stringify(ticks);
     }
     const r = this.drag ? this.drag.range : this.o.range;
     if (document.activeElement !== this.rangeInput) this.rangeInput.value = r ? fmtRange(r) : '';
@@ -162,7 +170,7 @@ export class Timeline {
       g.strokeStyle = '#1e5ac8';
       g.strokeRect(x0 + 0.5, top + 0.5, x1 - x0, ph);
       g.font = '11px system-ui, sans-serif';
-      const label = `${r[0].toFixed(3)}–${r[1].toFixed(3)} s (${fmtSecs(r[1] - r[0])})`;
+      const label = clock.mode === 'trace' ? `${r[0].toFixed(3)}–${r[1].toFixed(3)} s (${fmtSecs(r[1] - r[0])})` : `${timeOfDay(r[0])}–${timeOfDay(r[1])} (${fmtSecs(r[1] - r[0])})`;
       const lx = Math.max(32, x0 + 4);
       g.fillStyle = 'rgba(255,255,255,0.9)';
       g.fillRect(lx - 3, top + 18, g.measureText(label).width + 6, 14);
@@ -245,18 +253,44 @@ export class Timeline {
   }
 }
 
-/** @param {[number, number]} r */
-const fmtRange = (r) => `${+r[0].toFixed(6)}-${+r[1].toFixed(6)}`;
+/** `t` as the clock shows it on the axis: seconds, or the time of day to the step's precision. @param {number} t @param {number} step */
+function tickText(t, step) {
+  if (clock.mode === 'trace') return `${+t.toFixed(6)} s`;
+  const digits = step >= 1 ? 8 : step >= 0.1 ? 10 : step >= 0.01 ? 11 : 12;
+  return timeOfDay(t).slice(0, digits);
+}
+
+/** `t` seconds after the start as hh:mm:ss.ffffff in the clock's mode. @param {number} t */
+const timeOfDay = (t) => fmtWallClock(t).slice(11, 26);
+
+/** The range as the box shows it: seconds, or times of day in the clock's mode. @param {[number, number]} r */
+const fmtRange = (r) => (clock.mode === 'trace' ? `${+r[0].toFixed(6)}-${+r[1].toFixed(6)}` : `${timeOfDay(r[0])}-${timeOfDay(r[1])}`);
+
+/** "hh:mm[:ss[.f]]" as seconds after the trace's start, on the start's day in the clock's mode (the next day when earlier). @param {string} s */
+function fromTimeOfDay(s) {
+  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d*)?))?$/.exec(s);
+  if (!m) return NaN;
+  const of = (/** @type {string} */ x) => { const [hh, mm, ss] = x.split(':'); return Number(hh) * 3600 + Number(mm) * 60 + Number(ss); };
+  const start = of(timeOfDay(0));
+  let t = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] || 0) - start;
+  if (t < -1) t += 86400; // past midnight
+  return t;
+}
 
 /**
- * "7-23", "7 - 23", "7.5–23 s": a range inside [0, duration], or null.
+ * "7-23", "7 - 23", "7.5–23 s", or with the clock showing dates "09:03:55-09:04:01.5": a range
+ * inside [0, duration], or null.
  * @param {string} txt @param {number} duration @returns {[number, number]|null}
  */
 export function parseRange(txt, duration) {
-  const m = /^\s*(\d+(?:\.\d*)?)\s*(?:-|–|\.\.)\s*(\d+(?:\.\d*)?)\s*s?\s*$/.exec(txt);
-  if (!m) return null;
-  const a = Math.max(0, Number(m[1]));
-  const b = Math.min(duration, Number(m[2]));
+  let a = NaN;
+  let b = NaN;
+  const secs = /^\s*(\d+(?:\.\d*)?)\s*(?:-|–|\.\.)\s*(\d+(?:\.\d*)?)\s*s?\s*$/.exec(txt);
+  const tod = /^\s*([\d:.]+)\s*(?:-|–|\.\.)\s*([\d:.]+)\s*$/.exec(txt);
+  if (secs) { a = Number(secs[1]); b = Number(secs[2]); } else if (tod && clock.mode !== 'trace') { a = fromTimeOfDay(tod[1]); b = fromTimeOfDay(tod[2]); }
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return null;
+  a = Math.max(0, a);
+  b = Math.min(duration, b);
   return b > a ? [a, b] : null;
 }
 

@@ -4,7 +4,7 @@ import * as api from './api.js';
 import { h, clear, fmtInt, fmtSize, fmtSecs, copyText, toast } from './dom.js';
 import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './url-state.js';
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
-import { findDef, canonicalSpec, clock, fmtUtcOffset } from './value-columns.js';
+import { findDef, canonicalSpec, clock, fmtUtcOffset, fmtWallClock } from './value-columns.js';
 import { Timeline } from './timeline.js';
 import { TableGraph, LIFETIME_TABLES } from './table-graph.js';
 import { GraphCache } from './graph-cache.js';
@@ -387,7 +387,8 @@ export class TracePage {
 
     // filter and range chips
     const chips = h('div', { class: 'filters', 'data-testid': 'filters' });
-    if (s.range) chips.append(h('span', { class: 'fchip range' }, [h('span', { text: `Time ${s.range[0].toFixed(3)}–${s.range[1].toFixed(3)} s` }), h('button', { class: 'x', text: '×', title: 'Clear the time selection', onclick: () => this.update({ range: null }) })]));
+    const rangeText = (/** @type {[number, number]} */ r) => (clock.mode === 'trace' ? `${r[0].toFixed(3)}–${r[1].toFixed(3)} s` : `${fmtWallClock(r[0]).slice(11, 23)}–${fmtWallClock(r[1]).slice(11, 23)}`);
+    if (s.range) chips.append(h('span', { class: 'fchip range' }, [h('span', { text: `Time ${rangeText(s.range)}` }), h('button', { class: 'x', text: '×', title: 'Clear the time selection', onclick: () => this.update({ range: null }) })]));
     s.filters.forEach((f, i) => {
       chips.append(h('span', { class: `fchip ${f.exclude ? 'excl' : ''}` }, [
         h('span', { text: `${f.column} ${f.exclude ? '≠' : '='} ${f.label ?? readableRef(f.value)}`, title: f.value }),

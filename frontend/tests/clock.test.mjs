@@ -61,3 +61,24 @@ test('End Time as UTC dates and in the trace\'s time zone', { skip: !traces }, a
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('with times as dates the CPU timeline\'s axis, its Range box and the range chip speak in times of day', { skip: !traces }, async () => {
+  const { p, c, errors } = await openPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&t=processes&tm=utc`);
+  await waitTable(p);
+  await p.waitForFunction(() => (document.querySelector('[data-testid=timeline]')?.getAttribute('data-ticks') || '[]') !== '[]');
+  const ticks = JSON.parse(await p.$eval('[data-testid=timeline]', (e) => e.getAttribute('data-ticks') || '[]'));
+  assert.ok(ticks.length > 2 && ticks.every((/** @type {string} */ t) => /^\d\d:\d\d:\d\d/.test(t)), `axis: ${ticks}`);
+  // The trace starts at 09:03:47.744579 UTC: 09:03:50-09:03:52 is 2.255421-4.255421 s after it.
+  await p.fill('[data-testid=range-input]', '09:03:50-09:03:52');
+  await p.press('[data-testid=range-input]', 'Enter');
+  await p.waitForURL(/[?&]r=2\.255421-4\.255421(&|$)/);
+  await p.waitForSelector('.fchip.range');
+  const chip = await p.$eval('.fchip.range span', (e) => e.textContent);
+  assert.equal(chip, `Time ${wall(2.255421, 0).slice(11, 23)}–${wall(4.255421, 0).slice(11, 23)}`);
+  // In seconds again, the axis says seconds.
+  await p.selectOption('[data-testid=clock]', 'trace');
+  await p.waitForFunction(() => JSON.parse(document.querySelector('[data-testid=timeline]')?.getAttribute('data-ticks') || '[]').every((/** @type {string} */ t) => t.endsWith(' s')));
+  assert.deepEqual(errors, []);
+  await c.close();
+});
