@@ -2,7 +2,8 @@
 // with baseline / comparison / delta / delta % per value column, largest loss first; or the differential flame graph.
 // Every control writes the link (compare-url.js), so reload, back/forward and copy link give the same view.
 import * as api from './api.js';
-import { h, clear, fmtInt, copyText, toast } from './dom.js';
+import { h, clear, fmtInt, fmt2, copyText, toast } from './dom.js';
+import { TABLE_NAMES } from './table-names.js';
 import { TABLES, defaultGroup, parseRange, rangeText, toCompareUrl } from './compare-url.js';
 import { mergeStacks, renderDiffFlame } from './compare-flame.js';
 import { shortLink } from './short-link.js';
@@ -11,6 +12,19 @@ import { shortLink } from './short-link.js';
 
 /** A number as the tables show it: integers grouped, fractions to 3 places. @param {number|null} x */
 const num = (x) => (x === null || x === undefined ? '' : Number.isInteger(x) ? fmtInt(x) : x.toFixed(3));
+
+/**
+ * How a value column reads here, as on the trace page: durations in ms with their unit in the
+ * header, counts and sizes whole, shares with two decimals. @param {string} name @param {string} type
+ * @returns {{header: string, scale: number, text: (x: number) => string}}
+ */
+function valueFormat(name, type) {
+  if (name.startsWith('%')) return { header: name, scale: 1, text: fmt2 };
+  if (type === 'duration') return { header: `${name.replace(/ \(s\)$/, '')} (ms)`, scale: 1000, text: fmt2 };
+  if (type === 'count' || type === 'size') return { header: type === 'size' ? `${name} (bytes)` : name, scale: 1, text: fmtInt };
+  if (type === 'time') return { header: `${name} (s)`, scale: 1, text: (x) => x.toFixed(6) };
+  return { header: name, scale: 1, text: num };
+}
 
 export class ComparePage {
   /** @param {HTMLElement} root @param {CompareState} s @param {(url: string, mode: 'push'|'replace') => void} write @param {(url: string) => void} navigate */
@@ -43,7 +57,7 @@ export class ComparePage {
       names.textContent = `${b.name} → ${n.name}`;
       document.title = `${b.name} vs ${n.name} - etlscope`;
     }).catch((e) => { names.textContent = `Cannot read the traces: ${e.message}`; });
-    const tableSel = /** @type {HTMLSelectElement} */ (h('select', { 'data-testid': 'compare-table' }, TABLES.map((t) => h('option', { value: t, text: t }))));
+    const tableSel = /** @type {HTMLSelectElement} */ (h('select', { 'data-testid': 'compare-table' }, TABLES.map((t) => h('option', { value: t, text: TABLE_NAMES[t] || t }))));
     tableSel.value = s.table;
     tableSel.addEventListener('change', () => this.set({ table: tableSel.value, group: defaultGroup(tableSel.value), values: [] }));
     const input = (/** @type {string} */ testid, /** @type {string} */ value, /** @type {string} */ ph, /** @type {(v: string) => void} */ on) => {
@@ -127,16 +141,21 @@ export class ComparePage {
 
 /** The table: keys, then per value column baseline / comparison / delta / delta %. @param {any} r */
 function compareTable(r) {
+  const formats = r.values.map((/** @type {string} */ v, /** @type {number} */ i) => valueFormat(v, (r.value_types || [])[i] || ''));
   const head1 = h('tr', {}, [...r.keys.map((/** @type {string} */ k) => h('th', { rowspan: '2', text: k })),
-    ...r.values.map((/** @type {string} */ v) => h('th', { colspan: '4', class: 'num', text: v }))]);
+    ...formats.map((/** @type {any} */ f) => h('th', { colspan: '4', class: 'num', text: f.header }))]);
   const head2 = h('tr', {}, r.values.flatMap(() => ['baseline', 'comparison', 'delta', 'delta %'].map((t) => h('th', { class: 'num', text: t }))));
   const rows = r.rows.map((/** @type {any} */ row) => h('tr', { 'data-testid': 'compare-row' }, [
     ...row.keys.map((/** @type {string} */ k) => h('td', { class: 'label', text: k })),
-    ...row.values.flatMap((/** @type {(number|null)[]} */ v) => v.map((x, i) => h('td', {
-      class: `num${i >= 2 && x !== null && x !== 0 ? (x < 0 ? ' loss' : ' gain') : ''}`,
-      'data-value': x === null ? '' : String(x),
-      text: i === 3 ? (x === null ? '' : `${x > 0 ? '+' : ''}${x.toFixed(1)}%`) : i === 2 && x !== null && x > 0 ? `+${num(x)}` : num(x),
-    }))),
+    ...row.values.flatMap((/** @type {(number|null)[]} */ v, /** @type {number} */ j) => v.map((x, i) => {
+      const f = formats[j];
+      const shown = x === null ? '' : f.text(x * f.scale);
+      return h('td', {
+        class: `num${i >= 2 && x !== null && x !== 0 ? (x < 0 ? ' loss' : ' gain') : ''}`,
+        'data-value': x === null ? '' : String(x),
+        text: i === 3 ? (x === null ? '' : `${x > 0 ? '+' : ''}${x.toFixed(1)}%`) : i === 2 && x !== null && x > 0 ? `+${shown}` : shown,
+      });
+    })),
   ]));
   return h('table', { class: 'grid compare-table', 'data-testid': 'compare-table-grid' }, [h('thead', {}, [head1, head2]), h('tbody', {}, rows)]);
 }

@@ -2,6 +2,7 @@
 // The view state comes from the URL; every change writes it back (pushState).
 import * as api from './api.js';
 import { h, clear, fmtInt, fmtSize, fmtSecs, copyText, toast } from './dom.js';
+import { TABLE_NAMES } from './table-names.js';
 import { toQuery, defaultState, apiFilters, apiRange, TABLE_DEFAULTS } from './url-state.js';
 import { TreeTable, VALUE_COLUMNS, SELF_KEY } from './table.js';
 import { findDef, canonicalSpec, clock, fmtUtcOffset, fmtWallClock } from './value-columns.js';
@@ -25,10 +26,6 @@ import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
 
-const TABLE_NAMES = {
-  'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
-  'file-io': 'File I/O', 'disk-io': 'Disk I/O', generic: 'Generic Events',
-};
 
 export class TracePage {
   /**

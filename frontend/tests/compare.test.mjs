@@ -170,3 +170,23 @@ test('the differential flame graph: the shell extension boxes are loss, each box
   assert.equal(await p.locator('[data-testid=diff-box]').count(), boxes.length);
   assert.deepEqual(errors, []);
 });
+
+test('the comparison page names tables as WPA does and shows each value with its unit, as the trace page does', async () => {
+  const [baseId, newId] = srv.ids;
+  const { p, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/compare/${baseId}/${newId}?t=cpu-sampled&g=Process`);
+  await waitRows(p);
+  const table = await p.$eval('[data-testid=compare-table]', (e) => /** @type {HTMLSelectElement} */ (e).selectedOptions[0].textContent);
+  assert.equal(table, 'CPU Usage (Sampled)');
+  const heads = await p.$$eval('[data-testid=compare-table-grid] thead tr:first-child th.num', (x) => x.map((e) => e.textContent));
+  assert.deepEqual(heads, ['Count', 'Weight (ms)', '% Weight']);
+  // explorer.exe in the baseline: 44,504 samples of 1 ms; counts whole, weights in ms as on the trace page.
+  const b = sums(BASE, 'Process', (r) => name(r.Process)).get('explorer.exe');
+  const cells = await p.$$eval('[data-testid=compare-row]', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  const explorer = cells.find((c) => c[0] === 'explorer.exe');
+  assert.ok(explorer);
+  const f2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  assert.equal(explorer[1], new Intl.NumberFormat('en-US').format(b.count));
+  assert.equal(explorer[5], f2.format(b.weight * 1000));
+  assert.deepEqual(errors, []);
+});

@@ -108,6 +108,7 @@ pub async fn compare(
             "table": args.table,
             "keys": t.key_names,
             "values": t.value_names,
+            "value_types": t.value_types.iter().map(|ty| ty.name()).collect::<Vec<_>>(),
             "normalize": args.normalize,
             "factor": factor,
             "total_rows": total,

@@ -1,0 +1,7 @@
+// The tables by their API names, as WPA names them: tabs, the comparison page and presets say these.
+
+/** @type {Record<string, string>} */
+export const TABLE_NAMES = {
+  'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
+  'file-io': 'File I/O', 'disk-io': 'Disk I/O', generic: 'Generic Events',
+};
