@@ -4,12 +4,13 @@
 # `info` and `export` on the real traces and the demo, and its server answers
 # a trace's summary and a table on loopback. Prints "wine-smoke: N passed, M failed".
 #
-# Needs: target/x86_64-pc-windows-gnu/release/etlscope.exe, target/release/etlscope,
+# Needs: target/x86_64-pc-windows-gnu/$WINDOWS_PROFILE/etlscope.exe (default profile `wine`, see
+# Cargo.toml; `release` for the optimised exe), target/release/etlscope,
 # wine (Debian's wine/wine64) and x86_64-w64-mingw32-gcc (for the ProcessPrng
 # stand-in that Wine 8.0 lacks: scripts/wine/bcryptprimitives.c, test-only).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-EXE=target/x86_64-pc-windows-gnu/release/etlscope.exe
+EXE=target/x86_64-pc-windows-gnu/${WINDOWS_PROFILE:-wine}/etlscope.exe
 LINUX=target/release/etlscope
 TRACES="${ETLSCOPE_REAL_TRACES:-../shared/traces}"
 export WINEPREFIX="${WINEPREFIX:-$HOME/.cache/etlscope/wineprefix}"
