@@ -6,9 +6,9 @@
 //!
 //! cargo run --release -p query --example bench_live_steps -- FILE [EVERY]
 
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::steps::StepTimes;
-use model::build::FileMeta;
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::steps::StepTimes;
+use model::ingest::FileMeta;
 use query::live_index::Kept;
 use query::Engine;
 use std::sync::Arc;

@@ -12,8 +12,8 @@ pub mod record_windows;
 pub mod replay;
 
 use crate::store::{LoadedTrace, Store};
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::steps::StepTimes;
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::steps::StepTimes;
 use query::live_index::{Kept, LiveSeed};
 use query::Engine;
 use std::path::PathBuf;

@@ -260,7 +260,7 @@ impl AddressMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::lifetimes::build_processes;
+    use crate::ingest::lifetimes::build_processes;
 
     fn rundown(pid: u32, base: u64, path: &str) -> ImageRec {
         ImageRec {
