@@ -9,7 +9,7 @@
 use model::ingest::live::{LiveBuilder, LiveState};
 use model::ingest::steps::StepTimes;
 use model::ingest::FileMeta;
-use query::live_index::Kept;
+use query::index::live::Kept;
 use query::Engine;
 use std::sync::Arc;
 use testdata::process_cpu_ms as cpu_ms;

@@ -4,7 +4,7 @@
 
 use model::ingest::live::{LiveBuilder, LiveState};
 use model::ingest::FileMeta;
-use query::live_index::{Kept, LiveSeed};
+use query::index::live::{Kept, LiveSeed};
 use query::Engine;
 use std::path::Path;
 use std::sync::Arc;

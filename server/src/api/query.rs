@@ -4,7 +4,7 @@
 //! be keys (numbers) or labels (strings, e.g. `explorer.exe (4321)` or
 //! `windows.storage.dll!CFSFolder::_GetOverlayInfo`) or stable identities
 //! (`pid:6148@0`, `mod:NAME@TIMESTAMP:SIZE`, `fn:MODULE+RVA`; see
-//! query::stable_ids), which CPU Usage (Sampled) rows carry as `id`, so links
+//! query::index::stable_ids), which CPU Usage (Sampled) rows carry as `id`, so links
 //! survive re-ingest and symbols that load later.
 
 use super::error::{ApiError, ApiResult};
@@ -260,7 +260,7 @@ fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
 }
 
 /// Sets its flag when dropped: with the request's future, when the client
-/// went away before the answer (`query::cancel`).
+/// went away before the answer (`query::scan::cancel`).
 struct CancelOnDrop(Arc<AtomicBool>);
 
 impl Drop for CancelOnDrop {
@@ -289,10 +289,12 @@ where
     // Dropped with this future when the client goes away: the query stops.
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
     let flag = Arc::clone(&cancel.0);
-    tokio::task::spawn_blocking(move || ::query::cancel::with_flag(flag, || compute(&t, spec)))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map(Json)
+    tokio::task::spawn_blocking(move || {
+        ::query::scan::cancel::with_flag(flag, || compute(&t, spec))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map(Json)
 }
 
 pub async fn table(

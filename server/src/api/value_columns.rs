@@ -21,7 +21,7 @@ fn describe(
 ) -> Value {
     json!({
         "name": header,
-        "column": column.map_or(query::value_spec::PERCENT_WEIGHT, |d| d.name),
+        "column": column.map_or(query::table::value_spec::PERCENT_WEIGHT, |d| d.name),
         "aggregation": spec.aggregation.name(),
         "type": shown.name(),
         "unit": if spec.of == ValueOf::PercentWeight { Some("%") } else { shown.unit() },

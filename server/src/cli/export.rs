@@ -1,16 +1,16 @@
 //! `etlscope export FILE --table T [--rows] [--group COL,...] [--values "COL[:AGG],..."] [--sort COL[:asc|desc]] [--limit N] [--range S-E] [--filter COL=V]... [--format csv|tsv|json]`:
 //! a table grouped like wpaexporter: the key columns, then the value
 //! columns with their aggregates. Columns, types and default aggregations
-//! are query::table_columns' (the ones the UI and the HTTP API use).
+//! are query::table::columns' (the ones the UI and the HTTP API use).
 //! Numbers are in base units: seconds from trace start, seconds, bytes,
 //! counts; CSV has no thousands separators or units.
 
 use crate::cell_json::cell_json;
 use anyhow::{bail, Context};
 use model::Trace;
-use query::flat_table::{self, FlatRequest, FlatSort, FlatTable, SortOn};
 use query::stack_tags::columns::is_tag_column;
 use query::stack_tags::{StackTagKeys, StackTags};
+use query::table::flat::{self, FlatRequest, FlatSort, FlatTable, SortOn};
 use query::{CellValue, ColumnType, TableDef, TimeRange, ValueSpec};
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -212,14 +212,14 @@ pub fn export_tagged(
     });
     // No grouping asked for, on a table without a weight: list the rows.
     if args.rows || (keys.is_empty() && args.values.is_none() && def.weight.is_none()) {
-        return Ok(flat_table::list(trace, &def, &filters, range, args.limit));
+        return Ok(flat::list(trace, &def, &filters, range, args.limit));
     }
     let values: Vec<ValueSpec> = match &args.values {
         Some(v) => v
             .iter()
             .map(|s| ValueSpec::parse(&def, s))
             .collect::<Result<_, _>>()?,
-        None => query::value_spec::default_values(&def)?,
+        None => query::table::value_spec::default_values(&def)?,
     };
     let sort = args
         .sort
@@ -233,7 +233,7 @@ pub fn export_tagged(
         sort,
         limit: args.limit,
     };
-    Ok(flat_table::group(trace, &def, &req)?)
+    Ok(flat::group(trace, &def, &req)?)
 }
 
 /// The column of a `COL[:AGG]` value spec.

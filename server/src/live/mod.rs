@@ -14,7 +14,7 @@ pub mod replay;
 use crate::store::{LoadedTrace, Store};
 use model::ingest::live::{LiveBuilder, LiveState};
 use model::ingest::steps::StepTimes;
-use query::live_index::{Kept, LiveSeed};
+use query::index::live::{Kept, LiveSeed};
 use query::Engine;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
