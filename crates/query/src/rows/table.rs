@@ -281,7 +281,8 @@ impl RowTable {
         }
     }
 
-    pub(crate) fn def(&self) -> TableDef<'_> {
+    /// The table's column definitions (what value specs and the planner read).
+    pub fn def(&self) -> TableDef<'_> {
         definition(&self.trace, &self.tags, self.kind)
     }
 

@@ -8,6 +8,7 @@ pub mod cell_value;
 pub mod columns;
 pub mod flat;
 pub(crate) mod flat_classes;
+pub mod plan;
 pub(crate) mod row_range;
 pub mod sampled;
 pub(crate) mod sampled_values;
