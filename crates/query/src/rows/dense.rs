@@ -8,8 +8,8 @@
 //! rows are scanned in parallel, each into its own arrays, and merged
 //! exactly as `Group::merge` does.
 
+use crate::rows::group::{Group, Head};
 use crate::rows::level::FlatLevel;
-use crate::rows::table::{Group, Head};
 use crate::scan::cancel::Cancel;
 use crate::scan::prefetch::{prefetch, AHEAD};
 use crate::table::aggregate::{Acc, Aggregation};

@@ -3,12 +3,14 @@
 //! row's call node (stacks, one level per frame).
 
 use crate::index::call_tree::{CallTree, ROOT};
-use crate::rows::table::NO_STACK;
 use crate::scan::filter::STACK_SELF;
 use crate::table::columns::{number_text, Cells, ColumnType};
 use crate::{Column, Engine};
 use model::NONE;
 use rustc_hash::FxHashMap;
+
+/// The key (labelled `n/a`) of rows without a stack, at a stack column's first level.
+pub const NO_STACK: u32 = u32::MAX - 2;
 
 /// Labels and parents of the call nodes a stack column passes through.
 #[derive(Debug, Clone, Default)]

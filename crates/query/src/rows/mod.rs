@@ -6,6 +6,7 @@
 
 pub(crate) mod dense;
 pub mod graph;
+pub(crate) mod group;
 pub(crate) mod keys;
 pub(crate) mod level;
 pub mod table;

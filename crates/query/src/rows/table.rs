@@ -10,7 +10,9 @@
 use crate::graph::table_graph::{Graph, GraphBins};
 use crate::rows::dense;
 use crate::rows::graph::Measure;
+use crate::rows::group::{Group, Head};
 use crate::rows::keys::KeyColumn;
+pub use crate::rows::keys::NO_STACK;
 use crate::rows::level::FlatLevel;
 use crate::scan::cancel::Cancel;
 use crate::scan::filter::{TimeRange, STACK_SELF};
@@ -29,9 +31,6 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
-
-/// The key (labelled `n/a`) of rows without a stack, at a stack column's first level.
-pub const NO_STACK: u32 = u32::MAX - 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RowTableKind {
@@ -132,57 +131,6 @@ pub struct RowTable {
     tags: Arc<StackTagKeys>,
     /// Whether rows have a time (the First/Last of a group mean something).
     pub timed: bool,
-}
-
-/// Count, weight and time span of a group while scanning.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Head {
-    pub count: u64,
-    pub weight: i64,
-    pub first: i64,
-    pub last: i64,
-}
-
-impl Default for Head {
-    fn default() -> Head {
-        Head {
-            count: 0,
-            weight: 0,
-            first: i64::MAX,
-            last: i64::MIN,
-        }
-    }
-}
-
-impl Head {
-    pub(crate) fn merge(&mut self, o: &Head) {
-        self.count += o.count;
-        self.weight = self.weight.saturating_add(o.weight);
-        self.first = self.first.min(o.first);
-        self.last = self.last.max(o.last);
-    }
-}
-
-/// Per group while scanning.
-#[derive(Debug, Clone)]
-pub(crate) struct Group {
-    pub head: Head,
-    pub sums: Vec<i64>,
-    pub accs: Vec<Acc>,
-    pub deeper: bool,
-}
-
-impl Group {
-    fn merge(&mut self, o: Group) {
-        self.head.merge(&o.head);
-        for (s, x) in self.sums.iter_mut().zip(o.sums) {
-            *s = s.saturating_add(x);
-        }
-        for (a, x) in self.accs.iter_mut().zip(&o.accs) {
-            a.merge(x);
-        }
-        self.deeper |= o.deeper;
-    }
 }
 
 /// What one part of a row table's rows adds up to.
