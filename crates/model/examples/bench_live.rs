@@ -6,8 +6,8 @@
 //!
 //! cargo run --release -p model --example bench_live -- FILE [EVERY]
 
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::FileMeta;
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::FileMeta;
 use std::time::Instant;
 use testdata::process_cpu_ms as cpu_ms;
 

@@ -1,15 +1,15 @@
 //! The columnar trace model: every table a view of etlscope reads, built
 //! from the events of an `.etl` file in one parallel pass plus sequential
 //! joins. Tables are structs of `Vec`s indexed by row; strings are `StrId`s
-//! into one interner; stacks are a prefix tree. See `build` for how.
+//! into one interner; stacks are a prefix tree. See `ingest` for how.
 
-pub mod build;
 mod cell_text;
 pub mod cpu_precise;
 pub mod frames;
 pub mod funcs;
 pub mod generic;
 pub mod images;
+pub mod ingest;
 pub mod io;
 pub mod processes;
 pub mod progress;
@@ -20,8 +20,8 @@ pub mod system_config;
 pub mod threads;
 pub mod time;
 
-pub use build::{build, build_with_progress};
 pub use images::NONE;
+pub use ingest::{build, build_with_progress};
 
 use etl::Diagnostic;
 

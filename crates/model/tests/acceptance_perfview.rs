@@ -115,7 +115,7 @@ fn samples_with_stack() {
     let is_kernel = |f: usize| {
         let m = t.frames.module[f];
         if m == model::NONE {
-            model::build::is_kernel_address(t.frames.address[f], 8)
+            model::ingest::is_kernel_address(t.frames.address[f], 8)
         } else {
             kernel_modules.contains(&m)
         }
@@ -313,7 +313,7 @@ fn order_sensitive_samples_get_the_user_half_of_their_stay_in_the_kernel() {
     let kernel = |f: u32| {
         let m = t.frames.module[f as usize];
         if m == model::NONE {
-            model::build::is_kernel_address(t.frames.address[f as usize], 8)
+            model::ingest::is_kernel_address(t.frames.address[f as usize], 8)
         } else {
             kernel_modules.contains(&m)
         }

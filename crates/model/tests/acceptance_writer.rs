@@ -616,7 +616,7 @@ fn sweep_build_matches_the_reference_build_on_random_traces() {
     for seed in 0..12u64 {
         let p = if seed % 2 == 0 { 8 } else { 4 };
         let file = EtlFile::from_bytes(random_trace(p, seed)).unwrap();
-        let (new, old) = (model::build(&file), model::build::build_reference(&file));
+        let (new, old) = (model::build(&file), model::ingest::build_reference(&file));
         assert_eq!(new.samples.len(), old.samples.len());
         assert!(
             old.info.samples_with_stack > 100,
@@ -684,7 +684,7 @@ fn sweep_build_matches_the_reference_build_across_join_blocks_and_processes() {
         let (cur, _) =
             synth::bench::write_bench(std::io::Cursor::new(Vec::new()), &params).unwrap();
         let file = EtlFile::from_bytes(cur.into_inner()).unwrap();
-        let (new, old) = (model::build(&file), model::build::build_reference(&file));
+        let (new, old) = (model::build(&file), model::ingest::build_reference(&file));
         assert_eq!(new.samples.len(), old.samples.len());
         assert!(new.samples.len() > 140_000, "seed {seed}: too few samples");
         assert_eq!(new.info.samples_with_stack, old.info.samples_with_stack);

@@ -4,8 +4,8 @@
 //! normal build is the oracle here (as `build_reference` is for the sweep);
 //! on the real trace the sample count is also the Python reference's.
 
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::FileMeta;
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::FileMeta;
 use model::Trace;
 use std::collections::BTreeMap;
 use std::path::Path;

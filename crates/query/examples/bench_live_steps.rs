@@ -6,10 +6,10 @@
 //!
 //! cargo run --release -p query --example bench_live_steps -- FILE [EVERY]
 
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::steps::StepTimes;
-use model::build::FileMeta;
-use query::live_index::Kept;
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::steps::StepTimes;
+use model::ingest::FileMeta;
+use query::index::live::Kept;
 use query::Engine;
 use std::sync::Arc;
 use testdata::process_cpu_ms as cpu_ms;

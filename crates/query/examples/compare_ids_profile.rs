@@ -1,11 +1,11 @@
-//! Times `compare_ids::compare` (and the cut to 500 rows, as `POST
+//! Times `ids::compare` (and the cut to 500 rows, as `POST
 //! /api/compare` asks) on two synthetic traces of `Shape::bench(N)`,
 //! seeds 42 and 43, per grouping (`ETLSCOPE_GROUPS="Process Name;Module"`,
 //! default the four of issue 17), with the process's CPU time beside;
 //! `ETLSCOPE_ROUNDS` times each (default 2: the first fills the engines'
 //! per-trace compare caches, the next are requests as a server answers them).
 
-use query::compare_ids::{self, Side};
+use query::compare::ids::{self, Side};
 use query::synthetic::{self, Shape};
 use query::Engine;
 use std::sync::Arc;
@@ -50,8 +50,7 @@ fn main() {
             engine,
             range: None,
         };
-        let Some(c) = compare_ids::compare(side(&b), side(&e), "cpu-sampled", &keys, None, 1.0)
-        else {
+        let Some(c) = ids::compare(side(&b), side(&e), "cpu-sampled", &keys, None, 1.0) else {
             println!("{g}: not covered");
             continue;
         };

@@ -5,38 +5,38 @@
 //! `-- FILE.etl`: the findings of that trace, then the trace compared with
 //! itself by Process Name, Module, Function and Process,Stack.
 
-use query::flat_table::{self, FlatRequest};
 use query::synthetic::{self, Shape};
+use query::table::flat::{self, FlatRequest};
 use query::{compare, findings, Engine, TableDef, ValueSpec};
 use std::sync::Arc;
 use std::time::Instant;
 
-fn grouped(t: &model::Trace, col: &str) -> flat_table::FlatTable {
+fn grouped(t: &model::Trace, col: &str) -> flat::FlatTable {
     let def = TableDef::of(t, "cpu-sampled").expect("cpu-sampled");
     let req = FlatRequest {
         keys: vec![def.column(col).expect("column")],
         values: vec![ValueSpec::parse(&def, "Count").expect("Count")],
         ..Default::default()
     };
-    flat_table::group(t, &def, &req).expect("group")
+    flat::group(t, &def, &req).expect("group")
 }
 
 /// The table `POST /api/compare` groups (the default values: Count,
 /// Weight, % Weight) by `cols`, per class of samples or per row.
-fn compare_group(t: &model::Trace, cols: &[&str], per_row: bool) -> flat_table::FlatTable {
+fn compare_group(t: &model::Trace, cols: &[&str], per_row: bool) -> flat::FlatTable {
     let def = TableDef::of(t, "cpu-sampled").expect("cpu-sampled");
     let req = FlatRequest {
         keys: cols
             .iter()
             .map(|c| def.column(c).expect("column"))
             .collect(),
-        values: query::value_spec::default_values(&def).expect("values"),
+        values: query::table::value_spec::default_values(&def).expect("values"),
         ..Default::default()
     };
     let g = if per_row {
-        flat_table::group_per_row
+        flat::group_per_row
     } else {
-        flat_table::group
+        flat::group
     };
     g(t, &def, &req).expect("group")
 }

@@ -4,70 +4,40 @@
 //!
 //! An [`Engine`] is built once per trace (O(#frames + #stacks + #threads));
 //! each query is then one parallel scan over the samples of its time range
-//! with three array lookups per sample (see `plan` and `scan`).
+//! with three array lookups per sample (see `scan`).
 
-pub mod aggregate;
-pub mod butterfly;
-pub mod butterfly_tree;
-pub mod call_tree;
-pub mod cancel;
-pub mod cell_value;
-pub mod columns;
 pub mod compare;
-pub mod compare_ids;
-pub mod filter;
 pub mod findings;
-pub mod flame;
-mod flat_classes;
-pub mod flat_table;
-pub mod funcs;
 pub mod graph;
-mod inclusive_by_process;
-pub mod live_index;
-pub mod name_search;
-mod node_self_view;
-mod plan;
-mod prefetch;
-mod row_dense;
-mod row_graph;
-mod row_level;
-mod row_table_keys;
-pub mod row_tables;
-mod sampled_values;
-mod scan;
-pub mod stable_ids;
+pub mod index;
+pub mod rows;
+pub mod scan;
 pub mod stack_tags;
 pub mod synthetic;
-pub mod table_columns;
-pub mod table_query;
-pub mod text_order;
-pub mod timeline;
-mod totals;
-pub mod value_spec;
-mod views;
+pub mod table;
+pub mod tree;
 
-pub use aggregate::{AggValue, Aggregation};
-pub use butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
-pub use butterfly_tree::{ButterflyTreeRequest, Direction, Occurrence};
-pub use call_tree::{CallTree, ROOT};
-pub use cell_value::CellValue;
-pub use columns::Column;
-pub use filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
-pub use flame::{FlameGraph, FlameOrder, FlameRequest};
-pub use funcs::FuncKeys;
-pub use graph::{Graph, GraphBins, GraphSeries, MAX_GRAPH_BINS};
-pub use name_search::{NameKind, NameMatch};
-pub use row_graph::{Measure, Span};
+pub use graph::table_graph::{Graph, GraphBins, GraphSeries, MAX_GRAPH_BINS};
+pub use graph::timeline::{Series, SeriesBy, Timeline, TimelineRequest};
+pub use index::call_tree::{CallTree, ROOT};
+pub use index::columns::Column;
+pub use index::funcs::FuncKeys;
+pub use index::stable_ids::{Resolved, StableId};
+pub use rows::graph::{Measure, Span};
+pub use rows::table::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};
+pub use scan::filter::{ColumnFilter, Filters, Selection, TimeRange, STACK_SELF};
+pub use scan::pass::Cell;
+pub use table::aggregate::{AggValue, Aggregation};
+pub use table::cell_value::CellValue;
+pub use table::columns::{ColumnDef, ColumnType, TableDef};
+pub use table::sampled::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
+pub use table::value_spec::{ValueOf, ValueSpec};
+pub use tree::butterfly::{Butterfly, ButterflyRequest, ButterflyTarget, Neighbor, NeighborBy};
+pub use tree::butterfly_tree::{ButterflyTreeRequest, Direction, Occurrence};
+pub use tree::flame::{FlameGraph, FlameOrder, FlameRequest};
+pub use tree::name_search::{NameKind, NameMatch};
 
-pub use row_tables::{RowFilter, RowTable, RowTableKind, RowTableRequest, NO_STACK};
-pub use scan::Cell;
-pub use stable_ids::{Resolved, StableId};
-pub use table_columns::{ColumnDef, ColumnType, TableDef};
-pub use table_query::{Row, SortBy, TableRequest, TableResponse, Totals, ValueColumn};
-pub use timeline::{Series, SeriesBy, Timeline, TimelineRequest};
-pub use value_spec::{ValueOf, ValueSpec};
-
-use columns::ColumnKeys;
+use index::columns::ColumnKeys;
 use model::{Trace, NONE};
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -101,10 +71,10 @@ pub struct Engine {
     pub(crate) tree: CallTree,
     pub(crate) keys: ColumnKeys,
     /// Shared with the engines of other stack tag sets (`with_stack_tags`).
-    pub(crate) by_thread: Arc<views::View>,
-    pub(crate) by_node: Arc<views::View>,
+    pub(crate) by_thread: Arc<index::views::View>,
+    pub(crate) by_node: Arc<index::views::View>,
     /// Per-stack and per-thread totals of buckets of samples.
-    pub(crate) totals: Arc<totals::SampleTotals>,
+    pub(crate) totals: Arc<index::totals::SampleTotals>,
     /// The set the Stack Tag column shows (the built-in one by default).
     pub(crate) stack_tags: Arc<stack_tags::StackTags>,
     /// Every sample names a thread row of the trace (queries leave out
@@ -114,7 +84,7 @@ pub struct Engine {
     /// expanding a row can skip the samples outside it.
     filter_totals: Mutex<Vec<(Filters, Cell)>>,
     /// What comparisons read of this trace, made on the first one.
-    pub(crate) compare_cache: Arc<compare_ids::CompareCache>,
+    pub(crate) compare_cache: Arc<compare::ids::CompareCache>,
 }
 
 /// How many filters' totals the engine remembers.
@@ -138,13 +108,15 @@ impl Engine {
             trace,
             options,
             |t| {
-                views::View::build(&t.samples, t.threads.len(), |i| {
+                index::views::View::build(&t.samples, t.threads.len(), |i| {
                     t.samples.thread(i) as usize
                 })
             },
             |t, tree| {
                 let s = &t.samples;
-                views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize)
+                index::views::View::build(s, tree.len(), |i| {
+                    tree.node_of_stack(s.stack[i]) as usize
+                })
             },
         )
     }
@@ -154,8 +126,8 @@ impl Engine {
     fn with_views(
         trace: Arc<Trace>,
         options: EngineOptions,
-        by_thread: impl FnOnce(&Trace) -> views::View + Send,
-        by_node: impl FnOnce(&Trace, &CallTree) -> views::View + Send,
+        by_thread: impl FnOnce(&Trace) -> index::views::View + Send,
+        by_node: impl FnOnce(&Trace, &CallTree) -> index::views::View + Send,
     ) -> Engine {
         let funcs = FuncKeys::build(&trace);
         let tree = CallTree::build(&trace.stacks, &funcs);
@@ -165,7 +137,7 @@ impl Engine {
         let ((by_thread, by_node), totals) = rayon::join(
             || rayon::join(|| by_thread(&trace), || by_node(&trace, &tree)),
             || {
-                totals::SampleTotals::build(
+                index::totals::SampleTotals::build(
                     s,
                     trace.stacks.len(),
                     trace.threads.len(),
@@ -211,7 +183,7 @@ impl Engine {
         let keys = ColumnKeys::build(&trace, &funcs, &tree, &self.stack_tags);
         let s = &trace.samples;
         let by_node =
-            views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize);
+            index::views::View::build(s, tree.len(), |i| tree.node_of_stack(s.stack[i]) as usize);
         Ok(Engine {
             funcs,
             keys,

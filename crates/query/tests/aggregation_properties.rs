@@ -9,8 +9,8 @@
 
 use model::processes::OPEN;
 use model::Trace;
-use query::flat_table::{self, FlatRequest};
 use query::synthetic::Rng;
+use query::table::flat::{self, FlatRequest};
 use query::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -302,7 +302,7 @@ fn group_rows_are_the_aggregate_of_their_rows_and_children_for_every_mode() {
                 .iter()
                 .map(|(c, a)| ValueSpec::parse(&def, &format!("{c}:{}", a.name())).unwrap())
                 .collect();
-            let flat = flat_table::group(
+            let flat = flat::group(
                 &t,
                 &def,
                 &FlatRequest {

@@ -5,12 +5,12 @@
 //! values and order must be equal, to the bit.
 
 use model::Trace;
+use query::compare::ids::{self, Side};
 use query::compare::{self, CompareRow, CompareTable};
-use query::compare_ids::{self, Side};
-use query::filter::TimeRange;
-use query::flat_table::{self, FlatRequest};
+use query::scan::filter::TimeRange;
 use query::synthetic::{self, Shape};
-use query::table_columns::{Cells, MISSING};
+use query::table::columns::{Cells, MISSING};
+use query::table::flat::{self, FlatRequest};
 use query::{CellValue, ColumnType, Engine, EngineOptions, TableDef, ValueSpec};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -147,7 +147,7 @@ fn by_texts(
                 range,
                 ..Default::default()
             };
-            flat_table::group_per_row(t, &def, &req).expect("group")
+            flat::group_per_row(t, &def, &req).expect("group")
         })
         .collect();
     compare::compare(&tables[0], &tables[1], scale)
@@ -187,7 +187,7 @@ fn check(base: &Engine, new: &Engine, rng: &mut Rng, cases: usize) -> (usize, us
         let what = format!("case {case}: {keys:?} {values:?} {rb:?} {rn:?} x{scale}");
         let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let side = |engine, range| Side { engine, range };
-        let ids = compare_ids::compare(
+        let ids = ids::compare(
             side(base, rb),
             side(new, rn),
             "cpu-sampled",
@@ -207,7 +207,7 @@ fn check(base: &Engine, new: &Engine, rng: &mut Rng, cases: usize) -> (usize, us
         }
         // A cut (as `POST /api/compare` asks): the naive rows' largest changes.
         let limit = rng.below(expected.len() + 2);
-        let (cut, omitted) = compare_ids::compare(
+        let (cut, omitted) = ids::compare(
             side(base, rb),
             side(new, rn),
             "cpu-sampled",
@@ -260,7 +260,7 @@ fn larger_traces_and_a_trace_against_itself() {
     check(&b, &n, &mut rng, 8);
     let values = ["Count", "Weight", "% Weight"];
     for (x, y) in [(&b, &n), (&b, &b)] {
-        let by_ids = compare_ids::compare(
+        let by_ids = ids::compare(
             Side {
                 engine: x,
                 range: None,
@@ -294,7 +294,7 @@ fn other_requests_are_not_covered() {
     let ask = |table: &str, keys: &[&str], values: Option<&[&str]>| {
         let keys: Vec<String> = keys.iter().map(|s| s.to_string()).collect();
         let values: Option<Vec<String>> = values.map(|v| v.iter().map(|s| s.to_string()).collect());
-        compare_ids::compare(side, side, table, &keys, values.as_deref(), 1.0).is_some()
+        ids::compare(side, side, table, &keys, values.as_deref(), 1.0).is_some()
     };
     assert!(ask("cpu-sampled", &["Module"], None));
     assert!(
@@ -333,10 +333,9 @@ fn kept_pair_counts_answer_as_a_fresh_pass() {
                 engine,
                 range: None,
             };
-            let (table, _) =
-                compare_ids::compare(side(&b), side(&n), "cpu-sampled", &owned, None, 1.0)
-                    .expect("covered")
-                    .into_table(usize::MAX);
+            let (table, _) = ids::compare(side(&b), side(&n), "cpu-sampled", &owned, None, 1.0)
+                .expect("covered")
+                .into_table(usize::MAX);
             let sides = [(b.trace(), None), (n.trace(), None)];
             let expected = naive(sides, keys, &values, 1.0);
             assert!(table.rows == expected, "round {round}: {keys:?}");
@@ -363,7 +362,7 @@ fn a_warmed_trace_answers_as_a_cold_one() {
                 engine,
                 range: None,
             };
-            compare_ids::compare(side(base), side(&new), "cpu-sampled", &owned, None, 1.0)
+            ids::compare(side(base), side(&new), "cpu-sampled", &owned, None, 1.0)
                 .expect("covered")
                 .into_table(usize::MAX)
                 .0

@@ -1,13 +1,13 @@
-//! `flat_table::group` pre-groups CPU Usage (Sampled) samples by thread
+//! `flat::group` pre-groups CPU Usage (Sampled) samples by thread
 //! and stack (issue 17: comparison under 1 s on 10M samples); on random
 //! synthetic traces, groupings, value columns, ranges and filters its
 //! tables and comparisons must equal those of the per-row grouping it
 //! replaced (`group_per_row`, the code before).
 
 use query::compare;
-use query::filter::TimeRange;
-use query::flat_table::{self, FlatRequest, FlatTable};
+use query::scan::filter::TimeRange;
 use query::synthetic::{self, Shape};
+use query::table::flat::{self, FlatRequest, FlatTable};
 use query::{TableDef, ValueSpec};
 use testdata::Rng;
 
@@ -75,7 +75,7 @@ fn check(t: &model::Trace, rng: &mut Rng, cases: usize) {
             .map(|_| def.column(rng.pick(&KEYS)).expect("key"))
             .collect();
         let values: Vec<ValueSpec> = match rng.below(3) {
-            0 => query::value_spec::default_values(&def).expect("defaults"),
+            0 => query::table::value_spec::default_values(&def).expect("defaults"),
             _ => (0..1 + rng.below(3))
                 .map(|_| ValueSpec::parse(&def, rng.pick(&VALUES)).expect("value"))
                 .collect(),
@@ -104,8 +104,8 @@ fn check(t: &model::Trace, rng: &mut Rng, cases: usize) {
             limit: if rng.below(4) == 0 { 5 } else { 0 },
         };
         let what = format!("case {case}: {req:?}");
-        let fast = flat_table::group(t, &def, &req).expect("group");
-        let slow = flat_table::group_per_row(t, &def, &req).expect("per row");
+        let fast = flat::group(t, &def, &req).expect("group");
+        let slow = flat::group_per_row(t, &def, &req).expect("per row");
         same(&fast, &slow, &what);
         assert_eq!(
             compare::compare(&fast, &slow, 0.5),
@@ -142,11 +142,11 @@ fn grouped_by_process_and_stack_matches() {
             def.column("Process").expect("Process"),
             def.column("Stack").expect("Stack"),
         ],
-        values: query::value_spec::default_values(&def).expect("defaults"),
+        values: query::table::value_spec::default_values(&def).expect("defaults"),
         ..Default::default()
     };
-    let fast = flat_table::group(&t, &def, &req).expect("group");
-    let slow = flat_table::group_per_row(&t, &def, &req).expect("per row");
+    let fast = flat::group(&t, &def, &req).expect("group");
+    let slow = flat::group_per_row(&t, &def, &req).expect("per row");
     same(&fast, &slow, "Process,Stack");
     // Independent of both paths: the rows' counts add up to the samples.
     let total: f64 = fast

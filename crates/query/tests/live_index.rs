@@ -2,9 +2,9 @@
 //! (`Engine::extending`) has the same sample views as the one `Engine::new`
 //! builds over the same model, snapshot after snapshot of a replay.
 
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::FileMeta;
-use query::live_index::{Kept, LiveSeed};
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::FileMeta;
+use query::index::live::{Kept, LiveSeed};
 use query::Engine;
 use std::path::Path;
 use std::sync::Arc;

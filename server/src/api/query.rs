@@ -4,7 +4,7 @@
 //! be keys (numbers) or labels (strings, e.g. `explorer.exe (4321)` or
 //! `windows.storage.dll!CFSFolder::_GetOverlayInfo`) or stable identities
 //! (`pid:6148@0`, `mod:NAME@TIMESTAMP:SIZE`, `fn:MODULE+RVA`; see
-//! query::stable_ids), which CPU Usage (Sampled) rows carry as `id`, so links
+//! query::index::stable_ids), which CPU Usage (Sampled) rows carry as `id`, so links
 //! survive re-ingest and symbols that load later.
 
 use super::error::{ApiError, ApiResult};
@@ -15,6 +15,7 @@ use crate::store::LoadedTrace;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::Json;
+use query::table::plan::{self, TableAsk};
 use query::{
     ButterflyRequest, ButterflyTarget, Column, ColumnFilter, Filters, FlameOrder, FlameRequest,
     NeighborBy, RowFilter, RowTableKind, RowTableRequest, SeriesBy, SortBy, TableRequest,
@@ -164,19 +165,9 @@ fn column(name: &str) -> ApiResult<Column> {
 }
 
 pub(super) fn range(r: &Option<Range>) -> ApiResult<Option<TimeRange>> {
-    match r {
-        None => Ok(None),
-        Some(r) if r.start_s.is_finite() && r.end_s.is_finite() && r.start_s <= r.end_s => {
-            Ok(Some(TimeRange {
-                start_ns: model::time::s_to_ns(r.start_s),
-                end_ns: model::time::s_to_ns(r.end_s),
-            }))
-        }
-        Some(r) => Err(bad(format!(
-            "bad range {}..{}: start must not be after end",
-            r.start_s, r.end_s
-        ))),
-    }
+    r.as_ref()
+        .map(|r| plan::time_range(r.start_s, r.end_s).map_err(bad))
+        .transpose()
 }
 
 pub(super) fn sort(s: &SortSpec) -> ApiResult<SortBy> {
@@ -260,7 +251,7 @@ fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
 }
 
 /// Sets its flag when dropped: with the request's future, when the client
-/// went away before the answer (`query::cancel`).
+/// went away before the answer (`query::scan::cancel`).
 struct CancelOnDrop(Arc<AtomicBool>);
 
 impl Drop for CancelOnDrop {
@@ -289,10 +280,12 @@ where
     // Dropped with this future when the client goes away: the query stops.
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
     let flag = Arc::clone(&cancel.0);
-    tokio::task::spawn_blocking(move || ::query::cancel::with_flag(flag, || compute(&t, spec)))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map(Json)
+    tokio::task::spawn_blocking(move || {
+        ::query::scan::cancel::with_flag(flag, || compute(&t, spec))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map(Json)
 }
 
 pub async fn table(
@@ -425,11 +418,24 @@ pub(super) fn row_request<'t>(
             ))
         })
     };
-    let columns: Vec<usize> = spec
-        .columns
-        .iter()
-        .map(|c| col(c))
-        .collect::<ApiResult<_>>()?;
+    // Key columns only (Count is a column of the table, no key of its tree).
+    for c in &spec.columns {
+        col(c)?;
+    }
+    // Key columns, value columns, range and a value column to sort by:
+    // the planner `etlscope export` uses; filters and the path are this
+    // endpoint's (keys or labels, tree levels).
+    let def = table.def();
+    let ask = TableAsk {
+        keys: &spec.columns,
+        values: Some(&spec.values),
+        range: spec.range.as_ref().map(|r| (r.start_s, r.end_s)),
+        sort: spec.sort.by.as_deref(),
+        limit: spec.limit,
+        ..TableAsk::default()
+    };
+    let plan = plan::plan(&def, &ask).map_err(bad)?;
+    let columns = plan.keys.clone();
     let mut filters = Vec::new();
     for f in &spec.filters {
         let c = col(&f.column)?;
@@ -458,7 +464,7 @@ pub(super) fn row_request<'t>(
             exclude: f.exclude,
         });
     }
-    let range = range(&spec.range)?;
+    let range = plan.range;
     let mut path = Vec::new();
     for p in &spec.path {
         let key = match p {
@@ -479,15 +485,10 @@ pub(super) fn row_request<'t>(
         };
         path.push(key);
     }
-    let values = value_columns::row_values(table, &spec.values)?;
+    let values = plan.values.clone();
     // A requested value column (by its spec or header) sorts by its
     // aggregate; a UI value column's name by its sum.
-    let sort_aggregate = spec.sort.by.as_deref().and_then(|b| {
-        let by_spec = table.value_spec(b).ok();
-        values
-            .iter()
-            .position(|v| Some(*v) == by_spec || table.value_header(v).0 == b)
-    });
+    let sort_aggregate = plan.sort_value();
     let sort_value = spec
         .sort
         .by

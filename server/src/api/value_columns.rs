@@ -5,6 +5,7 @@
 
 use super::error::{ApiError, ApiResult};
 use crate::cell_json::cell_json;
+use query::table::plan::{self, TableAsk};
 use query::{ColumnType, RowTable, TableDef, TableResponse, ValueOf, ValueSpec};
 use serde_json::{json, Value};
 
@@ -21,19 +22,11 @@ fn describe(
 ) -> Value {
     json!({
         "name": header,
-        "column": column.map_or(query::value_spec::PERCENT_WEIGHT, |d| d.name),
+        "column": column.map_or(query::table::value_spec::PERCENT_WEIGHT, |d| d.name),
         "aggregation": spec.aggregation.name(),
         "type": shown.name(),
         "unit": if spec.of == ValueOf::PercentWeight { Some("%") } else { shown.unit() },
     })
-}
-
-/// The value columns `specs` name in a row table.
-pub fn row_values(table: &RowTable, specs: &[String]) -> ApiResult<Vec<ValueSpec>> {
-    specs
-        .iter()
-        .map(|s| table.value_spec(s).map_err(bad))
-        .collect()
 }
 
 /// Adds `value_columns` and each row's aggregates (`values`, by header).
@@ -76,22 +69,16 @@ pub fn sampled_values(
     let Some(def) = TableDef::of(t, "cpu-sampled") else {
         return Err(bad("no cpu-sampled table"));
     };
-    let values = specs
-        .iter()
-        .map(|s| ValueSpec::parse(&def, s).map_err(bad))
-        .collect::<ApiResult<Vec<_>>>()?;
+    // The engine's own sort keys are not value columns.
     const OWN: [&str; 6] = ["count", "weight", "percent", "first", "last", "label"];
-    let sort_value = sort
-        .by
-        .as_deref()
-        .filter(|b| !OWN.contains(b))
-        .and_then(|b| {
-            let by_spec = ValueSpec::parse(&def, b).ok();
-            values
-                .iter()
-                .position(|v| Some(*v) == by_spec || v.header(&def) == b)
-        });
-    Ok((values, sort_value))
+    let ask = TableAsk {
+        values: Some(specs),
+        sort: sort.by.as_deref().filter(|b| !OWN.contains(b)),
+        ..TableAsk::default()
+    };
+    let plan = plan::plan(&def, &ask).map_err(bad)?;
+    let sort_value = plan.sort_value();
+    Ok((plan.values, sort_value))
 }
 
 /// Adds `value_columns` and each CPU Usage (Sampled) row's aggregates.

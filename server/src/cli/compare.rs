@@ -3,7 +3,7 @@
 //! [--format csv|json]`: the same grouped table on both traces, rows
 //! matched by identity, with baseline, comparison, delta and delta % for
 //! each numeric value column, largest loss first. CPU Usage (Sampled) by
-//! thread and stack columns is matched by ids (query::compare_ids); the
+//! thread and stack columns is matched by ids (query::compare::ids); the
 //! rest groups each trace as `export::export` does and matches the texts
 //! (query::compare).
 
@@ -11,8 +11,8 @@ use super::export::{self, ExportArgs};
 use anyhow::Context;
 use etl::EtlFile;
 use model::Trace;
+use query::compare::ids::{self as compare_ids, Side};
 use query::compare::{self, CompareTable, Normalize};
-use query::compare_ids::{self, Side};
 use query::{Engine, TimeRange};
 use serde_json::{Map, Value};
 use std::io::Write;

@@ -1,17 +1,18 @@
 //! `etlscope export FILE --table T [--rows] [--group COL,...] [--values "COL[:AGG],..."] [--sort COL[:asc|desc]] [--limit N] [--range S-E] [--filter COL=V]... [--format csv|tsv|json]`:
 //! a table grouped like wpaexporter: the key columns, then the value
 //! columns with their aggregates. Columns, types and default aggregations
-//! are query::table_columns' (the ones the UI and the HTTP API use).
+//! are query::table::columns' (the ones the UI and the HTTP API use).
 //! Numbers are in base units: seconds from trace start, seconds, bytes,
 //! counts; CSV has no thousands separators or units.
 
 use crate::cell_json::cell_json;
 use anyhow::{bail, Context};
 use model::Trace;
-use query::flat_table::{self, FlatRequest, FlatSort, FlatTable, SortOn};
 use query::stack_tags::columns::is_tag_column;
 use query::stack_tags::{StackTagKeys, StackTags};
-use query::{CellValue, ColumnType, TableDef, TimeRange, ValueSpec};
+use query::table::flat::{self, FlatTable};
+use query::table::plan::{self, SortPlan, TableAsk};
+use query::{CellValue, ColumnType, TableDef};
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -188,95 +189,41 @@ pub fn export_tagged(
     } else {
         tagged
     };
-    let column = |name: &str| {
-        def.column(name).with_context(|| {
-            format!(
-                "unknown column {name:?}; columns are: {}",
-                def.column_names().join(", ")
-            )
-        })
-    };
-    let keys: Vec<usize> = args
-        .group
-        .iter()
-        .map(|g| column(g))
-        .collect::<anyhow::Result<_>>()?;
-    let filters: Vec<(usize, String)> = args
-        .filters
-        .iter()
-        .map(|(c, v)| Ok((column(c)?, v.clone())))
-        .collect::<anyhow::Result<_>>()?;
-    let range = args.range.map(|(a, b)| TimeRange {
-        start_ns: model::time::s_to_ns(a),
-        end_ns: model::time::s_to_ns(b),
-    });
     // No grouping asked for, on a table without a weight: list the rows.
-    if args.rows || (keys.is_empty() && args.values.is_none() && def.weight.is_none()) {
-        return Ok(flat_table::list(trace, &def, &filters, range, args.limit));
-    }
-    let values: Vec<ValueSpec> = match &args.values {
-        Some(v) => v
-            .iter()
-            .map(|s| ValueSpec::parse(&def, s))
-            .collect::<Result<_, _>>()?,
-        None => query::value_spec::default_values(&def)?,
-    };
-    let sort = args
-        .sort
-        .map(|s| parse_sort(&def, &keys, &values, s))
-        .transpose()?;
-    let req = FlatRequest {
-        keys,
-        values,
-        filters,
-        range,
-        sort,
+    let list =
+        args.rows || (args.group.is_empty() && args.values.is_none() && def.weight.is_none());
+    let ask = TableAsk {
+        keys: &args.group,
+        // Listing prints every column: no value columns to read.
+        values: if list {
+            Some(&[])
+        } else {
+            args.values.as_deref()
+        },
+        filters: &args.filters,
+        range: args.range,
+        sort: if list { None } else { args.sort },
         limit: args.limit,
     };
-    Ok(flat_table::group(trace, &def, &req)?)
+    let plan = plan::plan(&def, &ask)?;
+    if list {
+        return Ok(flat::list(
+            trace,
+            &def,
+            &plan.filters,
+            plan.range,
+            plan.limit,
+        ));
+    }
+    if let SortPlan::Unknown(name) = &plan.sort {
+        bail!("cannot sort by {name:?}: it is neither a --group nor a --values column");
+    }
+    Ok(flat::group(trace, &def, &plan.flat_request())?)
 }
 
 /// The column of a `COL[:AGG]` value spec.
 fn value_column_name(spec: &str) -> &str {
     spec.rsplit_once(':').map_or(spec, |(c, _)| c).trim()
-}
-
-/// `COL[:asc|desc]`: a value column (by spec or header) or a key column.
-/// Values sort descending by default, keys ascending.
-fn parse_sort(
-    def: &TableDef<'_>,
-    keys: &[usize],
-    values: &[ValueSpec],
-    s: &str,
-) -> anyhow::Result<FlatSort> {
-    let (name, dir) = match s.rsplit_once(':') {
-        Some((n, d)) if d.eq_ignore_ascii_case("asc") => (n, Some(false)),
-        Some((n, d)) if d.eq_ignore_ascii_case("desc") => (n, Some(true)),
-        _ => (s, None),
-    };
-    let as_value = values
-        .iter()
-        .position(|v| v.header(def) == name)
-        .or_else(|| {
-            let spec = ValueSpec::parse(def, name).ok()?;
-            values.iter().position(|v| *v == spec)
-        });
-    if let Some(i) = as_value {
-        return Ok(FlatSort {
-            on: SortOn::Value(i),
-            descending: dir.unwrap_or(true),
-        });
-    }
-    let as_key = def
-        .column(name)
-        .and_then(|c| keys.iter().position(|&k| k == c));
-    match as_key {
-        Some(i) => Ok(FlatSort {
-            on: SortOn::Key(i),
-            descending: dir.unwrap_or(false),
-        }),
-        None => bail!("cannot sort by {name:?}: it is neither a --group nor a --values column"),
-    }
 }
 
 fn headers(t: &FlatTable) -> Vec<String> {

@@ -99,7 +99,7 @@ pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
 }
 
 fn system_config_json(file: &EtlFile) -> Value {
-    let (c, strings) = model::build::read_system_config(file);
+    let (c, strings) = model::ingest::read_system_config(file);
     crate::sysconfig_json::summary(&c, &strings)
 }
 

@@ -12,9 +12,9 @@ pub mod record_windows;
 pub mod replay;
 
 use crate::store::{LoadedTrace, Store};
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::steps::StepTimes;
-use query::live_index::{Kept, LiveSeed};
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::steps::StepTimes;
+use query::index::live::{Kept, LiveSeed};
 use query::Engine;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

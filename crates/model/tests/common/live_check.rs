@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use model::build::live::{LiveBuilder, LiveState};
-use model::build::FileMeta;
+use model::ingest::live::{LiveBuilder, LiveState};
+use model::ingest::FileMeta;
 use model::Trace;
 
 /// Every table of `t` a sample join touches or follows, row for row in id

@@ -2,7 +2,7 @@
 //! a threshold.
 
 use super::{Category, Finding, FindingView};
-use crate::flat_table::{self, FlatRequest};
+use crate::table::flat::{self, FlatRequest};
 use crate::{CellValue, TableDef, ValueSpec};
 
 /// An I/O is slow from this disk service time.
@@ -27,7 +27,7 @@ pub(crate) fn run(engine: &crate::Engine) -> Vec<Finding> {
         values: vec![max],
         ..Default::default()
     };
-    let Ok(table) = flat_table::group(t, &def, &req) else {
+    let Ok(table) = flat::group(t, &def, &req) else {
         return Vec::new();
     };
     let mut slow: Vec<(String, i64)> = table

@@ -2,7 +2,7 @@
 //! 4,663 opens, 79% of Explorer's creates): File I/O creates by path.
 
 use super::{thousands, Category, Finding, FindingView};
-use crate::flat_table::{self, FlatRequest};
+use crate::table::flat::{self, FlatRequest};
 use crate::{CellValue, TableDef, ValueSpec};
 
 /// A file is named from this many opens...
@@ -32,7 +32,7 @@ pub(crate) fn run(engine: &crate::Engine) -> Vec<Finding> {
         filters: vec![(ty, "Create".into())],
         ..Default::default()
     };
-    let Ok(table) = flat_table::group(t, &def, &req) else {
+    let Ok(table) = flat::group(t, &def, &req) else {
         return Vec::new();
     };
     let rows: Vec<(String, u64)> = table

@@ -4,7 +4,7 @@
 //! moment is `file_opens`' business, not this rule's.
 
 use super::{thousands, Category, Finding, FindingView};
-use crate::flat_table::{self, FlatRequest};
+use crate::table::flat::{self, FlatRequest};
 use crate::{CellValue, TableDef, ValueSpec};
 
 /// A file is named from this many opens...
@@ -42,10 +42,10 @@ pub(crate) fn run(engine: &crate::Engine) -> Vec<Finding> {
         filters: vec![(ty, "Create".into())],
         ..Default::default()
     };
-    let Ok(table) = flat_table::group(t, &def, &req) else {
+    let Ok(table) = flat::group(t, &def, &req) else {
         return Vec::new();
     };
-    let time = |i: usize, r: &flat_table::FlatRow| {
+    let time = |i: usize, r: &flat::FlatRow| {
         let ty = table.value_types.get(i).copied()?;
         r.values.get(i)?.number(ty)
     };

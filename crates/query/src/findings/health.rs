@@ -5,7 +5,7 @@
 //! and `etlscope symbols`' (`unnamed_frames`).
 
 use super::{thousands, Category, Finding, FindingView};
-use crate::flat_table::{self, FlatRequest};
+use crate::table::flat::{self, FlatRequest};
 use crate::{CellValue, Engine, Filters, TableDef, TableRequest};
 
 /// A module is named when its frames without symbols are at least this
@@ -103,7 +103,7 @@ fn images_without_identity(engine: &Engine) -> Option<Finding> {
         values: vec![crate::ValueSpec::parse(&def, "Count").ok()?],
         ..Default::default()
     };
-    let table = flat_table::group(t, &def, &req).ok()?;
+    let table = flat::group(t, &def, &req).ok()?;
     let (all, missing) = table.rows.iter().fold((0, 0), |(all, missing), r| {
         let n = super::count_of(r.values.first()).unwrap_or(0);
         let empty = matches!(r.keys.first(), Some(CellValue::Text(s)) if s.is_empty());

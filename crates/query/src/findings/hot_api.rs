@@ -5,7 +5,7 @@
 //! the module that calls it most and the distinct stacks it is seen on.
 
 use super::{thousands, Category, Finding, FindingView};
-use crate::butterfly::ROOT_CALLER;
+use crate::tree::butterfly::ROOT_CALLER;
 use crate::{ButterflyRequest, ButterflyTarget, Engine, Filters, NeighborBy};
 
 /// A function is named from this share of all samples on its stack.

@@ -1,7 +1,7 @@
 //! Findings: what in a trace deserves a look, each with its figure and the
 //! view (a link, and the `etlscope export` command) that shows that figure.
 //! One rule per file, each with its threshold; every rule asks the query
-//! engine (`Engine::table`, `Engine::butterfly`, `flat_table::group`).
+//! engine (`Engine::table`, `Engine::butterfly`, `table::flat::group`).
 
 mod cpu_share;
 mod disk_io;

@@ -4,7 +4,7 @@
 //! module totals: every sample of the process with the module on its stack.
 
 use super::{thousands, Category, Finding, FindingView};
-use crate::flat_table::{self, FlatRequest};
+use crate::table::flat::{self, FlatRequest};
 use crate::{CellValue, Column, Engine, Row, TableDef};
 use rustc_hash::FxHashMap;
 
@@ -39,7 +39,7 @@ fn images(engine: &Engine) -> Vec<[String; 4]> {
         keys,
         ..Default::default()
     };
-    let Ok(table) = flat_table::group(t, &def, &req) else {
+    let Ok(table) = flat::group(t, &def, &req) else {
         return Vec::new();
     };
     let text = |c: &CellValue| match c {

@@ -4,7 +4,7 @@
 //! the view's Ready Thread Stack column shows where it did.
 
 use super::{thousands, Category, Finding, FindingView};
-use crate::flat_table::{self, FlatRequest};
+use crate::table::flat::{self, FlatRequest};
 use crate::{CellValue, TableDef, ValueSpec};
 use std::collections::HashMap;
 
@@ -36,7 +36,7 @@ pub(crate) fn run(engine: &crate::Engine) -> Vec<Finding> {
         values: vec![waits, count],
         ..Default::default()
     };
-    let Ok(table) = flat_table::group(t, &def, &req) else {
+    let Ok(table) = flat::group(t, &def, &req) else {
         return Vec::new();
     };
     let readiers = readiers(engine);
@@ -118,7 +118,7 @@ fn readiers(engine: &crate::Engine) -> HashMap<(String, String), Readier> {
         values: vec![waits],
         ..Default::default()
     };
-    let Ok(table) = flat_table::group(t, &def, &req) else {
+    let Ok(table) = flat::group(t, &def, &req) else {
         return out;
     };
     for r in &table.rows {

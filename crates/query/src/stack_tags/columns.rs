@@ -3,7 +3,8 @@
 //! aggregates like any text column.
 
 use super::keys::StackTagKeys;
-use crate::table_columns::{keyed, Cells, TableColumn, TableDef};
+use crate::table::columns::{keyed, Cells, TableColumn, TableDef};
+use model::Trace;
 
 /// The tag column of a stack column: its name and older names (WPA names
 /// the new thread's in CPU Usage (Precise) plain "Stack Tag").
@@ -37,5 +38,19 @@ pub fn add<'a>(def: &mut TableDef<'a>, twin: TableDef<'a>, keys: &'a StackTagKey
             move |k| keys.label(k),
         );
         def.columns.push(column.alias(aliases));
+    }
+}
+
+/// Tables with their Stack Tag columns: here, so that `table::columns`
+/// needs nothing of stack tags.
+impl<'a> TableDef<'a> {
+    /// The table `name` of `t` with a Stack Tag column per stack column
+    /// (before Count), tagged by `tags`.
+    pub fn of_tagged(t: &'a Trace, name: &str, tags: &'a StackTagKeys) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_of(t, name)?;
+        let twin = TableDef::columns_of(t, name)?;
+        add(&mut def, twin, tags);
+        def.push_count();
+        Some(def)
     }
 }

@@ -4,9 +4,9 @@
 //! the call tree's per-node keys, so a row costs one lookup.
 
 use super::StackTags;
-use crate::call_tree::CallTree;
-use crate::funcs::FuncKeys;
-use crate::table_columns::{ColumnType, TableDef};
+use crate::index::call_tree::CallTree;
+use crate::index::funcs::FuncKeys;
+use crate::table::columns::{ColumnType, TableDef};
 use crate::Engine;
 use model::{Trace, NONE};
 

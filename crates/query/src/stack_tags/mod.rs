@@ -13,8 +13,8 @@ pub use keys::StackTagKeys;
 pub use matcher::Matcher;
 pub use parse::{ParseError, TagSet};
 
-use crate::call_tree::CallTree;
-use crate::funcs::FuncKeys;
+use crate::index::call_tree::CallTree;
+use crate::index::funcs::FuncKeys;
 use model::{Trace, NONE};
 use std::sync::{Arc, OnceLock};
 
