@@ -1,7 +1,11 @@
 //! Who may hold a connection. Connections still sending their first request
 //! head ("heads") have a small budget of their own, overall and per client
-//! address; when it is exhausted the oldest head is closed, so stalled
-//! heads can never keep a new connection out. Connections past their first
+//! address; when it is exhausted the oldest stalled head is closed, so
+//! stalled heads can never keep a new connection out. Only heads still
+//! incomplete after `grace` count as stalled: a burst of clients that send
+//! their requests at once (40 from one address in a load test, or everyone
+//! behind one proxy) may go over the budget, up to `HARD_FACTOR` times it,
+//! and a head that arrived whole is never closed. Connections past their first
 //! head ("served") have the rest, overall and per address; a completed head
 //! waits (still a head) until a served place is free. Slow clients thus
 //! cost each other, not the clients that send whole requests.
@@ -9,7 +13,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use tokio::sync::Notify;
+
+/// Past this many times a head budget, the oldest incomplete heads are
+/// closed however young.
+const HARD_FACTOR: usize = 8;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -19,6 +28,8 @@ pub struct Limits {
     /// Connections still sending their first head, at once.
     pub heads: usize,
     pub heads_per_ip: usize,
+    /// How long a head may take to arrive before it counts as stalled.
+    pub grace: Duration,
 }
 
 /// One connection's place; `close` tells its task to drop it.
@@ -32,6 +43,7 @@ struct Head {
     ip: IpAddr,
     /// Its whole head arrived (it waits for a served place only).
     complete: bool,
+    since: Instant,
     close: Arc<Notify>,
 }
 
@@ -66,6 +78,7 @@ impl Registry {
                 served_per_ip: at_least_one(limits.served_per_ip),
                 heads: at_least_one(limits.heads),
                 heads_per_ip: at_least_one(limits.heads_per_ip),
+                grace: limits.grace,
             },
             inner: Mutex::new(Inner::default()),
             freed: Notify::new(),
@@ -77,32 +90,39 @@ impl Registry {
     }
 
     /// A new connection from `ip`, as a head (`complete` if its whole head
-    /// is already there). Heads over budget, its address's first, are
-    /// closed oldest first (stalled ones before complete ones).
+    /// is already there). Over budget, its address's first, the oldest
+    /// stalled heads are closed; over `HARD_FACTOR` times the budget, the
+    /// oldest incomplete ones however young. Whole heads are never closed.
     pub fn admit(&self, ip: IpAddr, complete: bool) -> Ticket {
         let mut g = self.lock();
         let id = g.next_id;
         g.next_id += 1;
         let close = Arc::new(Notify::new());
+        let now = Instant::now();
         g.heads.insert(
             id,
             Head {
                 ip,
                 complete,
+                since: now,
                 close: close.clone(),
             },
         );
         g.per_ip.entry(ip).or_default().heads += 1;
-        while g.per_ip.get(&ip).map_or(0, |c| c.heads) > self.limits.heads_per_ip {
-            if !g.evict(id, Some(ip)) {
-                break;
-            }
-        }
-        while g.heads.len() > self.limits.heads {
-            if !g.evict(id, None) {
-                break;
-            }
-        }
+        let stalled = now.checked_sub(self.limits.grace);
+        let per_ip = |g: &Inner| g.per_ip.get(&ip).map_or(0, |c| c.heads);
+        let (budget, hard) = (
+            self.limits.heads_per_ip,
+            self.limits.heads_per_ip.saturating_mul(HARD_FACTOR),
+        );
+        while per_ip(&g) > budget && g.evict(id, Some(ip), stalled) {}
+        while per_ip(&g) > hard && g.evict(id, Some(ip), None) {}
+        let (budget, hard) = (
+            self.limits.heads,
+            self.limits.heads.saturating_mul(HARD_FACTOR),
+        );
+        while g.heads.len() > budget && g.evict(id, None, stalled) {}
+        while g.heads.len() > hard && g.evict(id, None, None) {}
         Ticket { id, close }
     }
 
@@ -157,17 +177,14 @@ impl Registry {
 }
 
 impl Inner {
-    /// Close the oldest head (of `ip`, if given) other than `keep`,
-    /// stalled ones first; `false` if there is none.
-    fn evict(&mut self, keep: u64, ip: Option<IpAddr>) -> bool {
-        let candidates = || {
-            self.heads
-                .iter()
-                .filter(move |(&id, h)| id != keep && ip.is_none_or(|ip| h.ip == ip))
-        };
-        let victim = candidates()
-            .find(|(_, h)| !h.complete)
-            .or_else(|| candidates().next())
+    /// Close the oldest incomplete head (of `ip`, if given) other than
+    /// `keep`, begun before `before` if given; `false` if there is none.
+    fn evict(&mut self, keep: u64, ip: Option<IpAddr>, before: Option<Instant>) -> bool {
+        let victim = self
+            .heads
+            .iter()
+            .filter(|(&id, h)| id != keep && ip.is_none_or(|ip| h.ip == ip) && !h.complete)
+            .find(|(_, h)| before.is_none_or(|b| h.since <= b))
             .map(|(&id, _)| id);
         let Some(head) = victim.and_then(|id| self.heads.remove(&id)) else {
             return false;
@@ -198,6 +215,7 @@ mod tests {
             served_per_ip: 2,
             heads: 4,
             heads_per_ip: 2,
+            grace: Duration::ZERO,
         }
     }
 
@@ -221,13 +239,32 @@ mod tests {
         let c = r.admit(ip(1), false);
         assert!(closed(&a).await, "the oldest stalled head of 10.0.0.1");
         assert!(!closed(&b).await && !closed(&c).await && !closed(&other).await);
-        // Only complete heads left to close: the oldest of them goes.
         let d = r.admit(ip(1), true);
         assert!(closed(&c).await, "stalled before complete");
-        let _e = r.admit(ip(1), false);
-        assert!(closed(&b).await);
-        assert!(!closed(&d).await);
-        assert_eq!(r.counts(), (3, 0));
+        // Whole heads are never closed: 10.0.0.1 stays over its budget.
+        let e = r.admit(ip(1), true);
+        assert!(!closed(&b).await && !closed(&d).await && !closed(&e).await);
+        assert_eq!(r.counts(), (4, 0));
+    }
+
+    #[tokio::test]
+    async fn heads_younger_than_the_grace_are_kept_up_to_the_hard_cap() {
+        let r = Registry::new(Limits {
+            grace: Duration::from_secs(60),
+            heads: 1000,
+            ..limits()
+        });
+        // A burst from one address: over the budget of 2, all young, all kept
+        // until 8 x 2; then the oldest incomplete ones go.
+        let t: Vec<Ticket> = (0..17).map(|_| r.admit(ip(1), false)).collect();
+        assert!(
+            closed(&t[0]).await,
+            "the 17th is over the hard cap: the oldest goes"
+        );
+        for x in &t[1..] {
+            assert!(!closed(x).await);
+        }
+        assert_eq!(r.counts(), (16, 0));
     }
 
     #[tokio::test]

@@ -311,6 +311,8 @@ pub fn run(
                 served_per_ip: args.max_connections_per_ip,
                 heads: args.max_pending_heads,
                 heads_per_ip: args.max_pending_heads_per_ip,
+                // A head still incomplete after this counts as stalled.
+                grace: Duration::from_millis(500),
             },
             Duration::from_secs(args.header_timeout_secs.max(1)),
             shutdown_signal(),
