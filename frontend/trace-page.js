@@ -278,8 +278,10 @@ export class TracePage {
     toast(link.short ? done : `${done} (the long form: the server did not keep a short one)`);
   }
 
-  notice(msg) {
-    const n = h('div', { class: 'notice', role: 'alert' }, [h('span', { text: msg }), h('button', { class: 'x', text: '×', title: 'Dismiss', onclick: () => n.remove() })]);
+  /** A dismissable notice; `details` fold under it. @param {string} msg @param {string[]} [details] */
+  notice(msg, details = []) {
+    const more = details.length ? [h('details', { class: 'notice-details' }, [h('summary', { text: `${details.length} detail(s)` }), h('ul', {}, details.map((d) => h('li', { text: d })))])] : [];
+    const n = h('div', { class: 'notice', role: 'alert' }, [h('span', { text: msg }), ...more, h('button', { class: 'x', text: '×', title: 'Dismiss', onclick: () => n.remove() })]);
     this.notices.append(n);
   }
 
@@ -341,9 +343,10 @@ export class TracePage {
       const f = presetFile.files && presetFile.files[0];
       if (!f) return;
       try {
-        const r = importPresets(f.name, await f.text(), this.cols);
+        const r = await importPresets(f.name, await f.text());
         this.notice(`Imported ${r.presets.length} preset(s) from ${f.name}: ${r.presets.map((p) => p.name).join(', ')}`);
-        if (r.unmapped.length) this.notice(`Not mapped from ${f.name}: ${r.unmapped.join('; ')}`);
+        // One line per preset of the file; what did not map folded under it.
+        for (const x of r.reports) this.notice(x.summary, x.details);
       } catch (e) { this.notice(`Cannot import ${f.name}: ${/** @type {Error} */ (e).message}`); }
       this.renderAnalysis();
     });

@@ -26,12 +26,14 @@ pub fn catalog() -> Catalog {
                     name: c.def.name.to_string(),
                     aliases: c.def.aliases.iter().map(|a| a.to_string()).collect(),
                     kind: kind(c.def.ty),
+                    aggregation: c.def.aggregation.name().to_string(),
                 })
                 .collect();
             cols.push(CatalogColumn {
                 name: query::value_spec::PERCENT_WEIGHT.to_string(),
                 aliases: Vec::new(),
                 kind: Kind::Percent,
+                aggregation: "sum".to_string(),
             });
             Some((name.to_string(), cols))
         })
@@ -45,9 +47,7 @@ fn kind(ty: ColumnType) -> Kind {
         ColumnType::Duration => Kind::Duration,
         ColumnType::Time => Kind::Time,
         ColumnType::Stack => Kind::Stack,
-        ColumnType::Count | ColumnType::Size | ColumnType::Address | ColumnType::Id => {
-            Kind::Number
-        }
+        ColumnType::Count | ColumnType::Size | ColumnType::Address | ColumnType::Id => Kind::Number,
     }
 }
 

@@ -46,7 +46,10 @@ mod tests {
         let f = parse_filter(r#"[Process]:="Idle (0)""#).unwrap_or_default();
         assert_eq!(f[0].value, "Idle (0)");
         assert_eq!(parse_filter(r#"[A]:="x" AND [B]:="y""#), None);
-        assert_eq!(parse_filter("([Series Name]:=\"P\" AND NOT ([P]:=\"Idle\"))"), None);
+        assert_eq!(
+            parse_filter("([Series Name]:=\"P\" AND NOT ([P]:=\"Idle\"))"),
+            None
+        );
         assert_eq!(parse_filter("[unclosed"), None);
     }
 }

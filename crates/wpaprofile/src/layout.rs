@@ -53,7 +53,9 @@ pub fn place_bars(p: &Preset, columns: usize) -> Bars {
         if order == 1 {
             // The bars before it are `i`; the rest of the positions before
             // it are real columns.
-            keys = usize::try_from(pos - i as u64).unwrap_or(columns).min(columns);
+            keys = usize::try_from(pos - i as u64)
+                .unwrap_or(columns)
+                .min(columns);
         }
         next_free = pos + 1;
     }
@@ -79,7 +81,13 @@ mod tests {
     fn positions_count_the_other_bars() {
         // Left freeze bar at 0: the gold bar at 16 follows 15 columns.
         let b = bars(Some(16), Some(22), Some(0), Some(20), 20);
-        assert_eq!(b, Bars { keys: 15, adjusted: false });
+        assert_eq!(
+            b,
+            Bars {
+                keys: 15,
+                adjusted: false
+            }
+        );
         // Gold bar first, freeze bar after it.
         assert_eq!(bars(Some(2), Some(17), Some(4), Some(16), 16).keys, 2);
         assert_eq!(bars(Some(2), Some(7), Some(1), Some(6), 6).keys, 1);

@@ -27,6 +27,9 @@ pub struct CatalogColumn {
     pub name: String,
     pub aliases: Vec<String>,
     pub kind: Kind,
+    /// The aggregation the column has by default (`sum`, `min`...): a value
+    /// column with it is written by its plain name, as the UI writes it.
+    pub aggregation: String,
 }
 
 /// Our tables and their columns (`query::TableDef` in the server).
@@ -105,15 +108,23 @@ impl MappedPreset {
     /// One line: what the preset became and how many items did not map.
     pub fn summary(&self) -> String {
         let Some(table) = self.table else {
-            let what = self
-                .wpa_table
-                .map_or_else(|| format!("graph {}", self.graph_guid), |t| format!("WPA's {t}"));
-            return format!("\"{}\": skipped, {what} is not a table etlscope has", self.name);
+            let what = self.wpa_table.map_or_else(
+                || format!("graph {}", self.graph_guid),
+                |t| format!("WPA's {t}"),
+            );
+            return format!(
+                "\"{}\": skipped, {what} is not a table etlscope has",
+                self.name
+            );
         };
         let shape = if self.rows {
             format!("every row, {} columns", self.values.len())
         } else {
-            format!("{} key, {} value columns", self.keys.len(), self.values.len())
+            format!(
+                "{} key, {} value columns",
+                self.keys.len(),
+                self.values.len()
+            )
         };
         let missing = match self.unmapped.len() {
             0 => "everything mapped".to_string(),
@@ -162,13 +173,15 @@ pub fn map_preset(p: &Preset, catalog: &Catalog) -> MappedPreset {
         let ours = match our_column(table, c, catalog) {
             Ok((col, note)) => {
                 if !note.is_empty() && !c.name.starts_with("Count: ") {
-                    out.notes.push(format!("\"{}\" as {}: {note}", c.name, col.name));
+                    out.notes
+                        .push(format!("\"{}\" as {}: {note}", c.name, col.name));
                 }
                 col
             }
             Err(why) => {
                 let role = if c.is_key { "key" } else { "value" };
-                out.unmapped.push(format!("{role} column \"{}\": {why}", c.name));
+                out.unmapped
+                    .push(format!("{role} column \"{}\": {why}", c.name));
                 continue;
             }
         };
@@ -193,8 +206,10 @@ pub fn map_preset(p: &Preset, catalog: &Catalog) -> MappedPreset {
         };
         if c.is_key {
             if ours.kind == Kind::Percent {
-                out.unmapped
-                    .push(format!("key column \"{}\": a share cannot group rows", c.name));
+                out.unmapped.push(format!(
+                    "key column \"{}\": a share cannot group rows",
+                    c.name
+                ));
                 continue;
             }
             mapped_guids.push((c, m.ours.clone()));
@@ -218,7 +233,8 @@ pub fn map_preset(p: &Preset, catalog: &Catalog) -> MappedPreset {
             _ if counted => m.ours = format!("{}:count", ours.name),
             Ok(spec) => m.ours = spec,
             Err(why) => {
-                out.notes.push(format!("value column \"{}\": {why}", c.name));
+                out.notes
+                    .push(format!("value column \"{}\": {why}", c.name));
             }
         }
         if ours.kind == Kind::Stack {
@@ -286,7 +302,11 @@ fn value_spec(c: &Column, ours: &CatalogColumn) -> Result<String, String> {
         ours.kind,
         Kind::Number | Kind::Time | Kind::Duration | Kind::Percent
     );
-    if ours.kind == Kind::Percent {
+    // The plain name for the default (and Count's count is its sum).
+    if ours.kind == Kind::Percent
+        || agg == ours.aggregation
+        || (ours.name == "Count" && agg == "count")
+    {
         return Ok(ours.name.clone());
     }
     if !numeric && matches!(agg, "sum" | "min" | "max" | "avg") {
@@ -303,24 +323,31 @@ fn value_spec(c: &Column, ours: &CatalogColumn) -> Result<String, String> {
 fn header(table: &str, c: &Column, kind: Kind) -> (String, f64) {
     let unit = match kind {
         Kind::Time => Some(("s", 1e9)),
-        Kind::Duration => Some(match c.cell_format.as_deref().and_then(|f| f.chars().next()) {
-            Some('m') => ("ms", 1e6),
-            Some('u') | Some('µ') => ("µs", 1e3),
-            Some('n') => ("ns", 1.0),
-            Some('s') => ("s", 1e9),
-            // WPA shows CPU Usage (Precise)'s Waits and Ready in µs, the
-            // other durations in ms.
-            _ if table == "cpu-precise" && (same(&c.name, "Waits") || same(&c.name, "Ready")) => {
-                ("µs", 1e3)
-            }
-            _ => ("ms", 1e6),
-        }),
+        Kind::Duration => Some(
+            match c.cell_format.as_deref().and_then(|f| f.chars().next()) {
+                Some('m') => ("ms", 1e6),
+                Some('u') | Some('µ') => ("µs", 1e3),
+                Some('n') => ("ns", 1.0),
+                Some('s') => ("s", 1e9),
+                // WPA shows CPU Usage (Precise)'s Waits and Ready in µs, the
+                // other durations in ms.
+                _ if table == "cpu-precise"
+                    && (same(&c.name, "Waits") || same(&c.name, "Ready")) =>
+                {
+                    ("µs", 1e3)
+                }
+                _ => ("ms", 1e6),
+            },
+        ),
         _ => None,
     };
     // Counts of a duration are counts.
-    let counted = matches!(c.aggregation.as_deref(), Some("Count") | Some("UniqueCount"));
+    let counted = matches!(
+        c.aggregation.as_deref(),
+        Some("Count") | Some("UniqueCount")
+    );
     match unit {
-        Some((u, ns)) if !(counted && !c.is_key) => (format!("{} ({u})", c.name), ns),
+        Some((u, ns)) if !counted || c.is_key => (format!("{} ({u})", c.name), ns),
         _ => (c.name.clone(), 0.0),
     }
 }
@@ -384,7 +411,8 @@ fn filter_of(p: &Preset, table: &str, catalog: &Catalog, out: &mut MappedPreset)
         }
     };
     let q: String = q.chars().take(200).collect();
-    out.unmapped.push(format!("filter {q}: {problem}; not applied"));
+    out.unmapped
+        .push(format!("filter {q}: {problem}; not applied"));
 }
 
 /// wpaexporter's name: `<table title>_<preset name>.csv`, spaces as `_`

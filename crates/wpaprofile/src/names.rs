@@ -27,7 +27,12 @@ const SYNONYMS: &[(&str, &str, &str, &str)] = &[
         "the I/O's response time; WPA's removes overlap with other I/Os",
     ),
     ("file-io", "Thread ID", "Thread", ""),
-    ("file-io", "Path Tree", "File Path", "whole paths, not a folder tree"),
+    (
+        "file-io",
+        "Path Tree",
+        "File Path",
+        "whole paths, not a folder tree",
+    ),
     ("file-io", "File Name", "File Path", ""),
     ("file-io", "Event Type", "Type", ""),
     ("processes", "Process ID", "PID", ""),

@@ -173,7 +173,10 @@ fn column(l: &Lines, c: &Node) -> Result<Column, Error> {
     let sort_priority = match c.attribute("SortPriority") {
         None => None,
         Some(v) => Some(v.trim().parse::<i32>().map_err(|_| {
-            err(l.line(c), format!("SortPriority {:?} is not a number", clip(v)))
+            err(
+                l.line(c),
+                format!("SortPriority {:?} is not a number", clip(v)),
+            )
         })?),
     };
     let stack_mode = c

@@ -113,14 +113,14 @@ pub fn run(paths: &[PathBuf], companions: bool, args: ProfileArgs<'_>) -> anyhow
             out.len(),
             match missing {
                 0 => String::new(),
+                1 => "; 1 item not mapped".to_string(),
                 n => format!("; {n} items not mapped"),
             }
         );
         written.push(p.file_name.clone());
     }
     let notes = args.outdir.join("etlscope-profile.txt");
-    std::fs::write(&notes, details)
-        .with_context(|| format!("cannot write {}", notes.display()))?;
+    std::fs::write(&notes, details).with_context(|| format!("cannot write {}", notes.display()))?;
     eprintln!("what did not map, per preset: {}", notes.display());
     Ok(())
 }
@@ -155,7 +155,11 @@ fn preset_table(
         group: p.keys.iter().map(|k| k.ours.clone()).collect(),
         values: Some(if p.rows {
             // Names the listed columns, so Stack Tag columns are made.
-            column_names.iter().filter(|c| c.as_str() != "Count").cloned().collect()
+            column_names
+                .iter()
+                .filter(|c| c.as_str() != "Count")
+                .cloned()
+                .collect()
         } else {
             column_names
         }),
@@ -174,9 +178,15 @@ fn preset_table(
     if let Some(f) = post {
         // The filter's column among the output's, else not applied.
         let at = if p.rows {
-            t.key_names.iter().position(|n| *n == f.column).map(|i| (i, true))
+            t.key_names
+                .iter()
+                .position(|n| *n == f.column)
+                .map(|i| (i, true))
         } else {
-            p.keys.iter().position(|k| k.ours == f.column).map(|i| (i, false))
+            p.keys
+                .iter()
+                .position(|k| k.ours == f.column)
+                .map(|i| (i, false))
         };
         match at {
             Some((i, whole)) => {
@@ -219,7 +229,13 @@ fn grouped(t: &FlatTable) -> Vec<Row> {
 fn full_rows(t: &FlatTable) -> Vec<Row> {
     t.rows
         .iter()
-        .map(|r| r.keys.iter().cloned().zip(t.key_types.iter().copied()).collect())
+        .map(|r| {
+            r.keys
+                .iter()
+                .cloned()
+                .zip(t.key_types.iter().copied())
+                .collect()
+        })
         .collect()
 }
 
@@ -274,7 +290,9 @@ fn cell_text(cell: &CellValue, ty: ColumnType, c: &MappedColumn) -> String {
         CellValue::Plain(x) | CellValue::Float(x) if c.decimals.is_some() => {
             format!("{:.*}", c.decimals.unwrap_or(2), x)
         }
-        CellValue::Text(s) if c.kind == Kind::Stack || ty == ColumnType::Stack => s.replace(';', "/"),
+        CellValue::Text(s) if c.kind == Kind::Stack || ty == ColumnType::Stack => {
+            s.replace(';', "/")
+        }
         other => other.text(ty),
     }
 }
