@@ -46,6 +46,8 @@ export const stackTagSets = () => call('/api/stacktags');
 /** Store a .stacktags file as set `name`. @param {string} name @param {string} xml */
 export const putStackTags = (name, xml) =>
   call(`/api/stacktags/${encodeURIComponent(name)}`, { method: 'PUT', headers: { 'content-type': 'application/xml' }, body: xml });
+/** A .wpaProfile mapped onto our tables (docs/API.md, "WPA profiles"). @param {string} xml */
+export const mapWpaProfile = (xml) => call('/api/wpa-profile', { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
 /** @param {string} name */
 export const deleteStackTags = (name) => call(`/api/stacktags/${encodeURIComponent(name)}`, { method: 'DELETE' });
 

@@ -41,20 +41,21 @@ function cleanState(s) {
 }
 
 /**
- * Import a .wpaProfile or our preset JSON; returns what was added and what could not be mapped.
- * @param {string} name file name @param {string} text @param {import('./wpa-profile.js').Columns} cols
- * @returns {{presets: Preset[], unmapped: string[]}}
+ * Import a .wpaProfile (mapped by the server) or our preset JSON; returns what was added and, per
+ * WPA preset, a summary line with its details.
+ * @param {string} name file name @param {string} text
+ * @returns {Promise<{presets: Preset[], reports: import('./wpa-profile.js').Report[]}>}
  */
-export function importPresets(name, text, cols) {
+export async function importPresets(name, text) {
   let r;
   if (/\.json$/i.test(name) || text.trimStart().startsWith('{')) {
     const v = JSON.parse(text);
     if (!v || v.etlscope_presets !== PRESET_FILE_VERSION || !Array.isArray(v.presets)) throw new Error('not an etlscope preset file');
     const presets = v.presets.filter((/** @type {any} */ p) => p && typeof p.name === 'string' && p.state && typeof p.state === 'object')
       .map((/** @type {any} */ p) => ({ name: p.name, state: cleanState(p.state) }));
-    r = { presets, unmapped: [] };
+    r = { presets, reports: [] };
   } else {
-    r = importProfile(text, cols);
+    r = await importProfile(text);
   }
   keep(r.presets);
   return r;

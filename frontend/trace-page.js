@@ -278,13 +278,15 @@ export class TracePage {
   }
 
   /**
-   * A message above the page, once however often it is said. A view's notices go when the view is
-   * drawn again (another tab, grouping or range); the trace's stay until dismissed.
-   * @param {string} msg @param {'view'|'trace'} [scope]
+   * A message above the page, once however often it is said; `details` fold under it. A view's
+   * notices go when the view is drawn again (another tab, grouping or range); the trace's stay
+   * until dismissed.
+   * @param {string} msg @param {'view'|'trace'} [scope] @param {string[]} [details]
    */
-  notice(msg, scope = 'view') {
+  notice(msg, scope = 'view', details = []) {
     for (const e of this.notices.querySelectorAll('.notice')) if (/** @type {HTMLElement} */ (e).dataset.text === msg) return;
-    const n = h('div', { class: 'notice', role: 'alert', 'data-scope': scope, 'data-text': msg }, [h('span', { text: msg }), h('button', { class: 'x', text: '×', title: 'Dismiss', onclick: () => n.remove() })]);
+    const more = details.length ? [h('details', { class: 'notice-details' }, [h('summary', { text: `${details.length} detail(s)` }), h('ul', {}, details.map((d) => h('li', { text: d })))])] : [];
+    const n = h('div', { class: 'notice', role: 'alert', 'data-scope': scope, 'data-text': msg }, [h('span', { text: msg }), ...more, h('button', { class: 'x', text: '×', title: 'Dismiss', onclick: () => n.remove() })]);
     this.notices.append(n);
   }
 
@@ -348,9 +350,10 @@ export class TracePage {
       const f = presetFile.files && presetFile.files[0];
       if (!f) return;
       try {
-        const r = importPresets(f.name, await f.text(), this.cols);
+        const r = await importPresets(f.name, await f.text());
         this.notice(`Imported ${r.presets.length} preset(s) from ${f.name}: ${r.presets.map((p) => p.name).join(', ')}`, 'trace');
-        if (r.unmapped.length) this.notice(`Not mapped from ${f.name}: ${r.unmapped.join('; ')}`, 'trace');
+        // One line per preset of the file; what did not map folded under it.
+        for (const x of r.reports) this.notice(x.summary, 'trace', x.details);
       } catch (e) { this.notice(`Cannot import ${f.name}: ${/** @type {Error} */ (e).message}`, 'trace'); }
       this.renderAnalysis();
     });

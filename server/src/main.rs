@@ -15,6 +15,7 @@ mod store;
 mod symbolize;
 mod sysconfig_json;
 mod upload;
+mod wpa_profile;
 
 use clap::Parser;
 

@@ -52,6 +52,12 @@ pub fn real_traces_dir() -> Option<PathBuf> {
     folder("ETLSCOPE_REAL_TRACES", "shared/traces", "real traces")
 }
 
+/// `$ETLSCOPE_WPA_FILES`, else `../shared/wpa-files` next to the repository:
+/// WPA users' own files (`.wpaProfile`, `.stacktags`) from public projects.
+pub fn wpa_files_dir() -> Option<PathBuf> {
+    folder("ETLSCOPE_WPA_FILES", "shared/wpa-files", "public WPA files")
+}
+
 /// `$ETLSCOPE_SHARED_SYMBOLS`, else `../shared/symbols` next to the repository.
 pub fn shared_symbols_dir() -> Option<PathBuf> {
     folder(

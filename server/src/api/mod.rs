@@ -20,6 +20,7 @@ mod trace_symbols;
 pub mod traces;
 pub mod ui;
 mod value_columns;
+mod wpa_profile;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
@@ -79,6 +80,10 @@ pub fn router(state: AppState) -> Router {
                 .put(stack_tags::put)
                 .delete(stack_tags::delete)
                 .layer(DefaultBodyLimit::max(::query::stack_tags::parse::MAX_BYTES)),
+        )
+        .route(
+            "/wpa-profile",
+            post(wpa_profile::map).layer(DefaultBodyLimit::max(crate::wpa_profile::MAX_BYTES)),
         )
         .route("/compare", post(compare::compare))
         .route("/openapi.json", get(openapi))

@@ -20,6 +20,7 @@ mod info;
 mod info_text;
 mod listen;
 mod parse_errors;
+mod profile_export;
 mod progress;
 pub mod record;
 #[cfg(windows)]
@@ -103,8 +104,15 @@ pub enum Command {
         #[arg(required = true, num_args = 1..)]
         file: Vec<PathBuf>,
         /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io or generic.
-        #[arg(long)]
+        #[arg(long, required_unless_present = "profile", default_value = "")]
         table: String,
+        /// A WPA .wpaProfile: one CSV per preset in --outdir, named and laid out as
+        /// wpaexporter writes them (docs/cli.md).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["table", "group", "values", "sort", "limit", "filter", "rows"])]
+        profile: Option<PathBuf>,
+        /// Where --profile writes its CSVs (default: the current folder).
+        #[arg(long, value_name = "DIR", requires = "profile")]
+        outdir: Option<PathBuf>,
         /// Key columns, in order, e.g. "Process,Module".
         #[arg(long, value_delimiter = ',')]
         group: Vec<String>,
@@ -253,11 +261,23 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             symbol_path,
             stack_tags,
             rows,
+            profile,
+            outdir,
         }) => {
             let stack_tags = stack_tags
                 .as_deref()
                 .map(export::read_stack_tags)
                 .transpose()?;
+            if let Some(profile) = profile {
+                let args = profile_export::ProfileArgs {
+                    profile: &profile,
+                    outdir: outdir.as_deref().unwrap_or(std::path::Path::new(".")),
+                    range: range.as_deref().map(export::parse_range).transpose()?,
+                    symbol_path: symbol_path.as_deref(),
+                    stack_tags,
+                };
+                return profile_export::run(&file, companions, args);
+            }
             let args = export::ExportArgs {
                 table: &table,
                 group,
