@@ -16,6 +16,8 @@ export const HIGHLIGHT = '#1e5ac8';
 /** Series kept; the rest are one "other" series. */
 const TOP = 10;
 const AXIS_H = 16;
+/** The least height of a lifetime row, in CSS px: room for its label. */
+const GANTT_ROW = 13;
 
 export { colourOf }; // where the graphs' tests and callers have always found it
 
@@ -255,6 +257,14 @@ export class TableGraph {
 
   draw() {
     const c = this.canvas;
+    // Lifetimes keep a readable row each: past the box's height the canvas grows and its box scrolls.
+    if (this.gantt) {
+      const rows = this.data ? this.data.spans.length : 0;
+      const want = rows * GANTT_ROW + 4 + AXIS_H;
+      const box = c.parentElement ? c.parentElement.clientHeight : 0;
+      const height = box && want > box ? `${want}px` : '';
+      if (c.style.height !== height) c.style.height = height;
+    }
     const W = c.clientWidth;
     const H = c.clientHeight;
     if (!W || !H) return;
@@ -346,7 +356,9 @@ export class TableGraph {
   drawGantt(/** @type {CanvasRenderingContext2D} */ g, /** @type {number} */ W, /** @type {number} */ bottom, /** @type {any} */ model) {
     const spans = this.data.spans;
     const [a, b] = this.view();
-    const rowH = spans.length ? Math.max(1, Math.min(14, (bottom - 4) / spans.length)) : 0;
+    const rowH = spans.length ? Math.max(GANTT_ROW, Math.min(18, (bottom - 4) / spans.length)) : 0;
+    g.font = '10px system-ui, sans-serif';
+    g.textBaseline = 'middle';
     spans.forEach((/** @type {any} */ s, /** @type {number} */ i) => {
       const ref = TableGraph.ref(s);
       const start = s.start_s ?? a;
@@ -358,8 +370,15 @@ export class TableGraph {
       const lit = this.lit === ref;
       g.fillStyle = lit ? HIGHLIGHT : colourOf(ref);
       g.fillRect(bx0, y0, bx1 - bx0, y1 - y0);
+      // Its row's name beside it (inside when the bar reaches the right edge).
+      const label = s.label || '(none)';
+      const tw = g.measureText(label).width;
+      const inside = bx1 + 4 + tw > W;
+      g.fillStyle = inside ? '#fff' : '#374151';
+      g.fillText(label, inside ? Math.max(bx0 + 3, 3) : bx1 + 4, (y0 + y1) / 2, inside ? Math.max(0, bx1 - bx0 - 6) : W - bx1 - 4);
       model.bars.push({ ref, label: s.label, start_s: s.start_s, end_s: s.end_s, x0: bx0, x1: bx1, y0, y1, lit });
     });
+    g.textBaseline = 'alphabetic';
     if (!spans.length) this.empty(g, bottom, 'No rows in this range / with these filters');
   }
 

@@ -370,7 +370,7 @@ export class TracePage {
     // The view's controls, on a line of their own under the tabs (Columns… and Export join it in renderTable).
     const tools = h('div', { class: 'view-tools', 'data-testid': 'view-tools' });
     tools.append(stackTagsControl({
-      active: s.tags, flame: s.view === 'flame', byTag: s.flameByTag, onNotice: (m) => this.notice(m),
+      active: s.tags, flame: s.view === 'flame', byTag: s.flameByTag, onNotice: (m) => this.notice(m, 'trace'),
       onChange: (name) => this.update({ tags: name, open: [], sel: null, flameZoom: [] }),
       onByTag: (on) => this.update({ flameByTag: on, flameZoom: [] }),
     }), preset, presetFile);
@@ -558,8 +558,9 @@ export class TracePage {
     if (!empty.length || this.table !== t) return;
     this.s.cols = this.s.cols.filter((c) => !empty.includes(c));
     this.write(this.s, 'replace');
-    this.notice(`Hidden: ${empty.join(', ')} (zero or empty on every row of this trace; Columns… shows them)`);
     this.renderAnalysis();
+    // After the redraw, which clears the last view's notices.
+    this.notice(`Hidden: ${empty.join(', ')} (zero or empty on every row of this trace; Columns… shows them)`);
   }
 
   /**
@@ -871,7 +872,8 @@ function graphSplitter() {
     const canvas = /** @type {HTMLElement|null} */ (bar.previousElementSibling && bar.previousElementSibling.querySelector('.tg-canvas'));
     if (!canvas) return;
     const start = e.clientY;
-    const h0 = canvas.getBoundingClientRect().height / (canvas.closest('.gantt') ? 1.2 : 1);
+    const box = canvas.parentElement || canvas;
+    const h0 = box.getBoundingClientRect().height / (canvas.closest('.gantt') ? 1.2 : 1);
     bar.setPointerCapture(e.pointerId);
     bar.classList.add('dragging');
     const move = (/** @type {PointerEvent} */ m) => {

@@ -94,7 +94,8 @@ test('the ingesting notice of an upload follows its row: it says ready when the 
   await p.waitForFunction(() => [...document.querySelectorAll('tr[data-id]')].some((tr) => tr.textContent.includes('explorer-copy.etl') && tr.querySelector('[data-status=ready]')), null, { timeout: 60000 });
   await p.waitForFunction(() => /** @type {any} */ (window).labels.includes('explorer-copy.etl: ready'), null, { timeout: 10000 });
   // Ready without a reload: it can be compared at once, as a row listed ready can.
-  const row = p.locator('tr[data-id]', { hasText: 'explorer-copy.etl' });
+  // (Other rows' Compare with… menus name it too: the row is the one whose link does.)
+  const row = p.locator('tr[data-id]').filter({ has: p.locator('td:first-child a', { hasText: 'explorer-copy.etl' }) });
   await row.locator('[data-testid=compare-with]').waitFor({ timeout: 5000 });
   assert.deepEqual(errors, []);
   await c.close();

@@ -1,19 +1,21 @@
-//! Every table family through `etlscope export --rows` (the server binary,
-//! one line per row, nothing grouped), against figures found without the
-//! product's column code: the stdlib Python reference
-//! (tests/reference/model_reference.py, its output committed in
-//! crates/model/tests/expected/), hand decodes of the real traces' payloads
-//! (crates/model/tests/event_tables_real.rs names each field and offset),
-//! and for CPU Usage (Precise), which no public trace holds, the writer's own
-//! inputs. A pair of columns swapped in a table's declaration, a column read
-//! from the wrong field or a row attributed to the wrong process fails here,
-//! where the API-against-export tests pass (both run the same column code).
+//! Every table family through the HTTP API's `export` with `"rows": true`
+//! (the real server on loopback, one line per row, nothing grouped),
+//! against figures found without the product's column code: the stdlib
+//! Python reference (tests/reference/model_reference.py, its output
+//! committed in crates/model/tests/expected/), hand decodes of the real
+//! traces' payloads (crates/model/tests/event_tables_real.rs names each
+//! field and offset), and for CPU Usage (Precise), which no public trace
+//! holds, the writer's own inputs. A pair of columns swapped in a table's
+//! declaration, a column read from the wrong field or a row attributed to
+//! the wrong process fails here, where the API-against-export tests pass
+//! (both run the same column code).
 
 mod common;
 
-use common::{export_json, real_traces_dir};
+use common::{real_traces_dir, request, temp_dir, Server};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 #[allow(dead_code)]
 #[path = "../../crates/model/tests/expected/shutdown_perfdiag.rs"]
@@ -23,13 +25,48 @@ mod perfdiag;
 #[path = "../../crates/model/tests/expected/perfview_net452.rs"]
 mod net452;
 
-/// `export FILE --table TABLE --rows` as JSON rows.
-fn rows(file: &std::path::Path, table: &str) -> Vec<Value> {
+/// A server holding the one trace `file`, and that trace's id.
+fn serve(file: &Path) -> (Server, String, std::path::PathBuf) {
+    let data = temp_dir("independent");
     let f = file.to_str().expect("utf-8 path");
-    match export_json(&[f, "--table", table, "--rows"]) {
-        Value::Array(a) => a,
-        v => panic!("not rows: {v}"),
-    }
+    let server = Server::start(&data, &[f]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().expect("an id").to_string();
+    server.wait_ready(&id, 300);
+    (server, id, data)
+}
+
+/// `POST /api/traces/ID/export {"table", "rows": true, "format": "tsv"}`,
+/// each line as a JSON object (an empty cell is null, a number a number).
+fn rows(s: &(Server, String, std::path::PathBuf), table: &str) -> Vec<Value> {
+    let body = serde_json::json!({"table": table, "rows": true, "format": "tsv"}).to_string();
+    let (status, text) = request(
+        &s.0.addr,
+        "POST",
+        &format!("/api/traces/{}/export", s.1),
+        body.as_bytes(),
+        &[("Content-Type", "application/json")],
+    );
+    assert_eq!(status, 200, "{table}: {text}");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
+    lines
+        .map(|l| {
+            let cells = header.iter().zip(l.split('\t')).map(|(h, c)| {
+                let v = if c.is_empty() {
+                    Value::Null
+                } else if let Ok(i) = c.parse::<i64>() {
+                    Value::from(i)
+                } else if let Ok(f) = c.parse::<f64>() {
+                    Value::from(f)
+                } else {
+                    Value::String(c.to_string())
+                };
+                (h.to_string(), v)
+            });
+            Value::Object(cells.collect())
+        })
+        .collect()
 }
 
 fn text<'a>(r: &'a Value, col: &str) -> &'a str {
@@ -59,7 +96,7 @@ fn pid_of(label: &str) -> u32 {
 #[test]
 fn processes_threads_images_match_the_python_reference() {
     let Some(dir) = real_traces_dir() else { return };
-    let f = dir.join("shutdown-perfdiag-kernel.etl");
+    let f = serve(&dir.join("shutdown-perfdiag-kernel.etl"));
 
     // Processes: start and end set exactly where the reference saw them.
     let procs = rows(&f, "processes");
@@ -132,7 +169,8 @@ fn processes_threads_images_match_the_python_reference() {
 #[test]
 fn cpu_sampled_matches_the_python_reference() {
     let Some(dir) = real_traces_dir() else { return };
-    let samples = rows(&dir.join("perfview-net452-x64.etl"), "cpu-sampled");
+    let f = serve(&dir.join("perfview-net452-x64.etl"));
+    let samples = rows(&f, "cpu-sampled");
     assert_eq!(samples.len(), net452::SAMPLES);
     let mut per_process: BTreeMap<&str, u64> = BTreeMap::new();
     let mut per_thread: BTreeMap<(&str, u64), u64> = BTreeMap::new();
@@ -161,7 +199,7 @@ fn cpu_sampled_matches_the_python_reference() {
 #[test]
 fn file_disk_and_generic_rows_match_hand_decodes() {
     let Some(dir) = real_traces_dir() else { return };
-    let f = dir.join("perfview-net452-x64.etl");
+    let f = serve(&dir.join("perfview-net452-x64.etl"));
     // File I/O: 562 Kernel-File creates (event id 12), 102 paths, the busiest three.
     let file = rows(&f, "file-io");
     assert!(file.iter().all(|r| text(r, "Type") == "Create"));
@@ -222,9 +260,10 @@ fn cpu_precise_matches_the_writers_switches() {
     // (crates/synth/src/switches.rs); the same draws give each new thread.
     const SWITCHES: usize = 300;
     let dir = common::temp_dir("independent-precise");
-    let f = dir.join("switches.etl");
+    let file = dir.join("switches.etl");
     let bytes = synth::switches::write_switches(7, SWITCHES).expect("write");
-    std::fs::write(&f, bytes).expect("save");
+    std::fs::write(&file, bytes).expect("save");
+    let f = serve(&file);
     let procs = [(100u64, "a.exe", [101u64, 102]), (200, "b.exe", [201, 202])];
     let mut rng = synth::prng::Rng::new(7);
     let mut want = Vec::new();

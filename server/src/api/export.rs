@@ -32,6 +32,9 @@ pub struct ExportSpec {
     filters: Vec<String>,
     /// `csv` or `tsv`.
     format: String,
+    /// Every row with every column, nothing grouped (`--rows`).
+    #[serde(default)]
+    rows: bool,
 }
 
 pub async fn export(
@@ -56,6 +59,11 @@ pub async fn export(
             )))
         }
     };
+    if spec.rows && (!spec.group.is_empty() || spec.values.is_some() || spec.sort.is_some()) {
+        return Err(ApiError::bad_request(
+            "rows lists every row as it is: no group, values or sort with it",
+        ));
+    }
     let t = loaded(&app, &id).await?;
     // The view's stack tag set (X-Etlscope-Stack-Tags), as its queries use.
     let t = super::stack_tags::for_query(&app, &headers, t)?;
@@ -77,7 +85,7 @@ pub async fn export(
             format,
             symbol_path: None,
             stack_tags: None,
-            rows: false,
+            rows: spec.rows,
         };
         let tags = || query::stack_tags::StackTagKeys::of_engine(&t.engine);
         let table = export::export_tagged(t.trace(), &args, &tags)
