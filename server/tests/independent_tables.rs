@@ -69,8 +69,13 @@ fn rows(s: &(Server, String, std::path::PathBuf), table: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A text cell; an empty one reads as null in the TSV.
 fn text<'a>(r: &'a Value, col: &str) -> &'a str {
-    r[col].as_str().unwrap_or_else(|| panic!("{col} of {r}"))
+    match r.get(col) {
+        Some(Value::String(s)) => s,
+        Some(Value::Null) => "",
+        _ => panic!("{col} of {r}"),
+    }
 }
 
 /// `(process, rows, rows with `a` set, rows with `b` set)` per process label.
