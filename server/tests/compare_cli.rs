@@ -19,7 +19,7 @@ fn trace(name: &str) -> String {
 }
 
 fn compare(extra: &[&str]) -> Vec<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg("compare")
         .args([trace("explorer-overlay.etl"), trace("explorer-fixed.etl")])
         .args(extra)

@@ -4,6 +4,8 @@
 //! figures of the investigation it models, within 1%. The expected figures
 //! are those of issue 8 (the published investigation), not our output.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,7 +19,7 @@ fn demo() -> PathBuf {
 }
 
 fn etlscope(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .args(args)
         .output()
         .unwrap();

@@ -4,6 +4,8 @@
 //! Microsoft-Windows-Kernel-File creates over 102 distinct paths once NT
 //! prefixes are mapped through the trace's VolumeMapping events.
 
+mod common;
+
 use serde_json::Value;
 use std::process::Command;
 
@@ -11,7 +13,7 @@ use testdata::real_traces_dir;
 
 fn export_json(args: &[&str]) -> Option<Vec<Value>> {
     let file = real_traces_dir()?.join("perfview-net452-x64.etl");
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg("export")
         .arg(&file)
         .args(args)

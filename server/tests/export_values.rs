@@ -3,6 +3,8 @@
 //! image, no aggregation), so the grouping and aggregation under test is
 //! checked against a naive version of itself that shares no code with it.
 
+mod common;
+
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -14,7 +16,7 @@ fn demo() -> PathBuf {
 }
 
 fn etlscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    Command::new(common::binary())
         .args(args)
         .output()
         .unwrap()
@@ -222,7 +224,7 @@ fn default_values_limits_and_csv() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let mut child = Command::new(common::binary())
         .args([
             "export",
             demo().to_str().unwrap(),

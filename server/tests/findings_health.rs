@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn run_json(sub: &str, file: &Path, extra: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg(sub)
         .arg(file)
         .args(extra)

@@ -14,7 +14,7 @@ fn demo() -> PathBuf {
 }
 
 fn cli(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg("export")
         .arg(demo())
         .args(args)

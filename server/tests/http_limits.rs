@@ -161,7 +161,7 @@ fn oversized_size_flags_are_refused_at_start() {
     // 2^44 MiB is 2^64 bytes: it used to wrap to a limit of 0.
     for flag in ["--max-upload-mb", "--memory-budget-mb"] {
         let data = temp_dir("limits-flags");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+        let mut child = Command::new(common::binary())
             .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(&data)
             .args([flag, "17592186044416"])

@@ -8,7 +8,7 @@ use std::process::Command;
 
 fn serve_output(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let data = temp_dir("token-start");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_etlscope"));
+    let mut cmd = Command::new(common::binary());
     cmd.args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
         .arg(&data)
         .args(args)

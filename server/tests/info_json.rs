@@ -6,6 +6,8 @@
 #[path = "../../crates/etl/tests/expected/mod.rs"]
 mod expected;
 
+mod common;
+
 use serde_json::Value;
 use std::process::Command;
 
@@ -90,7 +92,7 @@ const HAND: &[(&str, u64, u64, &str, u64)] = &[
 ];
 
 fn info_json(path: &std::path::Path) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg("info")
         .arg(path)
         .arg("--json")
@@ -202,7 +204,7 @@ fn info_lists_the_members_of_a_multi_file_trace() {
     // Two files given together.
     let a = dir.join("perfview-gcevents.etl");
     let b = dir.join("lxcore-manifest.etl");
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .args(["info", "--json"])
         .arg(&a)
         .arg(&b)
@@ -233,7 +235,7 @@ fn info_lists_the_members_of_a_multi_file_trace() {
 #[test]
 fn info_into_a_closed_pipe_ends_quietly() {
     let Some(dir) = real_traces_dir() else { return };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let mut child = Command::new(common::binary())
         .arg("info")
         .arg(dir.join("perfview-net452-x64.etl"))
         .stdout(std::process::Stdio::piped())

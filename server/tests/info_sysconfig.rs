@@ -4,13 +4,15 @@
 //! SystemConfig*TraceData; see crates/etl/tests/decode_real.rs), and the
 //! census's event counts for services (157) and PnP devices (78).
 
+mod common;
+
 use serde_json::Value;
 use std::process::Command;
 
 use testdata::real_traces_dir;
 
 fn info(path: &std::path::Path, json: bool) -> String {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_etlscope"));
+    let mut c = Command::new(common::binary());
     c.arg("info").arg(path);
     if json {
         c.arg("--json");

@@ -17,7 +17,7 @@ use std::process::Command;
 const DIAGSESSION: &str = "vs-dotnetcore31.diagsession";
 
 fn etlscope(args: &[&std::ffi::OsStr]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .args(args)
         .output()
         .unwrap();
@@ -254,7 +254,7 @@ fn a_path_that_is_no_file_is_an_error() {
         return;
     };
     let missing = tmp.path().join("typo.etl");
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg("info")
         .arg(&files[0])
         .arg(&missing)

@@ -1,5 +1,7 @@
 //! `etlscope record` off Windows: a clear error, a non-zero exit, no file.
 
+mod common;
+
 use std::process::Command;
 
 #[cfg(not(windows))]
@@ -7,7 +9,7 @@ use std::process::Command;
 fn record_says_it_needs_windows() {
     let dir = testdata::TempDir::new("record-cli");
     let out = dir.path().join("t.etl");
-    let r = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let r = Command::new(common::binary())
         .args(["record", "--seconds", "1"])
         .arg(&out)
         .output()
@@ -20,7 +22,7 @@ fn record_says_it_needs_windows() {
 
 #[test]
 fn record_help_lists_its_switches() {
-    let r = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let r = Command::new(common::binary())
         .args(["record", "--help"])
         .output()
         .unwrap();

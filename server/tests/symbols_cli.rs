@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn etlscope(args: &[&str], trace: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg(args[0])
         .arg(trace)
         .args(&args[1..])

@@ -125,7 +125,7 @@ fn bare(h: &str) -> &str {
 }
 
 fn profile_export(trace: &Path, profile: &Path, dir: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(common::binary())
         .arg("export")
         .arg(trace)
         .arg("--profile")

@@ -240,7 +240,7 @@ fn dechunk(mut b: &str) -> String {
 
 /// `etlscope export ... --format json`, parsed.
 pub fn export_json(args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(binary())
         .arg("export")
         .args(args)
         .args(["--format", "json"])

@@ -7,7 +7,7 @@ use std::process::Command;
 /// Frames not named per module name (frames minus named, summed over the
 /// modules of one name), and all module frames, from the CLI's text.
 pub fn unnamed_frames(file: &Path) -> (BTreeMap<String, u64>, u64) {
-    let out = Command::new(env!("CARGO_BIN_EXE_etlscope"))
+    let out = Command::new(super::binary())
         .arg("symbols")
         .arg(file)
         .output()
