@@ -19,10 +19,7 @@ fn demo() -> PathBuf {
 }
 
 fn etlscope(args: &[&str]) -> String {
-    let out = Command::new(common::binary())
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(common::binary()).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "etlscope {args:?} failed: {}",

@@ -16,10 +16,7 @@ fn demo() -> PathBuf {
 }
 
 fn etlscope(args: &[&str]) -> std::process::Output {
-    Command::new(common::binary())
-        .args(args)
-        .output()
-        .unwrap()
+    Command::new(common::binary()).args(args).output().unwrap()
 }
 
 fn export(args: &[&str]) -> Vec<Map<String, Value>> {

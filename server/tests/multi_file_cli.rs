@@ -17,10 +17,7 @@ use std::process::Command;
 const DIAGSESSION: &str = "vs-dotnetcore31.diagsession";
 
 fn etlscope(args: &[&std::ffi::OsStr]) -> (String, String) {
-    let out = Command::new(common::binary())
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(common::binary()).args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{args:?}: {stderr}");
     (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
