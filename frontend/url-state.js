@@ -48,12 +48,14 @@ const READS = ['1', '2'];
  * column shows ('' the built-in one); `flameByTag`: the flame graph's roots are stack tags.
  */
 
-/** Default columns per table: [grouped key columns, columns right of the gold bar]. */
+/** Default columns per table: [grouped key columns, columns right of the gold bar], the sort and its
+ * direction (descending unless `desc: false`). The lifetime tables open as WPA's lifetime views: one row
+ * per instance with its times right of the gold bar, earliest first. */
 export const TABLE_DEFAULTS = {
   'cpu-sampled': { groups: ['Process', 'Stack'], cols: ['Count', 'Weight (ms)', '% Weight'], sort: 'Weight (ms)' },
-  processes: { groups: ['Process Name', 'Process', 'Command Line'], cols: ['Count'], sort: 'Count' },
-  threads: { groups: ['Process', 'Thread ID', 'Thread Name'], cols: ['Count'], sort: 'Count' },
-  images: { groups: ['Process', 'Image Name', 'File Version', 'Image Path'], cols: ['Count'], sort: 'Count' },
+  processes: { groups: ['Process'], cols: ['Start Time', 'End Time', 'Duration', 'Exit Code', 'Command Line'], sort: 'Start Time', desc: false },
+  threads: { groups: ['Process', 'Thread ID'], cols: ['Start Time', 'End Time', 'Duration', 'Thread Name'], sort: 'Start Time', desc: false },
+  images: { groups: ['Process', 'Image Name'], cols: ['Load Time', 'Unload Time', 'Image Size', 'File Version', 'Image Path'], sort: 'Load Time', desc: false },
   'file-io': { groups: ['Type', 'File Path'], cols: ['Count', 'Size', 'Duration (ms)', '% Weight'], sort: 'Count' },
   'disk-io': { groups: ['IO Type', 'Path Name'], cols: ['Count', 'Size', 'Disk Service Time (ms)', '% Weight'], sort: 'Count' },
   'cpu-precise': { groups: ['New Process', 'New Thread Id', 'New Thread Stack'], cols: ['Count', 'CPU Usage (ms)', 'Waits (ms)', 'Ready (ms)', '% Weight'], sort: 'CPU Usage (ms)' },
@@ -62,9 +64,9 @@ export const TABLE_DEFAULTS = {
 
 /** @param {string} table @returns {ViewState} */
 export function defaultState(table = 'cpu-sampled') {
-  const d = TABLE_DEFAULTS[table] || TABLE_DEFAULTS['cpu-sampled'];
+  const d = /** @type {{groups: string[], cols: string[], sort: string, desc?: boolean}} */ (TABLE_DEFAULTS[table] || TABLE_DEFAULTS['cpu-sampled']);
   return {
-    view: 'table', table, groups: [...d.groups], cols: [...d.cols], sort: d.sort, desc: true,
+    view: 'table', table, groups: [...d.groups], cols: [...d.cols], sort: d.sort, desc: d.desc ?? true,
     filters: [], range: null, zoom: null, open: [], sel: null,
     flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
     bfKind: 'function', bfTarget: '', bfBy: 'function', bfOpen: [], clock: 'trace', panes: [], layout: 'stack',
@@ -166,7 +168,8 @@ export function fromQuery(search) {
   if (q.has('g')) s.groups = q.get('g').split(',').filter(Boolean);
   if (q.has('c')) s.cols = q.get('c').split(',').filter(Boolean);
   if (q.has('s')) s.sort = q.get('s');
-  s.desc = q.get('asc') !== '1';
+  // A link names its sort with its direction; without one, the table's own default holds.
+  if (q.has('s') || q.has('asc')) s.desc = q.get('asc') !== '1';
   for (const [k, val] of q.entries()) {
     if (k !== 'f' && k !== 'x') continue;
     const i = val.indexOf('=');

@@ -56,3 +56,39 @@ test('Processes: one row per process with its lifetime values, as etlscope expor
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('the Processes, Threads and Images tabs open as WPA\'s lifetime views: one row per instance, its times right of the gold bar, earliest first', { skip: !traces }, async () => {
+  const { p, c, errors } = await openPage(browser);
+  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
+  await waitTable(p);
+  const keysAndValues = () => p.$$eval('[data-testid=table] thead th', (ths) => {
+    const cols = ths.map((t) => t.getAttribute('data-col'));
+    const bar = cols.indexOf('|');
+    return { keys: cols.slice(0, bar), values: cols.slice(bar + 1).filter(Boolean) };
+  });
+  for (const [tab, keys, values] of /** @type {[string, string[], string[]][]} */ ([
+    ['processes', ['Process'], VALUES],
+    ['threads', ['Process', 'Thread ID'], ['Start Time', 'End Time', 'Duration', 'Thread Name']],
+    ['images', ['Process', 'Image Name'], ['Load Time', 'Unload Time', 'Image Size', 'File Version', 'Image Path']],
+  ])) {
+    await p.click(`[data-testid=tab-${tab}]`);
+    await p.waitForURL(new RegExp(`t=${tab}`));
+    await waitTable(p);
+    assert.deepEqual(await keysAndValues(), { keys, values }, tab);
+    assert.match(p.url(), /[?&]asc=1(&|$)/, `${tab}: earliest first`);
+  }
+  // A process still running at the trace's end has no exit code (export says null), not 0.
+  await p.click('[data-testid=tab-processes]');
+  await waitTable(p);
+  const r = spawnSync(BIN, ['export', path.join(traces, 'shutdown-perfdiag-kernel.etl'), '--table', 'processes', '--rows', '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.equal(r.status, 0, r.stderr);
+  const alive = JSON.parse(r.stdout).find((/** @type {any} */ x) => x['End Time'] === null);
+  assert.equal(alive['Exit Code'], null);
+  const cell = await p.$eval(`[data-testid=table] tr[data-path="${alive.Process}"]`, (tr) => {
+    const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
+    return tr.children[cols.indexOf('Exit Code')].textContent;
+  });
+  assert.equal(cell, '');
+  assert.deepEqual(errors, []);
+  await c.close();
+});

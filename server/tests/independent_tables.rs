@@ -121,6 +121,12 @@ fn processes_threads_images_match_the_python_reference() {
             end.is_none(),
             "{name} ({pid}) End Time: {r}"
         );
+        // An exit code only for a process that ended in the trace.
+        assert_eq!(
+            r["Exit Code"].is_null(),
+            end.is_none(),
+            "{name} ({pid}) Exit Code: {r}"
+        );
     }
     // End times keep the reference's order and spacing (raw ticks / 10^7).
     let ends: Vec<(i64, f64)> = perfdiag::PROCESSES

@@ -36,7 +36,13 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 };
                 (e - s).max(0)
             }),
-            id("Exit Code", move |i| i64::from(get(&p.exit_status, i))).alias(&["Exit Status"]),
+            // Only a process that ended in the trace has an exit code (the
+            // kernel's 0 for one still running is no code).
+            id("Exit Code", move |i| match get(&p.end, i) {
+                OPEN => super::MISSING,
+                _ => i64::from(get(&p.exit_status, i)),
+            })
+            .alias(&["Exit Status"]),
         ],
         start: Numbers::I64(&p.start),
         end: Numbers::I64(&p.end),
