@@ -4,38 +4,13 @@
 
 mod common;
 
-use common::{fixture_trace, temp_dir, Server};
+use common::small_disk::small_disk;
+use common::{fixture_trace, Server};
 use serde_json::Value;
-use std::process::Command;
-
-struct Mount(std::path::PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn small_disk() -> Option<Mount> {
-    let dir = temp_dir("disk-full");
-    let ok = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
-        .arg(&dir)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("\n!!!!!!!! SKIPPED: cannot mount a small tmpfs (needs root) !!!!!!!!\n");
-        let _ = std::fs::remove_dir_all(&dir);
-        return None;
-    }
-    Some(Mount(dir))
-}
 
 #[test]
 fn a_full_disk_gives_507_and_the_server_keeps_serving() {
-    let Some(disk) = small_disk() else { return };
+    let Some(disk) = small_disk("4m") else { return };
     let data = disk.0.join("data");
     let server = Server::start(&data, &[]);
     let (s, b) = server.post("/api/traces?name=big.etl", &vec![7u8; 6 << 20]);

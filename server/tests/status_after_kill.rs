@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::small_disk::small_disk;
 use common::{binary, fixture_trace, temp_dir, Server};
 use serde_json::Value;
 use std::io::Write;
@@ -60,32 +61,6 @@ fn settled(server: &Server, id: &str, secs: u64) -> (Value, Vec<String>) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-struct Mount(PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A small tmpfs (needs root; None, with a notice, elsewhere).
-fn small_disk(size: &str) -> Option<Mount> {
-    let dir = temp_dir("status-disk");
-    let ok = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-        .arg(&dir)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("\n!!!!!!!! SKIPPED: cannot mount a small tmpfs (needs root) !!!!!!!!\n");
-        let _ = std::fs::remove_dir_all(&dir);
-        return None;
-    }
-    Some(Mount(dir))
 }
 
 /// Fill the disk of `dir` with one file, then give `leave` bytes back.

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -23,22 +23,13 @@ fn redirecting(to: impl Fn(&str, u16) -> String + Send + 'static) -> (u16, Arc<A
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            if reader.read_line(&mut line).is_err() {
+            let Some(path) = request_path(&stream) else {
                 continue;
-            }
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
-                    break;
-                }
-            }
+            };
             count.fetch_add(1, Ordering::SeqCst);
-            let path = line.split(' ').nth(1).unwrap_or("/");
             let head = format!(
                 "HTTP/1.1 302 Found\r\nLocation: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                to(path, port)
+                to(&path, port)
             );
             let _ = stream.write_all(head.as_bytes());
         }

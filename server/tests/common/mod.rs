@@ -7,6 +7,7 @@
 pub mod fixture_trace;
 pub mod foreign_hosts;
 pub mod naive_tagger;
+pub mod small_disk;
 pub mod symbols_report;
 
 use std::io::{BufRead, BufReader, Read, Write};

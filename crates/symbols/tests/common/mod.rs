@@ -8,7 +8,7 @@ use model::frames::FrameTable;
 use model::images::ModuleTable;
 use model::strings::StringTable;
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use symbols::PdbIdentity;
@@ -111,6 +111,21 @@ pub struct LocalServer {
     pub requests: Arc<Mutex<Vec<String>>>,
 }
 
+/// The path of the request on `stream`, its head read to the blank line
+/// (None when the request line cannot be read).
+pub fn request_path(stream: &TcpStream) -> Option<String> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
+            break;
+        }
+    }
+    Some(line.split(' ').nth(1).unwrap_or("/").to_string())
+}
+
 impl LocalServer {
     pub fn start(root: PathBuf) -> LocalServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -120,19 +135,9 @@ impl LocalServer {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut line = String::new();
-                if reader.read_line(&mut line).is_err() {
+                let Some(path) = request_path(&stream) else {
                     continue;
-                }
-                // Drain the headers.
-                loop {
-                    let mut h = String::new();
-                    if reader.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
-                        break;
-                    }
-                }
-                let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+                };
                 log.lock().unwrap().push(path.clone());
                 let rel = path.trim_start_matches("/symbols/");
                 let file = root.join(rel);
