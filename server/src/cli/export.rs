@@ -181,17 +181,15 @@ pub fn export_tagged(
     drop(names);
     let keys = if wants_tags { tags() } else { empty };
     let tagged = TableDef::of_tagged(trace, args.table, &keys).ok_or_else(unknown)?;
-    // Listing rows prints every column: tag columns only when asked for.
-    let listing =
+    // No grouping asked for, on a table without a weight (or `--rows`): list
+    // the rows, every column; tag columns only when asked for.
+    let list =
         args.rows || (args.group.is_empty() && args.values.is_none() && tagged.weight.is_none());
-    let def = if listing && !wants_tags {
+    let def = if list && !wants_tags {
         TableDef::of(trace, args.table).ok_or_else(unknown)?
     } else {
         tagged
     };
-    // No grouping asked for, on a table without a weight: list the rows.
-    let list =
-        args.rows || (args.group.is_empty() && args.values.is_none() && def.weight.is_none());
     let ask = TableAsk {
         keys: &args.group,
         // Listing prints every column: no value columns to read.
