@@ -34,6 +34,7 @@ printed is in GB = 10^9 bytes (not GiB = 2^30 bytes).
 import os, re, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 from bench_http import cpu_seconds, get, post
+from bench_results import record
 
 binaries, path = sys.argv[1].split(","), sys.argv[2]
 binary = binaries[0]
@@ -223,3 +224,18 @@ for b in binaries:
           f"(until ready alone {med('peak_anon_until_ready_gb'):.3f} GB = {ratio(med('peak_anon_until_ready_gb'))}); "
           f"RssAnon at ready {med('anon_ready_gb'):.3f} GB, at the end {med('anon_end_gb'):.3f} GB; "
           f"VmHWM {med('hwm_gb'):.3f} GB; model {model:.3f} GB")
+    if b != binary:
+        continue
+    # The table of `scripts/bench` (the first binary's medians).
+    gbs = f"{os.path.getsize(path) / GB:.2f} GB"
+    n = med("samples")
+    name = f"{n / 1e6:.0f}M samples" if n and n >= 1e6 else f"{n:,} samples"
+    r = med("ready") / i
+    record("ingest", f"{name} ({gbs}): ready, median of {runs}", f"{med('ready'):.2f} s (server CPU {med('cpu_ready'):.1f} s)",
+           f"etlscope info: {i:.2f} s", f"{r:.1f}x", "<= 10x", r <= 10)
+    if model:
+        m = med("peak_anon_gb") / model
+        record("ingest", f"{name}: peak RssAnon until idle ({idle})", f"{med('peak_anon_gb'):.3f} GB",
+               f"the model: {model:.3f} GB", f"{m:.2f}x", "<= 2x", m <= 2)
+    record("ingest", f"{name}: first /table (Process, Stack)", f"{med('first_table') * 1000:.0f} ms", "", "", "<= 300 ms",
+           med("first_table") <= 0.3)

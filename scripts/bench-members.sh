@@ -23,11 +23,29 @@ for i, info in enumerate(n for n in z.infolist() if n.filename.lower().endswith(
 PY
 members=("$work"/member-*.etl)
 echo "container: $container (${#members[@]} members, $(du -cb "${members[@]}" | tail -1 | cut -f1) bytes extracted)"
-target/release/examples/bench_members --runs "$runs" "${members[@]}"
+target/release/examples/bench_members --runs "$runs" "${members[@]}" | tee "$work/out.txt"
 
 median_ms() { # median of $runs wall times in ms of "$@"
     for _ in $(seq "$runs"); do
         s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))
     done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
-echo "etlscope info: container $(median_ms target/release/etlscope info "$container") ms (inflating included), extracted members together $(median_ms target/release/etlscope info "${members[@]}") ms"
+c_ms=$(median_ms target/release/etlscope info "$container")
+m_ms=$(median_ms target/release/etlscope info "${members[@]}")
+echo "etlscope info: container $c_ms ms (inflating included), extracted members together $m_ms ms"
+# The figures for scripts/bench's table.
+python3 - "$work/out.txt" "${#members[@]}" "$(basename "$container")" "$c_ms" "$m_ms" "$runs" <<'PY'
+import re, sys
+sys.path.insert(0, "scripts")
+from bench_results import record
+out, n, name, c_ms, m_ms, runs = sys.argv[1:]
+t = open(out).read()
+for what in ("read in time order", "model build"):
+    m = re.search(what + r": as one trace ([\d.]+) ms, one after another ([\d.]+) ms", t)
+    if m:
+        one, apart = float(m.group(1)), float(m.group(2))
+        record("members", f"{n} members of {name} as one trace: {what}, median of {runs}", f"{one:.1f} ms",
+               f"one after another: {apart:.1f} ms", f"{one / apart:.2f}x", "<= 1x (1.1x within noise)", one / apart <= 1.1)
+record("members", f"etlscope info {name} (inflating included)", f"{c_ms} ms", f"the members given together: {m_ms} ms",
+       f"{int(c_ms) / max(int(m_ms), 1):.1f}x", "", "")
+PY

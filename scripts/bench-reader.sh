@@ -54,6 +54,8 @@ PY
     res=$(grep '^RESULT' <<<"$out")
     python3 - "$kind" "$cat_wall" "$cat_cpu" "$(nproc)" "$res" <<'PY'
 import sys
+sys.path.insert(0, "scripts")
+from bench_results import record
 kind, cat_wall, cat_cpu, cores, res = sys.argv[1:]
 cat_wall, cat_cpu, cores = float(cat_wall), float(cat_cpu), int(cores)
 r = dict(kv.split("=") for kv in res.split()[1:])
@@ -69,6 +71,17 @@ if kind == "compressed":
     print(f"ratio vs single-thread decompression alone, CPU time: {g('decompress_1t_cpu_s') / g('read_cpu_s'):.2f} x"
           f" (read = decompress + walk; on {cores} idle cores up to {cores} x this)")
 print(f"peak heap: {g('peak_heap') / size * 100:.3f}% of the file (target < 10%)")
+gb = f"{size / 1e9:.2f} GB"
+if kind == "compressed":
+    x = g('read_event_mbps') / g('decompress_1t_mbps')
+    record("reader", f"every event of a compressed {gb} trace", f"{g('read_s'):.3f} s ({g('read_event_mbps'):,.0f} MB/s of events)",
+           f"decompression alone, one thread: {g('decompress_1t_mbps'):,.0f} MB/s", f"{x:.2f}x", ">= 1x", x >= 1)
+else:
+    x = cat_wall / g('read_s')
+    record("reader", f"every event of an uncompressed {gb} trace", f"{g('read_s'):.3f} s ({g('events_per_s') / 1e6:.0f} M events/s)",
+           f"cat: {cat_wall:.3f} s", f"{x:.2f}x cat's speed", ">= 0.5x", x >= 0.5)
+heap = g('peak_heap') / size
+record("reader", f"peak heap, {kind}", f"{g('peak_heap') / 1e6:.2f} MB", f"the file: {gb}", f"{heap * 100:.2f} %", "< 10 %", heap < 0.1)
 PY
 done
 
@@ -86,6 +99,8 @@ if [[ -f "$real" ]] && command -v python3 >/dev/null && python3 -c 'import etl.e
     done
     echo "etl-parser: $py_s s (buffers events = $peer); ours (peer_count, release, best of $iters): $best s (= $ours)"
     python3 -c "print(f'ratio: ours is {$py_s / $best:.0f} x faster')"
+    python3 scripts/bench_results.py record reader "$(basename "$real"): open + count every event" "$best s" \
+        "etl-parser (Python): $py_s s" "$(python3 -c "print(f'{$py_s / $best:,.0f}x faster')")" "" ""
 else
     echo "NOTICE: etl-parser or $real missing; peer timing skipped" >&2
 fi

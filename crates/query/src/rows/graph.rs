@@ -7,7 +7,7 @@ use crate::graph::bins::{clip, Edges};
 use crate::graph::table_graph::{top_series, Graph, GraphBins};
 use crate::rows::keys::KeyColumn;
 use crate::rows::level::FlatLevel;
-use crate::rows::table::{RowFilter, RowTable, RowTableRequest};
+use crate::rows::table::{Measure, RowFilter, RowTable, RowTableRequest};
 use crate::scan::cancel::Cancel;
 use crate::table::columns::{Cells, TableDef, MISSING};
 use crate::table::row_range::{in_range, in_range_at};
@@ -18,16 +18,6 @@ use rustc_hash::FxHashMap;
 
 /// Rows per parallel job.
 const CHUNK: usize = 1 << 16;
-
-/// What an event table's graph sums per bin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Measure {
-    Count,
-    /// The table's weight column (count when it has none).
-    Weight,
-    /// A numeric column (index into `RowTable::defs`).
-    Column(usize),
-}
 
 /// One row's lifetime; `None` where it is open (before the trace's start,
 /// still alive at its end).

@@ -9,7 +9,6 @@
 
 use crate::graph::table_graph::{Graph, GraphBins};
 use crate::rows::dense;
-use crate::rows::graph::Measure;
 use crate::rows::group::{Group, Head};
 use crate::rows::keys::KeyColumn;
 pub use crate::rows::keys::NO_STACK;
@@ -86,6 +85,16 @@ pub struct RowFilter {
     pub column: usize,
     pub values: Vec<u32>,
     pub exclude: bool,
+}
+
+/// What an event table's graph sums per bin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    Count,
+    /// The table's weight column (count when it has none).
+    Weight,
+    /// A numeric column (index into `RowTable::defs`).
+    Column(usize),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
