@@ -37,6 +37,14 @@ same() { # NAME ARGS...: the two builds print the same bytes and both succeed
     local name=$1; shift
     "$LINUX" "$@" >"$out/linux" 2>"$out/linux.err"; local lrc=$?
     "$WINE" "$EXE" "$@" >"$out/win" 2>"$out/win.err"; local wrc=$?
+    # Exit 1 with nothing on stdout or stderr: our exe prints every error it
+    # returns, so Wine itself failed to start it (seen once in ~60 CI passes).
+    # Run it once more with Wine's own errors shown, and say so.
+    if [ "$wrc" -ne 0 ] && [ ! -s "$out/win" ] && [ ! -s "$out/win.err" ]; then
+        echo "note: $name: wine exited $wrc with no output; running it again with WINEDEBUG=err+all"
+        WINEDEBUG=err+all "$WINE" "$EXE" "$@" >"$out/win" 2>"$out/win.err"; wrc=$?
+        [ -s "$out/win.err" ] && echo "note: wine's errors on the second run: $(head -c 300 "$out/win.err")"
+    fi
     if [ "$lrc" -ne 0 ] || [ "$wrc" -ne 0 ]; then
         bad "$name: exit $lrc (linux) / $wrc (wine): $(head -c 300 "$out/win.err")"
     elif cmp -s "$out/linux" "$out/win"; then
