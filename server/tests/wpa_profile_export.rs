@@ -156,9 +156,21 @@ fn public_profiles() -> Option<Vec<PathBuf>> {
     Some(v)
 }
 
+/// Header unit -> the factor from `--rows`' seconds (1 for a column without one).
+fn unit_scale(h: &str) -> f64 {
+    if h.ends_with(" (ms)") {
+        1e3
+    } else if h.ends_with(" (µs)") {
+        1e6
+    } else {
+        1.0
+    }
+}
+
 /// The figure of `rows` for WPA's value column `wpa` aggregated by `mode`,
-/// in the unit of the header (`None`: not checked here).
-fn expected(rows: &[&Value], wpa: &str, mode: &str) -> Option<f64> {
+/// in the unit of the header (`scale` from `--rows`' seconds; `None`: not
+/// checked here).
+fn expected(rows: &[&Value], wpa: &str, mode: &str, scale: f64) -> Option<f64> {
     let of = |col: &str, scale: f64| {
         let xs: Vec<f64> = rows
             .iter()
@@ -175,9 +187,14 @@ fn expected(rows: &[&Value], wpa: &str, mode: &str) -> Option<f64> {
     };
     match wpa {
         "Count" => Some(rows.len() as f64),
-        "Weight" | "Weight (in view)" => of("Weight", 1e3),
-        "IO Time" | "Disk Service Time" => of("Disk Service Time", 1e3),
+        "Weight" | "Weight (in view)" => of("Weight", scale),
+        "IO Time" | "Disk Service Time" => of("Disk Service Time", scale),
         "Size" => of("Size", 1.0),
+        // CPU Usage (Precise): each row is one switch-in; times in seconds.
+        "CPU Usage (in view)" => of("CPU Usage", scale),
+        "Waits" | "Ready" | "Switch-In Time" => of(wpa, scale),
+        // WPA's Count: Waits is 1 for each switch-in that ended a wait, summed.
+        "Count: Waits" => Some(rows.iter().filter(|r| !r["Waits"].is_null()).count() as f64),
         _ => None,
     }
 }
@@ -208,13 +225,59 @@ fn public_profiles_export_the_value_columns_they_declare_with_their_aggregations
         return;
     };
     // A real trace with CPU samples and disk I/O (no context switches: the
-    // CPU Usage (Precise) presets are checked by their headers only).
+    // CPU Usage (Precise) presets get their figures from the test below).
     let trace = traces.join("perfview-net452-x64.etl");
+    let checked_figures = check_profiles_on(&trace, &profiles);
+    assert!(
+        checked_figures > 1000,
+        "only {checked_figures} figures checked"
+    );
+}
+
+/// No public trace has context switches, so `etlscope synth switches`
+/// writes one (2,000 switches of two processes, with stacks and waits) and
+/// the CPU Usage (Precise) presets of the public profiles are checked on it:
+/// their headers and every figure, against `export --rows` of what it wrote.
+#[test]
+fn precise_presets_export_their_figures_on_a_written_switches_trace() {
+    let Some(profiles) = public_profiles() else {
+        return;
+    };
+    let dir = common::temp_dir("wpa-profile-switches");
+    let trace = dir.join("switches.etl");
+    let out = Command::new(common::binary())
+        .args(["synth", "switches", "--switches", "2000", "-o"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let precise: Vec<PathBuf> = profiles
+        .into_iter()
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|x| x.contains(PRECISE_GUID)))
+        .collect();
+    assert!(
+        precise.len() >= 2,
+        "profiles with a Precise preset: {precise:?}"
+    );
+    let checked_figures = check_profiles_on(&trace, &precise);
+    // Count, CPU Usage (in view), Waits, Ready, Count: Waits, Switch-In Time.
+    assert!(
+        checked_figures > 100,
+        "only {checked_figures} figures checked"
+    );
+}
+
+const PRECISE_GUID: &str = "c58f5fea-0319-4046-932d-e695ebe20b47";
+
+/// Exports `trace` with each profile and checks every written preset: its
+/// value columns are the declared ones and each figure is the declared
+/// aggregation of `export --rows`. Returns the number of figures checked.
+fn check_profiles_on(trace: &Path, profiles: &[PathBuf]) -> usize {
     let mut rows_of: HashMap<&str, Value> = HashMap::new();
     let mut checked_figures = 0;
-    for profile in &profiles {
+    for profile in profiles {
         let dir = common::temp_dir("wpa-profile-export");
-        let (ok, stderr) = profile_export(&trace, profile, &dir);
+        let (ok, stderr) = profile_export(trace, profile, &dir);
         assert!(ok, "{}: {stderr}", profile.display());
         let xml = std::fs::read_to_string(profile).unwrap();
         for d in declared(&xml) {
@@ -258,7 +321,7 @@ fn public_profiles_export_the_value_columns_they_declare_with_their_aggregations
             }
             // Figures: the declared aggregation over `export --rows`.
             let body: Vec<Vec<String>> = lines.map(fields).collect();
-            if body.is_empty() || table == "cpu-precise" || keys.is_empty() {
+            if body.is_empty() || keys.is_empty() {
                 continue;
             }
             let all = rows_of.entry(table).or_insert_with(|| {
@@ -280,8 +343,9 @@ fn public_profiles_export_the_value_columns_they_declare_with_their_aggregations
                 let g = groups.get(&line[..nkeys]).unwrap_or_else(|| {
                     panic!("{}: no rows for {:?}", path.display(), &line[..nkeys])
                 });
-                for ((wpa, mode), cell) in d.values.iter().zip(&line[nkeys..]) {
-                    let Some(want) = expected(g, wpa, mode) else {
+                let units = header[nkeys..].iter().map(|h| unit_scale(h));
+                for (((wpa, mode), cell), scale) in d.values.iter().zip(&line[nkeys..]).zip(units) {
+                    let Some(want) = expected(g, wpa, mode, scale) else {
                         continue;
                     };
                     let got: f64 = cell.parse().unwrap_or_else(|_| panic!("{wpa}: {cell:?}"));
@@ -296,11 +360,11 @@ fn public_profiles_export_the_value_columns_they_declare_with_their_aggregations
             }
         }
     }
-    eprintln!("{checked_figures} figures checked against export --rows");
-    assert!(
-        checked_figures > 1000,
-        "only {checked_figures} figures checked"
+    eprintln!(
+        "{}: {checked_figures} figures checked against export --rows",
+        trace.display()
     );
+    checked_figures
 }
 
 #[test]
