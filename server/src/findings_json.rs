@@ -31,6 +31,7 @@ fn finding_json(f: &Finding) -> Value {
             "group": v.group,
             "values": v.values,
             "filters": v.filters.iter().map(|(c, x)| json!({"column": c, "value": x})).collect::<Vec<_>>(),
+            "excludes": v.excludes.iter().map(|(c, x)| json!({"column": c, "value": x})).collect::<Vec<_>>(),
             "row": v.row,
             "column": v.column,
             "target": v.target,

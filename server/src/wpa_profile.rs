@@ -27,6 +27,11 @@ pub fn catalog() -> Catalog {
                     aliases: c.def.aliases.iter().map(|a| a.to_string()).collect(),
                     kind: kind(c.def.ty),
                     aggregation: c.def.aggregation.name().to_string(),
+                    refused: query::Aggregation::ALL
+                        .into_iter()
+                        .filter(|&a| !c.def.accepts(a))
+                        .map(|a| a.name().to_string())
+                        .collect(),
                 })
                 .collect();
             cols.push(CatalogColumn {
@@ -34,6 +39,7 @@ pub fn catalog() -> Catalog {
                 aliases: Vec::new(),
                 kind: Kind::Percent,
                 aggregation: "sum".to_string(),
+                refused: Vec::new(),
             });
             Some((name.to_string(), cols))
         })

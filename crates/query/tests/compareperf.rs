@@ -99,6 +99,7 @@ fn check(t: &model::Trace, rng: &mut Rng, cases: usize) {
             keys,
             values,
             filters,
+            excludes: Vec::new(),
             range,
             sort: None,
             limit: if rng.below(4) == 0 { 5 } else { 0 },

@@ -182,7 +182,7 @@ fn naive_by(t: &Trace, key: impl Fn(usize) -> String) -> Naive2 {
         let e = m.entry(key(i)).or_default();
         e.0.insert(t.strings.get(f.path[i]).to_string());
         e.1.insert(t.process_text(f.process[i]));
-        e.2.push(f.time[i]);
+        e.2.push(f.duration_ns[i]);
     }
     m
 }
@@ -204,9 +204,10 @@ fn distinct_texts_sums_and_averages_of_flat_levels_equal_a_naive_grouping() {
         "File Path:single",
         "Process:single",
         "Process:unique",
-        "Start Time:sum",
-        "Start Time:avg",
-        "Start Time:count",
+        // A sum of start times means nothing (refused): durations add up.
+        "Duration:sum",
+        "Duration:avg",
+        "Duration:count",
     ];
     let values: Vec<ValueSpec> = specs.iter().map(|s| rt.value_spec(s).unwrap()).collect();
     let f = &t.file_io;

@@ -152,7 +152,19 @@ fn naive(agg: Aggregation, cells: &[V]) -> CellValue {
             V::Num(n) => CellValue::Number(n),
             V::Text(s) => CellValue::Text(s),
         },
-        Aggregation::Single => CellValue::Count(distinct.len() as u64),
+        // Text shows how many; numbers (an id, a time) show nothing.
+        Aggregation::Single if matches!(cells[0], V::Text(_)) => {
+            CellValue::Count(distinct.len() as u64)
+        }
+        Aggregation::Single => CellValue::Empty,
+    }
+}
+
+/// Ids and instants do not add up (`ColumnDef::accepts`).
+fn applies(column: &str, a: Aggregation) -> bool {
+    match column {
+        "PID" | "Thread ID" | "CPU" | "Time" => a != Aggregation::Sum,
+        _ => true,
     }
 }
 
@@ -176,8 +188,11 @@ fn random_values(r: &mut Rng) -> Vec<(&'static str, Aggregation)> {
                 ];
                 (TEXT[r.below(TEXT.len())], aggs[r.below(aggs.len())])
             } else {
-                let a = Aggregation::ALL[r.below(Aggregation::ALL.len())];
-                (NUMBERS[r.below(NUMBERS.len())], a)
+                let c = NUMBERS[r.below(NUMBERS.len())];
+                let ok: Vec<Aggregation> = (Aggregation::ALL.into_iter())
+                    .filter(|&a| applies(c, a))
+                    .collect();
+                (c, ok[r.below(ok.len())])
             }
         })
         .collect()

@@ -30,6 +30,9 @@ pub struct CatalogColumn {
     /// The aggregation the column has by default (`sum`, `min`...): a value
     /// column with it is written by its plain name, as the UI writes it.
     pub aggregation: String,
+    /// Aggregations that have no meaning for it (`sum` of an id or a
+    /// time): a preset asking for one gets the column's own.
+    pub refused: Vec<String>,
 }
 
 /// Our tables and their columns (`query::TableDef` in the server).
@@ -308,6 +311,14 @@ fn value_spec(c: &Column, ours: &CatalogColumn) -> Result<String, String> {
         || (ours.name == "Count" && agg == "count")
     {
         return Ok(ours.name.clone());
+    }
+    if numeric && ours.refused.iter().any(|r| r == agg) {
+        return Err(format!(
+            "{} of {} adds up ids or instants, which means nothing; shown with {}'s own aggregation",
+            c.aggregation.as_deref().unwrap_or_default(),
+            ours.name,
+            ours.name
+        ));
     }
     if !numeric && matches!(agg, "sum" | "min" | "max" | "avg") {
         return Err(format!(

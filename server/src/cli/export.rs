@@ -209,6 +209,7 @@ pub fn export_tagged(
             trace,
             &def,
             &plan.filters,
+            &plan.excludes,
             plan.range,
             plan.limit,
         ));

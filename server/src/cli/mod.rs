@@ -129,7 +129,7 @@ pub enum Command {
         /// Time range START-END in seconds from trace start.
         #[arg(long)]
         range: Option<String>,
-        /// Keep rows whose COLUMN equals VALUE (repeatable).
+        /// Keep rows whose COLUMN equals VALUE; `COLUMN!=VALUE` leaves them out (repeatable).
         #[arg(long)]
         filter: Vec<String>,
         #[arg(long, default_value = "csv", value_parser = ["csv", "tsv", "json"])]

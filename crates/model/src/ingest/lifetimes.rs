@@ -88,7 +88,10 @@ pub fn build_processes(
             t.end[i] = time;
             t.exit_status[i] = r.exit_status;
         }
-        if !r.name.is_empty() {
+        // An end event's kernel name is cut to 14 characters: it does not
+        // replace the full name the start gave.
+        let had = strings.get(t.name[i]);
+        if !r.name.is_empty() && !super::cut_names::is_cut_of(&r.name, had) {
             t.name[i] = strings.intern(&r.name);
         }
         if !r.command_line.is_empty() {
@@ -102,6 +105,7 @@ pub fn build_processes(
             t.unique_key[i] = r.unique_key;
         }
     }
+    super::cut_names::complete_cut_names(&mut t, strings);
     ensure_idle_and_system(&mut t, &mut idx, strings);
     (t, idx)
 }

@@ -3,6 +3,7 @@
 //! build lifetimes, images, stacks and samples.
 
 mod collect;
+mod cut_names;
 mod fileio;
 mod fragment_memo;
 mod fragments;

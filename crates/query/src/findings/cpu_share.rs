@@ -1,5 +1,7 @@
 //! CPU: the processes and modules that take the largest share of the
-//! sampled CPU (Idle and samples outside every module left out).
+//! sampled CPU. Idle's samples (PID 0) are left out of every count, the
+//! base included, and the sentences say "non-idle"; samples outside every
+//! module are no module's.
 
 use super::{thousands, Category, Finding, FindingView};
 use crate::{Column, Engine, Row, TableRequest};
@@ -9,10 +11,12 @@ pub const MIN_SHARE: f64 = 0.10;
 /// At most this many of each.
 pub const TOP: usize = 3;
 
-/// CPU Usage (Sampled) grouped by one column, heaviest first.
+/// CPU Usage (Sampled) without Idle, grouped by one column, heaviest
+/// first, and the non-idle total.
 pub(crate) fn rows(engine: &Engine, column: Column) -> (Vec<Row>, u64) {
     let req = TableRequest {
         columns: vec![column],
+        filters: super::non_idle(engine),
         ..Default::default()
     };
     match engine.table(&req) {
@@ -40,15 +44,15 @@ fn percent(n: u64, total: u64) -> f64 {
     n as f64 * 100.0 / total.max(1) as f64
 }
 
-pub(crate) fn processes(_engine: &Engine, procs: &(Vec<Row>, u64)) -> Vec<Finding> {
+pub(crate) fn processes(engine: &Engine, procs: &(Vec<Row>, u64)) -> Vec<Finding> {
     let (rows, total) = procs;
-    top(rows, *total, &["Idle"])
+    top(rows, *total, &[])
         .into_iter()
         .map(|r| Finding {
             rule: "cpu-process",
             category: Category::Cpu,
             title: format!(
-                "{} takes {} of {} CPU samples ({:.1}%)",
+                "{} takes {} of {} non-idle CPU samples ({:.1}%)",
                 r.label,
                 thousands(r.count),
                 thousands(*total),
@@ -56,11 +60,14 @@ pub(crate) fn processes(_engine: &Engine, procs: &(Vec<Row>, u64)) -> Vec<Findin
             ),
             figure: r.count as f64,
             unit: "samples",
-            view: FindingView::table(
-                "cpu-sampled",
-                &["Process Name"],
-                vec![r.label.clone()],
-                "Count",
+            view: super::without_idle(
+                engine,
+                FindingView::table(
+                    "cpu-sampled",
+                    &["Process Name"],
+                    vec![r.label.clone()],
+                    "Count",
+                ),
             ),
         })
         .collect()
@@ -74,7 +81,7 @@ pub(crate) fn modules(engine: &Engine) -> Vec<Finding> {
             rule: "cpu-module",
             category: Category::Cpu,
             title: format!(
-                "{} is the leaf of {} of {} CPU samples ({:.1}%)",
+                "{} is the leaf of {} of {} non-idle CPU samples ({:.1}%)",
                 r.label,
                 thousands(r.count),
                 thousands(total),
@@ -82,7 +89,10 @@ pub(crate) fn modules(engine: &Engine) -> Vec<Finding> {
             ),
             figure: r.count as f64,
             unit: "samples",
-            view: FindingView::table("cpu-sampled", &["Module"], vec![r.label.clone()], "Count"),
+            view: super::without_idle(
+                engine,
+                FindingView::table("cpu-sampled", &["Module"], vec![r.label.clone()], "Count"),
+            ),
         })
         .collect()
 }

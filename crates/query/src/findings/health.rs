@@ -65,32 +65,39 @@ pub(crate) fn run(engine: &Engine) -> Vec<Finding> {
     out
 }
 
-/// Samples without a stack walk: their stack is at most the instruction
-/// pointer (what the flame graph's "hide samples without stacks" drops).
+/// Non-idle samples whose stack is one frame: the instruction pointer
+/// alone (what the flame graph's "hide samples without stacks" drops).
+/// That is not the trace header's "with stacks" (a stack walk event
+/// matched the sample): a walk can hold one frame, so the sentence names
+/// what it counts. Idle's samples (PID 0) are left out: an idle CPU's
+/// one-frame walk is no missing stack.
 fn stackless(engine: &Engine) -> Option<Finding> {
     let count = |min_stack_depth: u16| {
         let req = TableRequest {
             filters: Filters {
                 min_stack_depth,
-                ..Default::default()
+                ..super::non_idle(engine)
             },
             ..Default::default()
         };
         engine.table(&req).map(|r| r.total.count).ok()
     };
-    let (all, walked) = (count(0)?, count(2)?);
-    let n = all.saturating_sub(walked);
+    let (all, deep) = (count(0)?, count(2)?);
+    let n = all.saturating_sub(deep);
     (n > 0).then(|| Finding {
         rule: "samples-without-stacks",
         category: Category::Health,
         title: format!(
-            "{} of {} CPU samples have no stack walk",
+            "{} of {} non-idle CPU samples have a one-frame stack (the instruction pointer alone: no stack walk, or a walk of one frame)",
             thousands(n),
             thousands(all)
         ),
         figure: n as f64,
         unit: "samples",
-        view: FindingView::table("cpu-sampled", &["Stack"], Vec::new(), "Count"),
+        view: super::without_idle(
+            engine,
+            FindingView::table("cpu-sampled", &["Stack"], Vec::new(), "Count"),
+        ),
     })
 }
 

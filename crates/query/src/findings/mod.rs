@@ -77,6 +77,40 @@ pub fn run_timed(engine: &Engine, mut timed: impl FnMut(&str, Duration)) -> Vec<
     out
 }
 
+/// Idle: the process rows of PID 0 ("Idle", a Windows 7 trace's "System
+/// Idle Process"). Its samples are a CPU with nothing to run, never a
+/// culprit: the CPU findings count without them, numerator and base.
+pub(crate) fn idle_rows(engine: &Engine) -> Vec<u32> {
+    let pids = &engine.trace().processes.pid;
+    (0..pids.len() as u32)
+        .filter(|&p| pids.get(p as usize) == Some(&0))
+        .collect()
+}
+
+/// Filters that leave Idle's samples out.
+pub(crate) fn non_idle(engine: &Engine) -> crate::Filters {
+    crate::Filters {
+        columns: vec![crate::scan::filter::ColumnFilter {
+            column: crate::Column::Process,
+            values: idle_rows(engine),
+            exclude: true,
+        }],
+        ..Default::default()
+    }
+}
+
+/// `view` without Idle's samples (`x=Process=Idle (0)` in the link,
+/// `--filter 'Process!=Idle (0)'` in the export).
+pub(crate) fn without_idle(engine: &Engine, mut view: FindingView) -> FindingView {
+    for p in idle_rows(engine) {
+        view.excludes.push((
+            "Process".to_string(),
+            engine.label(crate::Column::Process, p),
+        ));
+    }
+    view
+}
+
 /// A count cell of a grouped table (Count sums a column of ones).
 pub(crate) fn count_of(c: Option<&crate::CellValue>) -> Option<u64> {
     match c? {

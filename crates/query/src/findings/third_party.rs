@@ -8,7 +8,7 @@ use crate::table::flat::{self, FlatRequest};
 use crate::{CellValue, Column, Engine, Row, TableDef};
 use rustc_hash::FxHashMap;
 
-/// A process is busy from this share of the samples.
+/// A process is busy from this share of the non-idle samples.
 pub const BUSY_SHARE: f64 = 0.05;
 /// A module is named from this share of its process's samples.
 pub const MIN_COST: f64 = 0.01;
@@ -60,7 +60,7 @@ pub(crate) fn run(engine: &Engine, _procs: &(Vec<Row>, u64)) -> Vec<Finding> {
     let (rows, total) = super::cpu_share::rows(engine, Column::Process);
     let busy: FxHashMap<&str, &Row> = rows
         .iter()
-        .filter(|r| r.label != "Idle (0)" && r.count as f64 >= BUSY_SHARE * total as f64)
+        .filter(|r| r.count as f64 >= BUSY_SHARE * total as f64)
         .map(|r| (r.label.as_str(), r))
         .collect();
     if busy.is_empty() {

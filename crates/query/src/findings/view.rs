@@ -29,6 +29,8 @@ pub struct FindingView {
     /// Value columns (`COL[:AGG]`) of the export; empty: the table's defaults.
     pub values: Vec<String>,
     pub filters: Vec<(String, String)>,
+    /// Rows left out (a column's text), e.g. Idle's samples.
+    pub excludes: Vec<(String, String)>,
     pub range: Option<(f64, f64)>,
     /// Key texts of the row holding the figure (one per `group` column).
     pub row: Vec<String>,
@@ -46,6 +48,7 @@ impl FindingView {
             group: group.iter().map(|s| s.to_string()).collect(),
             values: Vec::new(),
             filters: Vec::new(),
+            excludes: Vec::new(),
             range: None,
             row,
             column: column.to_string(),
@@ -61,6 +64,7 @@ impl FindingView {
             group: Vec::new(),
             values: Vec::new(),
             filters: Vec::new(),
+            excludes: Vec::new(),
             range: None,
             row: Vec::new(),
             column: "Count".into(),
@@ -142,6 +146,9 @@ impl FindingView {
         for (c, v) in &self.filters {
             q.push(("f", format!("{c}={v}")));
         }
+        for (c, v) in &self.excludes {
+            q.push(("x", format!("{c}={v}")));
+        }
         if let Some((a, b)) = self.range {
             q.push(("r", format!("{a}-{b}")));
         }
@@ -177,6 +184,9 @@ impl FindingView {
         }
         for (c, v) in &self.filters {
             a.extend(["--filter".into(), format!("{c}={v}")]);
+        }
+        for (c, v) in &self.excludes {
+            a.extend(["--filter".into(), format!("{c}!={v}")]);
         }
         if let Some((s, e)) = self.range {
             a.extend(["--range".into(), format!("{s}-{e}")]);

@@ -53,10 +53,20 @@ const DENSE_RUN: usize = 16;
 impl Engine {
     pub fn timeline(&self, req: &TimelineRequest) -> Result<Timeline, QueryError> {
         let bins = req.bins;
-        if bins == 0 || bins > MAX_BINS || req.range.end_ns <= req.range.start_ns {
+        if bins == 0 || bins > MAX_BINS || req.range.end_ns < req.range.start_ns {
             return Err(QueryError::BadRequest(format!(
-                "a timeline needs 1..={MAX_BINS} bins over a non-empty range"
+                "a timeline needs 1..={MAX_BINS} bins over a range whose start is not after its end"
             )));
+        }
+        // A range of no time (a live trace before its first event, a zero-
+        // length selection) holds no CPU: a valid question, an empty answer.
+        if req.range.end_ns == req.range.start_ns {
+            return Ok(Timeline {
+                start_ns: req.range.start_ns,
+                bin_ns: 0.0,
+                series: Vec::new(),
+                other: None,
+            });
         }
         let mut filters = req.filters.clone();
         let r = req.range;

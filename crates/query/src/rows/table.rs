@@ -597,11 +597,7 @@ impl RowTable {
                         .get(c)
                         .ok_or_else(|| QueryError::BadRequest("no such value column".into()))?;
                     if !column.def.accepts(v.aggregation) {
-                        return Err(QueryError::BadRequest(format!(
-                            "{} of {:?} is not possible",
-                            v.aggregation.name(),
-                            column.def.name
-                        )));
+                        return Err(QueryError::BadRequest(column.def.refusal(v.aggregation)));
                     }
                     Ok(match &column.cells {
                         Cells::Number(f) => Reader::Number(f, column.def.ty),

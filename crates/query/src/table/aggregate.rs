@@ -16,8 +16,10 @@ pub enum Aggregation {
     Count,
     /// Distinct values.
     UniqueCount,
-    /// The value when the rows have one, else the count of distinct values
-    /// (what WPA shows for text).
+    /// The value when the rows have one; else, for text, the count of
+    /// distinct values (what WPA shows for text), and for numbers (ids,
+    /// times, addresses) nothing: a count there would read as an id or a
+    /// time.
     Single,
 }
 
@@ -75,8 +77,10 @@ impl Aggregation {
 pub enum AggValue {
     /// No row had a value (Min, Max, Avg, Single of nothing).
     Empty,
-    /// A count (Count, Unique Count; Single over several values).
+    /// A count (Count, Unique Count).
     Count(u64),
+    /// Single over this many distinct values: no single value.
+    Several(u64),
     /// A value of the column (Sum, Min, Max; Single over one value).
     Value(i64),
     /// Avg, in the column's base unit.
@@ -196,7 +200,7 @@ impl Acc {
             Aggregation::Avg => AggValue::Float(self.sum as f64 / self.n as f64),
             Aggregation::Single => match distinct() {
                 1 => AggValue::Value(self.min),
-                n => AggValue::Count(n),
+                n => AggValue::Several(n),
             },
         }
     }
@@ -220,7 +224,7 @@ mod tests {
         assert_eq!(fin(Aggregation::Avg, &v), AggValue::Float(4.25));
         assert_eq!(fin(Aggregation::Count, &v), AggValue::Count(4));
         assert_eq!(fin(Aggregation::UniqueCount, &v), AggValue::Count(3));
-        assert_eq!(fin(Aggregation::Single, &v), AggValue::Count(3));
+        assert_eq!(fin(Aggregation::Single, &v), AggValue::Several(3));
         assert_eq!(fin(Aggregation::Single, &[7, 7]), AggValue::Value(7));
         assert_eq!(fin(Aggregation::Max, &[]), AggValue::Empty);
         assert_eq!(fin(Aggregation::Sum, &[]), AggValue::Value(0));

@@ -28,6 +28,10 @@ impl CellValue {
         match v {
             AggValue::Empty => CellValue::Empty,
             AggValue::Count(n) => CellValue::Count(n),
+            // Text shows how many; a number column shows nothing rather
+            // than a count that would read as a PID or a time.
+            AggValue::Several(n) if !ty.is_numeric() => CellValue::Count(n),
+            AggValue::Several(_) => CellValue::Empty,
             AggValue::Float(x) => CellValue::Float(x),
             AggValue::Value(k) if !ty.is_numeric() => CellValue::Text(label(k)),
             AggValue::Value(x) if x == crate::table::columns::MISSING => CellValue::Empty,

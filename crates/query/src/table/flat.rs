@@ -35,6 +35,8 @@ pub struct FlatRequest {
     pub values: Vec<ValueSpec>,
     /// Keep rows whose column shows exactly this text.
     pub filters: Vec<(usize, String)>,
+    /// Leave out rows whose column shows exactly this text.
+    pub excludes: Vec<(usize, String)>,
     pub range: Option<TimeRange>,
     /// `None`: heaviest first (weight, then count), then by keys.
     pub sort: Option<FlatSort>,
@@ -181,11 +183,7 @@ impl Scan<'_, '_> {
     }
 
     fn passes(&self, row: usize) -> bool {
-        let (t, def) = (self.t, self.def);
-        self.req
-            .filters
-            .iter()
-            .all(|(c, v)| def.cell_text(t, *c, row) == *v)
+        passes(self.t, self.def, &self.req.filters, &self.req.excludes, row)
     }
 
     fn group(&mut self, key: Vec<i64>) -> &mut Group {
@@ -246,6 +244,7 @@ impl Scan<'_, '_> {
         let def = self.def;
         let mut cols = self.req.keys.clone();
         cols.extend(self.req.filters.iter().map(|f| f.0));
+        cols.extend(self.req.excludes.iter().map(|f| f.0));
         let Some(dep) = flat_classes::dependency(def, &cols) else {
             return false;
         };
@@ -344,7 +343,8 @@ fn grouped(
 ) -> Result<FlatTable, QueryError> {
     let ncol = def.columns.len();
     let bad = |c: usize| c >= ncol;
-    if req.keys.iter().any(|&c| bad(c)) || req.filters.iter().any(|f| bad(f.0)) {
+    if req.keys.iter().any(|&c| bad(c)) || req.filters.iter().chain(&req.excludes).any(|f| bad(f.0))
+    {
         return Err(QueryError::BadRequest("no such column".into()));
     }
     let value_cols: Vec<Option<usize>> = req
@@ -463,12 +463,27 @@ fn grouped(
     })
 }
 
+/// Whether `row` shows every `filters` text and no `excludes` text.
+fn passes(
+    t: &Trace,
+    def: &TableDef<'_>,
+    filters: &[(usize, String)],
+    excludes: &[(usize, String)],
+    row: usize,
+) -> bool {
+    filters.iter().all(|(c, v)| def.cell_text(t, *c, row) == *v)
+        && !excludes
+            .iter()
+            .any(|(c, v)| def.cell_text(t, *c, row) == *v)
+}
+
 /// Every row of `def` that passes `filters` and `range`, each column a
 /// cell (no grouping), in row order; at most `limit` rows when not 0.
 pub fn list(
     t: &Trace,
     def: &TableDef<'_>,
     filters: &[(usize, String)],
+    excludes: &[(usize, String)],
     range: Option<TimeRange>,
     limit: usize,
 ) -> FlatTable {
@@ -479,8 +494,7 @@ pub fn list(
         .filter(|&c| def.columns[c].def.name != "Count")
         .collect();
     for row in 0..def.rows {
-        if range.is_some_and(|r| !in_range(def, row, &r))
-            || !filters.iter().all(|(c, v)| def.cell_text(t, *c, row) == *v)
+        if range.is_some_and(|r| !in_range(def, row, &r)) || !passes(t, def, filters, excludes, row)
         {
             continue;
         }

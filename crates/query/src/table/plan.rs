@@ -18,7 +18,9 @@ pub struct TableAsk<'r> {
     pub keys: &'r [String],
     /// `COL[:AGG]` value columns; `None`: the table's default ones.
     pub values: Option<&'r [String]>,
-    /// `COLUMN=VALUE`: rows whose cell in the column shows the value.
+    /// `COLUMN=VALUE`: rows whose cell in the column shows the value;
+    /// `COLUMN!=VALUE` (a column name ending in `!`): rows whose cell does
+    /// not.
     pub filters: &'r [(String, String)],
     /// Start and end in seconds from trace start.
     pub range: Option<(f64, f64)>,
@@ -46,6 +48,8 @@ pub struct TablePlan {
     pub keys: Vec<usize>,
     pub values: Vec<ValueSpec>,
     pub filters: Vec<(usize, String)>,
+    /// Rows whose cell shows this text are left out.
+    pub excludes: Vec<(usize, String)>,
     pub range: Option<TimeRange>,
     pub sort: SortPlan,
     pub limit: usize,
@@ -59,6 +63,7 @@ impl TablePlan {
             keys: self.keys.clone(),
             values: self.values.clone(),
             filters: self.filters.clone(),
+            excludes: self.excludes.clone(),
             range: self.range,
             sort: match &self.sort {
                 SortPlan::On(s) => Some(*s),
@@ -89,11 +94,13 @@ pub fn plan(def: &TableDef<'_>, ask: &TableAsk<'_>) -> Result<TablePlan, QueryEr
         .iter()
         .map(|k| column(def, k))
         .collect::<Result<Vec<_>, _>>()?;
-    let filters = ask
-        .filters
-        .iter()
-        .map(|(c, v)| Ok((column(def, c)?, v.clone())))
-        .collect::<Result<Vec<_>, QueryError>>()?;
+    let (mut filters, mut excludes) = (Vec::new(), Vec::new());
+    for (c, v) in ask.filters {
+        match c.trim_end().strip_suffix('!') {
+            Some(c) => excludes.push((column(def, c)?, v.clone())),
+            None => filters.push((column(def, c)?, v.clone())),
+        }
+    }
     let range = ask
         .range
         .map(|(start, end)| time_range(start, end))
@@ -113,6 +120,7 @@ pub fn plan(def: &TableDef<'_>, ask: &TableAsk<'_>) -> Result<TablePlan, QueryEr
         keys,
         values,
         filters,
+        excludes,
         range,
         sort,
         limit: ask.limit,

@@ -55,13 +55,7 @@ impl ValueSpec {
         let d = def.columns[c].def;
         let aggregation = agg.unwrap_or(d.aggregation);
         if !d.accepts(aggregation) {
-            return Err(QueryError::BadRequest(format!(
-                "{} of {:?} ({}) is not possible: {} needs numbers",
-                aggregation.name(),
-                d.name,
-                d.ty.name(),
-                aggregation.name()
-            )));
+            return Err(QueryError::BadRequest(d.refusal(aggregation)));
         }
         Ok(ValueSpec {
             of: ValueOf::Column(c),

@@ -16,9 +16,17 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
         NONE => NONE,
         st => t.stacks.frame.get(st as usize).copied().unwrap_or(NONE),
     };
+    // Managed code outside every image: the module its function names (as
+    // the frame's label and the engine's Module column have it).
     let leaf_module = move |i: usize| match leaf_frame(i) {
         NONE => NONE,
-        f => t.frames.module.get(f as usize).copied().unwrap_or(NONE),
+        f => match t.frames.module.get(f as usize).copied().unwrap_or(NONE) {
+            NONE => {
+                let func = t.frames.func.get(f as usize).copied().unwrap_or(NONE);
+                t.funcs.module.get(func as usize).copied().unwrap_or(NONE)
+            }
+            m => m,
+        },
     };
     // An attribute of the leaf frame's module (empty outside every module).
     let module_attr = move |f: fn(&model::images::ModuleTable) -> &Vec<StrId>| {

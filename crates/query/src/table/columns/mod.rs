@@ -110,9 +110,39 @@ impl ColumnDef {
         normalize(self.name) == n || self.aliases.iter().any(|a| normalize(a) == n)
     }
 
-    /// Whether `agg` applies to this column.
+    /// Whether `agg` applies to this column. Ids and addresses name
+    /// things and instants are points in time: none of them adds up (a sum
+    /// of exit codes, PIDs or start times means nothing), so they never
+    /// Sum.
     pub fn accepts(&self, agg: Aggregation) -> bool {
-        self.ty != ColumnType::Stack && (self.ty.is_numeric() || !agg.needs_numbers())
+        let adds = match self.ty {
+            ColumnType::Id | ColumnType::Address | ColumnType::Time => agg != Aggregation::Sum,
+            _ => true,
+        };
+        adds && self.ty != ColumnType::Stack && (self.ty.is_numeric() || !agg.needs_numbers())
+    }
+
+    /// Why `agg` does not apply (when `accepts` says no).
+    pub fn refusal(&self, agg: Aggregation) -> String {
+        let why = match self.ty {
+            ColumnType::Id | ColumnType::Address => "an id names something, it does not add up",
+            ColumnType::Time => "a time is an instant, instants do not add up",
+            ColumnType::Stack => "stacks are drilled, not aggregated",
+            _ => "it needs numbers",
+        };
+        let ok: Vec<&str> = Aggregation::ALL
+            .into_iter()
+            .filter(|&a| self.accepts(a))
+            .map(Aggregation::name)
+            .collect();
+        format!(
+            "{} of {:?} ({}) is not possible: {why}; {} takes {}",
+            agg.name(),
+            self.name,
+            self.ty.name(),
+            self.name,
+            ok.join(", ")
+        )
     }
 }
 
