@@ -3,7 +3,7 @@
 // take them. The column definitions (type, unit, default aggregation) come from /columns.
 import { fmtInt, fmtSize, fmtSecs } from './dom.js';
 
-/** @typedef {{name: string, aliases: string[], type: string, unit: string|null, aggregation: string}} ColumnDef */
+/** @typedef {{name: string, aliases: string[], type: string, unit: string|null, aggregation: string, aggregations?: string[]}} ColumnDef */
 /** @typedef {{name: string, column: string, aggregation: string, type: string, unit: string|null}} ValueInfo */
 
 /** Aggregations as the API names them. */
@@ -28,8 +28,9 @@ export function findDef(defs, name) {
   return defs.find((d) => d.name === name) || defs.find((d) => d.aliases.includes(name)) || null;
 }
 
-/** Aggregations that apply to a column. @param {ColumnDef} def */
+/** Aggregations that apply to a column: the server's list (ids, addresses and times never Sum). @param {ColumnDef} def */
 export function aggregationsOf(def) {
+  if (Array.isArray(def.aggregations)) return AGGREGATIONS.filter((a) => def.aggregations.includes(a));
   if (def.type === 'stack') return [];
   return NUMERIC.has(def.type) ? AGGREGATIONS : ['count', 'unique', 'single'];
 }
