@@ -11,6 +11,7 @@ import { rowsTsv } from './table-copy.js';
 import { TableFind } from './table-find.js';
 import { fitWidth, contentWidths, fittedWidth, spread } from './column-widths.js';
 import { isPath, pathEl } from './path-text.js';
+import { percentHeader } from './cpu-share.js';
 
 /** The weight column of each table (its sum is the API's `weight_ms`). */
 const WEIGHT_COLUMNS = ['Weight (ms)', 'Duration (ms)', 'Disk Service Time (ms)', 'CPU Usage (ms)'];
@@ -113,7 +114,7 @@ export class TreeTable {
     /** @type {Node|null} */
     this.selected = null;
     this.total = { count: 0, weight_ms: 0 };
-    /** What % Weight is a share of (the API's percent_of). @type {{label: string, description: string, basis: string}|null} */
+    /** What % Weight is a share of (the API's percent_of). @type {import('./cpu-share.js').PercentOf|null} */
     this.percentOf = null;
     this.status = h('div', { class: 'table-status', 'data-testid': 'table-status' });
     this.scroller = h('div', { class: 'table-scroll', tabindex: '0', 'data-testid': 'table' });
@@ -395,7 +396,7 @@ export class TreeTable {
       const pct = c === '% Weight' && this.percentOf;
       const th = h('th', { class: `${numeric ? 'num' : ''} ${i < o.groups.length ? 'key' : ''} ${data ? 'value' : ''}`, 'data-col': c,
         title: data ? this.valueTitle(c) : pct ? `${pct.label}: ${pct.description}. Click to sort; drag to move` : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
-        [h('span', { text: data ? this.valueHeader(c) : pct ? pct.label : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
+        [h('span', { text: data ? this.valueHeader(c) : pct ? percentHeader(pct) : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
       this.headerDrag(th, c);
       th.addEventListener('dblclick', (e) => { if (e.clientX > th.getBoundingClientRect().right - 6) this.fit(c); });
       if (data) th.addEventListener('contextmenu', (e) => { e.preventDefault(); this.aggMenu(c, e); });
