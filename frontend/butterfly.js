@@ -2,7 +2,8 @@
 // (WPA's View Callers / View Callees), then the one-level butterfly: every direct caller and callee.
 import * as api from './api.js';
 import { h, clear, fmtInt, fmt2 } from './dom.js';
-import { renderCallerTree } from './caller-tree.js';
+import { renderCallerTree, percentTh } from './caller-tree.js';
+import { cpuShareBase, baseWords } from './cpu-share.js';
 import { functionSearch } from './function-search.js';
 
 /**
@@ -43,6 +44,8 @@ export async function renderButterfly(host, o) {
   }
   body.append(h('div', { class: 'state loading', text: 'Loading…' }));
   let r;
+  // The table's % Weight base, asked alongside: the same % here as there for the same weight.
+  const base = cpuShareBase(o.traceId, o.query());
   try {
     r = await api.butterfly(o.traceId, { ...o.query(), kind: o.kind, target: o.target, by: o.by });
   } catch (e) {
@@ -52,12 +55,14 @@ export async function renderButterfly(host, o) {
   }
   clear(body);
   if (document.activeElement !== input) { input.value = r.target.label; shown = r.target.label; }
-  const total = r.total.weight_ms || 1;
+  const percentOf = await base;
+  const total = percentOf ? percentOf.base : r.total.weight_ms || 1;
+  const ofWhat = percentOf ? baseWords(percentOf) : 'of the samples kept';
   /** @param {string} title @param {any[]} rows @param {string} cls */
   const list = (title, rows, cls) => {
     const max = rows.reduce((m, x) => Math.max(m, x.weight_ms), 0) || 1;
     const t = h('table', { class: `grid bf ${cls}`, 'data-testid': `bf-${cls}` }, [
-      h('thead', {}, [h('tr', {}, [h('th', { text: title }), h('th', { class: 'num', text: 'Count' }), h('th', { class: 'num', text: 'Weight (ms)' }), h('th', { class: 'num', text: '% Weight' })])]),
+      h('thead', {}, [h('tr', {}, [h('th', { text: title }), h('th', { class: 'num', text: 'Count' }), h('th', { class: 'num', text: 'Weight (ms)' }), percentTh(percentOf)])]),
     ]);
     const tb = h('tbody');
     if (!rows.length) tb.append(h('tr', {}, [h('td', { class: 'empty', colspan: '4', text: cls === 'callers' ? 'No callers (a root)' : 'No callees (a leaf)' })]));
@@ -77,7 +82,7 @@ export async function renderButterfly(host, o) {
     const host = h('div', { class: 'ct-host' });
     const mark = direction === 'callers' ? 'c' : 'e';
     renderCallerTree(host, {
-      traceId: o.traceId, query: o.query, direction, kind: o.kind, target: o.target, by: o.by,
+      traceId: o.traceId, query: o.query, direction, kind: o.kind, target: o.target, by: o.by, percentOf,
       open: open.filter((p) => p[0] === mark).map((p) => p.slice(1)),
       onOpen: (mine) => o.onOpen && o.onOpen([...open.filter((p) => p[0] !== mark), ...mine.map((p) => [mark, ...p])]),
       onTarget: (k, target) => o.onChange(k, target, o.by),
@@ -89,7 +94,7 @@ export async function renderButterfly(host, o) {
     tree('callers'),
     h('div', { class: 'bf-target', 'data-testid': 'bf-center' }, [
       h('span', { class: 'bf-name', text: r.target.label }),
-      h('span', { class: 'bf-num', 'data-count': String(r.inclusive.count), text: `inclusive ${fmtInt(r.inclusive.count)} samples (${fmt2((100 * r.inclusive.weight_ms) / total)}%)` }),
+      h('span', { class: 'bf-num', 'data-count': String(r.inclusive.count), 'data-testid': 'bf-inclusive', text: `inclusive ${fmtInt(r.inclusive.count)} samples (${fmt2((100 * r.inclusive.weight_ms) / total)}% ${ofWhat})` }),
       h('span', { class: 'bf-num', text: `self ${fmtInt(r.self.count)}` }),
     ]),
     h('div', { class: 'bf-head', text: 'View Callees' }),

@@ -3,6 +3,7 @@
 // from the target's innermost occurrence, so a row's children sum to it (the server's /callers, /callees).
 import * as api from './api.js';
 import { h, clear, fmtInt, fmt2 } from './dom.js';
+import { percentHeader } from './cpu-share.js';
 
 /** Key of an expanded path in the open set: the row names joined as the link writes them. @param {string[]} p */
 const pathKey = (p) => JSON.stringify(p);
@@ -10,9 +11,19 @@ const pathKey = (p) => JSON.stringify(p);
 /**
  * @typedef {{traceId: string, query: () => any, direction: 'callers'|'callees', kind: 'function'|'module', target: string,
  *   by: 'function'|'module', open: string[][], onOpen: (open: string[][]) => void,
- *   onTarget: (kind: 'function'|'module', target: string) => void}} CallerTreeOpts
+ *   onTarget: (kind: 'function'|'module', target: string) => void, percentOf?: import('./cpu-share.js').PercentOf|null}} CallerTreeOpts
  * `open`: the expanded rows, each the path of row names (stable identity, else label) from the target outwards.
+ * `percentOf`: the table's % Weight base (range x CPUs); without it the % is of every sample the filters keep.
  */
+
+/**
+ * The % column's header, naming its base. @param {import('./cpu-share.js').PercentOf|null|undefined} p
+ * @returns {HTMLElement}
+ */
+export function percentTh(p) {
+  return p ? h('th', { class: 'num', text: percentHeader(p), title: `${p.label}: ${p.description}` })
+    : h('th', { class: 'num', text: '% Weight (of the samples kept)', title: 'share of the weight of every sample the range and filters keep' });
+}
 
 /** Render one tree into `host`. @param {HTMLElement} host @param {CallerTreeOpts} o */
 export async function renderCallerTree(host, o) {
@@ -22,7 +33,7 @@ export async function renderCallerTree(host, o) {
     : (o.by === 'module' ? 'Called module (expand: further down the stack)' : 'Callee (expand: further down the stack)');
   const tbody = h('tbody');
   host.append(h('table', { class: 'grid bf ct', 'data-testid': `ct-${o.direction}` }, [
-    h('thead', {}, [h('tr', {}, [h('th', { text: title }), h('th', { class: 'num', text: 'Count' }), h('th', { class: 'num', text: 'Weight (ms)' }), h('th', { class: 'num', text: '% Weight' })])]),
+    h('thead', {}, [h('tr', {}, [h('th', { text: title }), h('th', { class: 'num', text: 'Count' }), h('th', { class: 'num', text: 'Weight (ms)' }), percentTh(o.percentOf)])]),
     tbody,
   ]));
   const open = new Set(o.open.map(pathKey));
@@ -63,8 +74,10 @@ export async function renderCallerTree(host, o) {
     if (!end) name.addEventListener('click', (e) => { e.stopPropagation(); o.onTarget(o.by, x.id || x.label); });
     const td = h('td', { class: 'label' }, [tog, name]);
     td.style.paddingLeft = `${4 + Math.min(depth, 60) * 14}px`;
-    const pc = h('td', { class: 'num', text: fmt2(x.percent) });
-    pc.style.backgroundImage = `linear-gradient(to left, var(--bar) ${Math.min(100, x.percent).toFixed(1)}%, transparent 0)`;
+    // The table's base when known (the same % for the same weight), else the API's: of every sample kept.
+    const pct = o.percentOf ? (100 * x.weight_ms) / o.percentOf.base : x.percent;
+    const pc = h('td', { class: 'num', text: fmt2(pct) });
+    pc.style.backgroundImage = `linear-gradient(to left, var(--bar) ${Math.min(100, pct).toFixed(1)}%, transparent 0)`;
     const tr = h('tr', { 'data-depth': String(depth), 'data-label': x.label, 'data-count': String(x.count) }, [
       td, h('td', { class: 'num', text: fmtInt(x.count) }), h('td', { class: 'num', text: fmt2(x.weight_ms) }), pc,
     ]);

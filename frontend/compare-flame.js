@@ -43,11 +43,16 @@ export function renderDiffFlame(host, root, width) {
   let maxAbs = 0;
   const walk = (/** @type {Node} */ n) => { maxAbs = Math.max(maxAbs, Math.abs(n.new - n.base)); n.kids.forEach(walk); };
   root.kids.forEach(walk);
-  const legend = h('div', { class: 'diff-legend', 'data-testid': 'diff-legend' }, [
-    h('span', { class: 'swatch', style: { background: diverging(-1) } }), ` loss ${fmtInt(maxAbs)}`,
+  // The totals are the processes' (the top boxes'), as the table by Process adds up its delta
+  // column; the colour scale ends at the largest change of one box, which is no total.
+  let loss = 0;
+  let gain = 0;
+  for (const k of root.kids.values()) { const d = k.new - k.base; if (d < 0) loss -= d; else gain += d; }
+  const legend = h('div', { class: 'diff-legend', 'data-testid': 'diff-legend', 'data-loss': String(loss), 'data-gain': String(gain) }, [
+    h('span', { class: 'swatch', style: { background: diverging(-1) } }), ` loss ${fmtInt(loss)}`,
     h('span', { class: 'swatch', style: { background: diverging(0) } }), ' no change ',
-    h('span', { class: 'swatch', style: { background: diverging(1) } }), ` gain ${fmtInt(maxAbs)}`,
-    h('span', { class: 'muted', text: ` · width: ${width === 'new' ? 'comparison' : 'baseline'} samples (${fmtInt(total)})` }),
+    h('span', { class: 'swatch', style: { background: diverging(1) } }), ` gain ${fmtInt(gain)}`,
+    h('span', { class: 'muted', text: ` samples, summed by process · colour: a box's change, full at ±${fmtInt(maxAbs)} · width: ${width === 'new' ? 'comparison' : 'baseline'} samples (${fmtInt(total)})` }),
   ]);
   const canvas = h('div', { class: 'diff-flame', 'data-testid': 'diff-flame' });
   host.append(legend, canvas);

@@ -2,24 +2,37 @@
 // `etlscope findings` prints), each with its figure and a link to the view that shows it. Every
 // string from the trace is set as text.
 import * as api from './api.js';
-import { h, fmtInt } from './dom.js';
+import { h, clear, fmtInt } from './dom.js';
 
 /**
- * A collapsible panel, filled when the findings arrive.
+ * A collapsible panel, filled when the findings arrive; `refresh` asks again (the trace grew: a
+ * live replay's new model, its end). One request at a time: a refresh asked meanwhile runs after
+ * it, so the last answer shown is never older than the last refresh asked.
  * @param {string} id @param {(url: string) => void} navigate
- * @returns {HTMLElement}
+ * @returns {{panel: HTMLElement, refresh: () => void}}
  */
 export function findingsPanel(id, navigate) {
   // Only the app's usual tags (tests/xss.test.mjs allows no others): a button folds the list.
   const list = h('div', { class: 'findings-list', hidden: true });
   const summary = h('button', { class: 'btn findings-toggle', 'data-testid': 'findings-toggle', text: 'Findings…', onclick: () => { list.hidden = !list.hidden; } });
   const panel = h('section', { class: 'panel findings', 'data-testid': 'findings' }, [summary, list]);
-  api.findings(id).then((v) => {
-    const items = (v && v.findings) || [];
-    summary.textContent = `Findings (${items.length})`;
-    for (const f of items) list.append(item(id, f, navigate));
-  }).catch((e) => { summary.textContent = `Findings: ${e.message}`; });
-  return panel;
+  let busy = false;
+  let again = false;
+  const refresh = () => {
+    if (busy) { again = true; return; }
+    busy = true;
+    api.findings(id).then((v) => {
+      const items = (v && v.findings) || [];
+      summary.textContent = `Findings (${items.length})`;
+      clear(list);
+      for (const f of items) list.append(item(id, f, navigate));
+    }).catch((e) => { summary.textContent = `Findings: ${e.message}`; }).finally(() => {
+      busy = false;
+      if (again) { again = false; refresh(); }
+    });
+  };
+  refresh();
+  return { panel, refresh };
 }
 
 /** @param {string} id @param {any} f @param {(url: string) => void} navigate */

@@ -2,6 +2,7 @@
 // click zooms into a box, the breadcrumb zooms out, search highlights matches and sums them.
 import * as api from './api.js';
 import { h, clear, fmtInt, fmt2 } from './dom.js';
+import { cpuShareBase, baseWords } from './cpu-share.js';
 import { moduleColour, moduleOf } from './palette.js';
 
 const ROW = 17;
@@ -17,6 +18,8 @@ export class Flame {
   /** @param {HTMLElement} host @param {FlameOpts} o */
   constructor(host, o) {
     this.o = o;
+    /** The table's % Weight base (range x CPUs), when known. @type {import('./cpu-share.js').PercentOf|null} */
+    this.percentOf = null;
     this.crumbs = h('div', { class: 'crumbs', 'data-testid': 'flame-crumbs' });
     this.searchBox = /** @type {HTMLInputElement} */ (h('input', { type: 'search', class: 'search', placeholder: 'Search functions (regex-free, case-insensitive)', 'data-testid': 'flame-search', value: o.search }));
     this.matchInfo = h('span', { class: 'match-info', 'data-testid': 'flame-match' });
@@ -59,7 +62,10 @@ export class Flame {
     this.state.className = 'state loading';
     try {
       const q = { ...this.o.query(), min_fraction: 0.0005, order: 'name', per_process: this.o.perProcess, exclude_no_stack: !!this.o.noStack };
+      // The table's % Weight base, asked alongside: the tooltip gives the table's % for the same weight.
+      const base = cpuShareBase(this.o.traceId, q);
       const d = await api.flame(this.o.traceId, q);
+      this.percentOf = await base;
       const n = d.depth.length;
       const parent = new Int32Array(n).fill(-1);
       const stack = [];
@@ -239,11 +245,13 @@ export class Flame {
       const label = String(d.label[i]);
       clear(this.tip);
       const pct = (100 * d.width_ms[i]) / (d.width_ms[0] || 1);
+      const p = this.percentOf;
+      const share = p ? `${fmt2((100 * d.width_ms[i]) / p.base)}% ${baseWords(p)}, ` : '';
       this.tip.append(
         h('div', { class: 'tip-title', text: label }),
         h('div', { text: `Module: ${i === 0 ? '—' : (d.module ? String(d.module[i]) : moduleOf(label))}` }),
         // Box widths are CPU weight (samples x their sampling interval), not sample counts.
-        h('div', { 'data-testid': 'flame-tip-weight', text: `Weight: ${fmtInt(d.width_ms[i])} ms (${fmt2(pct)}% of the graph)` }),
+        h('div', { 'data-testid': 'flame-tip-weight', text: `Weight: ${fmtInt(d.width_ms[i])} ms (${share}${fmt2(pct)}% of the graph)` }),
         h('div', { text: `Self weight: ${fmtInt(d.self_ms[i])} ms` }),
         i === 0 && d.total ? h('div', { 'data-testid': 'flame-tip-samples', text: `Samples: ${fmtInt(d.total.count)}` }) : null,
       );

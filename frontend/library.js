@@ -109,9 +109,12 @@ export function renderLibrary(root, navigate) {
           bar.remove();
           item.classList.add('existed');
           label.textContent = `${f.name} was already in the library (as ${entry.name || entry.id}, uploaded ${fmtDate(entry.uploaded_at)}): not stored again.`;
+          item.append(h('button', { class: 'btn', text: 'Open', 'data-testid': 'upload-open', onclick: () => navigate(`/t/${entry.id}`) }));
+          // Its row selected and brought into view: the user sees which trace it is.
+          for (const x of tbody.querySelectorAll('tr.selected')) x.classList.remove('selected');
           const tr = tbody.querySelector(`tr[data-id="${entry.id}"]`);
-          if (tr) tr.classList.add('flash');
-          setTimeout(() => item.remove(), 8000);
+          if (tr) { tr.classList.add('flash', 'selected'); tr.scrollIntoView({ block: 'nearest' }); }
+          setTimeout(() => item.remove(), 15000);
         } else {
           // From here the notice follows the ingest as the row does (same stream, same figures).
           label.textContent = `${f.name}: uploaded (${fmtSize(f.size)}), ingesting…`;
@@ -142,7 +145,11 @@ export function renderLibrary(root, navigate) {
     }
   };
 
-  fileInput.addEventListener('change', () => { if (fileInput.files) uploadAll([...fileInput.files]); });
+  fileInput.addEventListener('change', () => {
+    if (fileInput.files) uploadAll([...fileInput.files]);
+    // Else choosing the same file again fires no change, and a duplicate upload would say nothing.
+    fileInput.value = '';
+  });
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('over'));
   drop.addEventListener('drop', (e) => {

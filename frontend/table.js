@@ -9,7 +9,9 @@ import { splitSpec, findDef, aggregationsOf, aggLabel, specOf, formatValue, isNu
 import { RowSelection, selectionSums } from './table-select.js';
 import { rowsTsv } from './table-copy.js';
 import { TableFind } from './table-find.js';
-import { fitWidth } from './column-widths.js';
+import { fitWidth, contentWidths, fittedWidth, spread } from './column-widths.js';
+import { isPath, pathEl } from './path-text.js';
+import { percentHeader } from './cpu-share.js';
 
 /** The weight column of each table (its sum is the API's `weight_ms`). */
 const WEIGHT_COLUMNS = ['Weight (ms)', 'Duration (ms)', 'Disk Service Time (ms)', 'CPU Usage (ms)'];
@@ -41,8 +43,11 @@ const LIMIT = 500;
 const isValue = (c) => VALUE_COLUMNS.includes(c);
 
 /** @param {string} c */
+const isStack = (c) => c === 'Stack' || c === 'Stack (Inverted)' || c.endsWith(' Stack');
+
+/** @param {string} c */
 function colWidth(c) {
-  if (c === 'Stack' || c === 'Stack (Inverted)' || c.endsWith(' Stack')) return 600;
+  if (isStack(c)) return 600;
   if (c === 'File Path' || c === 'Path Name') return 420;
   if (c === 'Image Path' || c === 'Command Line') return 340;
   if (c === 'Process' || c === 'Function' || c === 'Image Name' || c === 'Process Name' || c === 'File Version' || c === 'Description' || c === 'Product Name') return 200;
@@ -55,6 +60,7 @@ function colWidth(c) {
 /** A row label as text; frames show their module muted ("module!" + function). @param {string} label */
 function labelEl(label) {
   if (label === '') return h('span', { class: 'txt none', text: '(none)' });
+  if (isPath(label)) return pathEl(label);
   const i = label.indexOf('!');
   if (i <= 0 || i === label.length - 1) return h('span', { class: 'txt', text: label });
   return h('span', { class: 'txt' }, [h('span', { class: 'mod', text: label.slice(0, i + 1) }), h('span', { class: 'fn', text: label.slice(i + 1) })]);
@@ -108,7 +114,7 @@ export class TreeTable {
     /** @type {Node|null} */
     this.selected = null;
     this.total = { count: 0, weight_ms: 0 };
-    /** What % Weight is a share of (the API's percent_of). @type {{label: string, description: string, basis: string}|null} */
+    /** What % Weight is a share of (the API's percent_of). @type {import('./cpu-share.js').PercentOf|null} */
     this.percentOf = null;
     this.status = h('div', { class: 'table-status', 'data-testid': 'table-status' });
     this.scroller = h('div', { class: 'table-scroll', tabindex: '0', 'data-testid': 'table' });
@@ -129,6 +135,8 @@ export class TreeTable {
     this.answered = new Promise((resolve) => { this.answer = () => resolve(); });
     /** What the API said about each value column (spec -> header, type, unit). @type {Map<string, import('./value-columns.js').ValueInfo>} */
     this.valueInfo = new Map();
+    /** Widths fitted to the content shown (columns whose width the user has not set). @type {Map<string, number>} */
+    this.fitted = new Map();
   }
 
   /** Whether a column right of the gold bar is a column of the rows with an aggregation. @param {string} c */
@@ -388,7 +396,7 @@ export class TreeTable {
       const pct = c === '% Weight' && this.percentOf;
       const th = h('th', { class: `${numeric ? 'num' : ''} ${i < o.groups.length ? 'key' : ''} ${data ? 'value' : ''}`, 'data-col': c,
         title: data ? this.valueTitle(c) : pct ? `${pct.label}: ${pct.description}. Click to sort; drag to move` : 'Click to sort; drag to move (across the gold bar to group or ungroup)' },
-        [h('span', { text: data ? this.valueHeader(c) : pct ? pct.label : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
+        [h('span', { text: data ? this.valueHeader(c) : pct ? percentHeader(pct) : c }), sorted ? h('span', { class: 'sort', text: o.desc ? ' ▼' : ' ▲' }) : null, data ? this.aggButton(c) : null]);
       this.headerDrag(th, c);
       th.addEventListener('dblclick', (e) => { if (e.clientX > th.getBoundingClientRect().right - 6) this.fit(c); });
       if (data) th.addEventListener('contextmenu', (e) => { e.preventDefault(); this.aggMenu(c, e); });
@@ -418,6 +426,7 @@ export class TreeTable {
     const st = this.scroller.scrollTop;
     clear(this.scroller);
     this.scroller.append(table);
+    this.autoFit(/** @type {HTMLTableElement} */ (table), all);
     this.scroller.scrollTop = st;
     this.showSums();
   }
@@ -439,7 +448,8 @@ export class TreeTable {
         const info = this.valueInfo.get(c);
         const v = info && n.values ? n.values[info.name] : undefined;
         const text = info ? formatValue(v, info.type) : '';
-        tr.append(h('td', { class: info && isNumericType(info.type) ? 'num' : 'val', text, title: text, 'data-value': v === null || v === undefined ? '' : String(v) }));
+        const path = isPath(text);
+        tr.append(h('td', { class: info && isNumericType(info.type) ? 'num' : 'val', text: path ? null : text, title: text, 'data-value': v === null || v === undefined ? '' : String(v) }, path ? [pathEl(text)] : []));
       } else if (isValue(c)) {
         const td = h('td', { class: 'num', text: valueText(n, c) });
         if (c === '% Weight') td.style.backgroundImage = `linear-gradient(to left, var(--bar) ${Math.min(100, n.percent).toFixed(1)}%, transparent 0)`;
@@ -521,6 +531,33 @@ export class TreeTable {
     this.render();
     this.scrollToSelected();
     this.emitTree(true);
+  }
+
+  /**
+   * Widths fitted to what the rows shown need, for the columns whose width the user has not set:
+   * each within its share of the pane, the spare width to the columns that share cut. A column
+   * only grows as rows are expanded (the table does not jump back under the pointer).
+   * @param {HTMLTableElement} table @param {string[]} all
+   */
+  autoFit(table, all) {
+    const pane = this.scroller.clientWidth;
+    if (!pane) return; // not laid out (a hidden view): the defaults stay
+    const fitted = this.fitted;
+    const cols = /** @type {HTMLElement[]} */ ([...table.querySelectorAll('colgroup col')]);
+    const free = all.map((c, i) => i).filter((i) => all[i] !== '|' && !TreeTable.widths.has(all[i]));
+    if (!free.length) return;
+    const needs = contentWidths(table, free, free.map((i) => cols[i]));
+    /** @param {string} c @returns {import('./column-widths.js').ColumnKind} */
+    const kind = (c) => {
+      if (isStack(c)) return 'stack';
+      if (/Path|Command Line/.test(c)) return 'path';
+      const info = this.valueInfo.get(c);
+      return isValue(c) || (this.isData(c) && info && isNumericType(info.type)) ? 'number' : 'text';
+    };
+    let widths = free.map((i, k) => Math.max(fitted.get(all[i]) || 0, fittedWidth(needs[k], kind(all[i]), pane)));
+    const used = all.reduce((a, c, i) => a + (c === '|' ? 6 : TreeTable.widths.get(c) || 0), 0) + widths.reduce((a, w) => a + w, 0);
+    widths = spread(widths, needs, pane - used - 2);
+    free.forEach((i, k) => { fitted.set(all[i], widths[k]); cols[i].style.width = `${widths[k]}px`; });
   }
 
   /** Fit a column to its content (double-click on its header's right edge). @param {string} col */

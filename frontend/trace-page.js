@@ -148,7 +148,10 @@ export class TracePage {
     const tlHost = h('section', { class: 'panel timeline' });
     this.analysis = h('section', { class: 'panel analysis' });
     // Findings and Symbols side by side: two short bars until opened.
-    const panels = h('div', { class: 'trace-panels' }, [findingsPanel(this.id, this.navigate), symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip())]);
+    const findings = findingsPanel(this.id, this.navigate);
+    /** Ask the findings again: the trace they were computed from grew (a live trace). */
+    this.refreshFindings = findings.refresh;
+    const panels = h('div', { class: 'trace-panels' }, [findings.panel, symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip())]);
     this.root.append(panels, tlHost, this.analysis);
     this.timeline = new Timeline(tlHost, {
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
@@ -207,6 +210,8 @@ export class TracePage {
       }
       if (done) viewAt = 0;
       refreshView();
+      // The findings are the trace's too: a replay's end can add several.
+      if (this.refreshFindings) this.refreshFindings();
     };
     // The timeline and the view are rebuilt at most every VIEW_EVERY ms (and
     // at the end): models can come every few hundred ms, and a table rebuilt

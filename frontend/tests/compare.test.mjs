@@ -190,3 +190,23 @@ test('the comparison page names tables as WPA does and shows each value with its
   assert.equal(explorer[5], f2.format(b.weight * 1000));
   assert.deepEqual(errors, []);
 });
+
+test('the differential flame legend totals the losses and gains as the table by Process adds them up', async () => {
+  const [baseId, newId] = srv.ids;
+  const { p, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/compare/${baseId}/${newId}?t=cpu-sampled&g=Process`);
+  await waitRows(p);
+  // The Count delta of every row (baseline, comparison, delta, delta %: the third cell).
+  const deltas = (await rows(p)).map((r) => Number(r.nums[2]));
+  const loss = deltas.filter((d) => d < 0).reduce((a, d) => a + d, 0);
+  const gain = deltas.filter((d) => d > 0).reduce((a, d) => a + d, 0);
+  await p.click('[data-testid=compare-view-flame]');
+  await p.waitForURL(/view=flame/);
+  await waitRows(p);
+  const legend = await p.textContent('[data-testid=diff-legend]') || '';
+  const fmt = new Intl.NumberFormat('en-US');
+  console.log(`table: losses ${fmt.format(loss)}, gains +${fmt.format(gain)} | legend: ${legend}`);
+  assert.ok(legend.includes(`loss ${fmt.format(-loss)}`), legend);
+  assert.ok(legend.includes(`gain ${fmt.format(gain)}`), legend);
+  assert.deepEqual(errors, []);
+});

@@ -59,7 +59,7 @@ test('upload progress says percent and bytes; the same bytes again say they were
   const before = (await (await fetch(`${srv.url}/api/traces`)).json()).traces.length;
   await p.setInputFiles('input[type=file]', DEMO);
   const existed = await p.waitForSelector('[data-testid=upload-item].existed', { timeout: 60000 });
-  assert.match(await existed.textContent(), /^explorer-overlay\.etl was already in the library \(as explorer-overlay\.etl, uploaded .+\): not stored again\.$/);
+  assert.match(await (await existed.$('[data-testid=upload-label]')).textContent(), /^explorer-overlay\.etl was already in the library \(as explorer-overlay\.etl, uploaded .+\): not stored again\.$/);
   assert.equal(await existed.$('[data-testid=upload-bar]'), null, 'no progress bar on the notice');
   assert.equal(await p.$$eval(`tr[data-id="${srv.ids[0]}"].flash`, (t) => t.length), 1, 'the entry is pointed at');
   assert.equal((await (await fetch(`${srv.url}/api/traces`)).json()).traces.length, before);
@@ -97,6 +97,37 @@ test('the ingesting notice of an upload follows its row: it says ready when the 
   // (Other rows' Compare with… menus name it too: the row is the one whose link does.)
   const row = p.locator('tr[data-id]').filter({ has: p.locator('td:first-child a', { hasText: 'explorer-copy.etl' }) });
   await row.locator('[data-testid=compare-with]').waitFor({ timeout: 5000 });
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('the same file chosen twice in the file picker: the second says it is already in the library and points at its row', async () => {
+  const { p, c, errors } = await newPage(browser);
+  await p.goto(`${srv.url}/`);
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  // A file new to this library (our writer's), chosen through the picker (a real file chooser, as a user does).
+  const file = path.join(tmp, 'twice.etl');
+  const w = spawnSync(binary(), ['synth', 'bench', '-o', file, '--samples', '3000', '--threads', '2'], { encoding: 'utf8' });
+  assert.equal(w.status, 0, w.stderr);
+  const choose = async () => {
+    const [chooser] = await Promise.all([p.waitForEvent('filechooser'), p.getByRole('button', { name: 'Choose files…' }).click()]);
+    await chooser.setFiles(file);
+  };
+  await choose();
+  await p.waitForFunction(() => [...document.querySelectorAll('tr[data-id]')].some((tr) => tr.textContent.includes('twice.etl') && tr.querySelector('[data-status=ready]')), null, { timeout: 60000 });
+  const id = await p.$$eval('tr[data-id]', (trs) => trs.find((tr) => tr.textContent.includes('twice.etl'))?.getAttribute('data-id'));
+  const count = (await (await fetch(`${srv.url}/api/traces`)).json()).traces.length;
+  // Again, the same file: the browser sends no change event for an unchanged choice unless the page resets it.
+  await choose();
+  const existed = await p.waitForSelector('[data-testid=upload-item].existed', { timeout: 20000 });
+  assert.match(await (await existed.$('[data-testid=upload-label]')).textContent(), /^twice\.etl was already in the library \(as twice\.etl, uploaded .+\): not stored again\.$/);
+  assert.equal((await (await fetch(`${srv.url}/api/traces`)).json()).traces.length, count, 'nothing stored again');
+  // Its row is selected and in view, and the notice opens it.
+  assert.equal(await p.$$eval(`tr[data-id="${id}"].selected`, (t) => t.length), 1, 'the entry is selected');
+  assert.ok(await p.locator(`tr[data-id="${id}"]`).isVisible());
+  await existed.$('[data-testid=upload-open]').then((b) => b.click());
+  await p.waitForFunction((t) => location.pathname === t, `/t/${id}`, { timeout: 10000 }).catch(async (e) => { throw new Error(`${e.message}: at ${p.url()}`); });
+  await p.waitForSelector('[data-testid=trace-info]');
   assert.deepEqual(errors, []);
   await c.close();
 });

@@ -168,3 +168,28 @@ test('replay at 2x: while it plays the table refreshes keeping the selected and 
     srv.stop();
   }
 });
+
+test('replay at 5x: after it ends the Findings panel counts what the findings API has (it refreshes with the trace)', { skip: !traces }, async () => {
+  const srv = await startReplay('5');
+  try {
+    const { p, c, errors } = await newPage(browser);
+    await p.goto(`${srv.url}/t/${srv.id}`);
+    // The panel answered while the trace was still arriving.
+    await p.waitForFunction(() => /Findings \(\d+\)/.test(document.querySelector('[data-testid=findings-toggle]')?.textContent || ''), null, { timeout: 30000 });
+    const early = await p.textContent('[data-testid=findings-toggle]');
+    await readUntilDone(p);
+    const api = (await (await fetch(`${srv.url}/api/traces/${srv.id}/findings`)).json()).findings;
+    const want = `Findings (${api.length})`;
+    // The page follows within a few seconds of the last model.
+    const shown = await p.waitForFunction((w) => document.querySelector('[data-testid=findings-toggle]')?.textContent === w, want, { timeout: 10000 })
+      .then(() => want, async () => p.textContent('[data-testid=findings-toggle]'));
+    console.log(`while live: ${early}; after: page ${shown}, API ${api.length}`);
+    assert.equal(shown, want);
+    await p.click('[data-testid=findings-toggle]');
+    assert.deepEqual(await p.$$eval('[data-testid=finding]', (fs) => fs.map((f) => f.getAttribute('data-rule'))), api.map((/** @type {any} */ f) => f.rule));
+    assert.deepEqual(errors, []);
+    await c.close();
+  } finally {
+    srv.stop();
+  }
+});

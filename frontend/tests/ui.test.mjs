@@ -379,7 +379,7 @@ test('keys: * expands everything under a row (bounded); wheel and keys zoom the 
   await p.waitForSelector('.tip:not([hidden])');
   const tip = await p.textContent('.tip');
   assert.match(tip, /Module: .+/);
-  assert.match(tip, /Weight: [\d,]+ ms \([\d.]+% of the graph\)/);
+  assert.match(tip, /Weight: [\d,]+ ms \([\d.]+% of range × CPUs, [\d.]+% of the graph\)/);
   assert.deepEqual(errors, []);
   await c.close();
 });

@@ -87,7 +87,9 @@ test('flame tooltip: CPU weight in ms and the root\'s sample count, as export su
   const rows = exportRows(DEMO, ['--table', 'cpu-sampled', '--range', '7-23', '--group', 'Process', '--values', 'Count,Weight']);
   const weightMs = rows.reduce((a, r) => a + r.Weight, 0) * 1000;
   const samples = rows.reduce((a, r) => a + r.Count, 0);
-  assert.equal(await p.textContent('[data-testid=flame-tip-weight]'), `Weight: ${intFmt.format(weightMs)} ms (100.00% of the graph)`);
+  // Its share of range x CPUs first (the table's % Weight), then of the graph.
+  const share = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format((100 * weightMs) / (16000 * cpus()));
+  assert.equal(await p.textContent('[data-testid=flame-tip-weight]'), `Weight: ${intFmt.format(weightMs)} ms (${share}% of range × CPUs, 100.00% of the graph)`);
   assert.equal(await p.textContent('[data-testid=flame-tip-samples]'), `Samples: ${intFmt.format(samples)}`);
   assert.deepEqual(errors, []);
   await c.close();
@@ -113,6 +115,65 @@ test('graph legends: counts as whole numbers, weights with their unit; a title n
   // The title is the measure and the grouping, nothing dangling after them.
   const title = await p.$eval('[data-testid=table-graph] .tg-title', (e) => e.textContent || '');
   assert.equal(title, 'Weight by Process');
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('one % for one weight: the table, the callers/callees and the flame tooltip give explorer.exe\'s share on the same base, and name it', async () => {
+  const { p, c, errors } = await newPage(browser);
+  const FN = 'kernel32.dll!Process32NextW';
+  // Filtered to explorer.exe over 7-23 s: its share of the machine, not of the samples kept (100 %).
+  const q = `r=7-23&f=${encodeURIComponent('Process=explorer.exe (6148)')}`;
+  const pctOf = (/** @type {string} */ t) => Number(t.replace(/,/g, ''));
+  /** The % Weight cell of the table's explorer.exe row and the column's header. */
+  const tableShare = async (/** @type {string} */ more) => {
+    await p.goto(`${srv.url}/t/${srv.ids[0]}?v=2&t=cpu-sampled&g=Process&c=Count,Weight (ms),% Weight&s=Weight (ms)&${q}${more}`);
+    await waitTable(p);
+    const cell = await p.$eval('[data-testid=table] tr[data-path="explorer.exe (6148)"]', (tr) => {
+      const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
+      return tr.children[cols.indexOf('% Weight')].textContent || '';
+    });
+    return { pct: pctOf(cell), head: await header(p, '% Weight') };
+  };
+  const all = await tableShare('');
+  const withFn = await tableShare(`&f=${encodeURIComponent(`Stack contains=${FN}`)}`);
+  const base = Number(/= (\d+) ms/.exec(all.head.title)?.[1]);
+  assert.equal(base, 16 * cpus() * 1000, all.head.title);
+
+  // The flame graph's root is every sample kept: explorer.exe's weight, the table's % first.
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?view=flame&${q}`);
+  await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
+  const box = await p.locator('[data-testid=flame]').boundingBox();
+  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
+  const scroll = await p.locator('.flame-scroll').boundingBox();
+  await p.mouse.move(box.x + box.width / 2, Math.min(scroll.y + visibleH, box.y + box.height) - 17 * 0.5);
+  await p.waitForSelector('.tip:not([hidden])');
+  const tip = await p.textContent('[data-testid=flame-tip-weight]');
+  const flamePct = /\(([\d.]+)% of range × CPUs, 100\.00% of the graph\)$/.exec(tip || '');
+  console.log(`table explorer.exe ${all.pct}% | flame root: ${tip}`);
+
+  // Callers/callees of Process32NextW: its inclusive share is the table's share of the samples
+  // whose stack contains it, and every % column is headed as the table's.
+  await p.goto(`${srv.url}/t/${srv.ids[0]}?view=butterfly&bk=function&bt=${encodeURIComponent(FN)}&bb=function&${q}`);
+  await p.waitForSelector('[data-testid=bf-inclusive]');
+  await p.waitForSelector('[data-testid=ct-callers] tbody tr[data-count]');
+  const incl = await p.textContent('[data-testid=bf-inclusive]');
+  console.log(`table with Stack contains ${FN}: ${withFn.pct}% | butterfly: ${incl}`);
+  const m = /\(([\d.]+)% of range × CPUs\)$/.exec(incl || '');
+  assert.ok(flamePct, tip);
+  assert.equal(Number(flamePct[1]), all.pct);
+  assert.ok(m, incl);
+  assert.equal(Number(m[1]), withFn.pct);
+  assert.equal(all.head.text.replace(/[▲▼]/g, '').trim(), '% Weight (of range × CPUs)');
+  const heads = await p.$$eval('[data-testid=butterfly] th', (ths) => ths.filter((t) => (t.textContent || '').startsWith('%')).map((t) => [t.textContent, t.getAttribute('title')]));
+  assert.ok(heads.length >= 4, JSON.stringify(heads));
+  for (const [text, title] of heads) {
+    assert.equal(text, '% Weight (of range × CPUs)');
+    assert.equal(title, all.head.title.replace(/\. Click to sort; drag to move$/, ''));
+  }
+  // A caller row: its weight over the same base.
+  const row = await p.$eval('[data-testid=ct-callers] tbody tr[data-count]', (tr) => [...tr.children].map((td) => td.textContent || ''));
+  assert.equal(pctOf(row[3]), Math.round((10000 * pctOf(row[2])) / base) / 100, JSON.stringify(row));
   assert.deepEqual(errors, []);
   await c.close();
 });
