@@ -6,9 +6,15 @@
 use wpaprofile::map::{Catalog, CatalogColumn, Kind};
 
 fn catalog() -> Catalog {
-    let col = |name: &str, kind| CatalogColumn {
+    let col = |name: &str, kind: Kind| CatalogColumn {
         name: name.to_string(),
         aliases: Vec::new(),
+        // Instants never sum: the refusal path is fuzzed too.
+        refused: if matches!(kind, Kind::Time) {
+            vec!["sum".to_string()]
+        } else {
+            Vec::new()
+        },
         kind,
         aggregation: "sum".to_string(),
     };
