@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Filtered flame graphs and concurrency (docs/BENCHMARKS.md, "Ingest"):
+"""Filtered flame graphs and concurrency (docs/BENCHMARKS.md, area flame):
 serves FILE with each BIN in turn, then times (median of 5, HTTP included)
 the whole-trace flame graph, the flame graph filtered to the process with
 the most threads, and the butterfly of the heaviest module with and without

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ingest benchmark (docs/BENCHMARKS.md, "Ingest"): `etlscope info FILE` and
+"""Ingest benchmark (docs/BENCHMARKS.md, areas ingest and memory): `etlscope info FILE` and
 `etlscope serve FILE` until the trace is ready and its first table answers,
 interleaved, RUNS times each (median reported).
 
