@@ -100,6 +100,38 @@ test('Processes: a Gantt bar per row spanning its Start/End Time; a row click hi
   await c.close();
 });
 
+test('Processes: every Gantt bar is a readable row (13 px or more) with its name drawn, and the graph scrolls rather than squeezing them', { skip: !traces }, async () => {
+  const { p, c, errors } = await openPage(browser);
+  // Every text the canvas draws, to check that each bar's name is among them.
+  await p.addInitScript(() => {
+    const w = /** @type {any} */ (window);
+    w.__drawn = [];
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) { w.__drawn.push(String(text)); return fill.call(this, text, ...rest); };
+  });
+  await p.setViewportSize({ width: 1366, height: 768 });
+  await p.goto(`${srv.url}/t/${await idOf('shutdown-perfdiag-kernel.etl')}`);
+  await waitTable(p);
+  await p.selectOption('[data-testid=preset]', { label: 'Processes' });
+  await p.waitForURL(/t=processes/);
+  await waitTable(p);
+  await waitGraph(p);
+  const m = await model(p);
+  assert.equal(m.kind, 'spans');
+  assert.ok(m.bars.length >= 40, `${m.bars.length} bars: too few to need scrolling`);
+  const thin = m.bars.filter((/** @type {any} */ b) => b.y1 - b.y0 < 12);
+  assert.deepEqual(thin.map((/** @type {any} */ b) => `${b.label}: ${(b.y1 - b.y0).toFixed(1)} px`), [], 'bars under 12 px');
+  const drawn = new Set(await p.evaluate(() => /** @type {any} */ (window).__drawn));
+  const unnamed = m.bars.filter((/** @type {any} */ b) => !drawn.has(b.label || '(none)'));
+  assert.deepEqual(unnamed.map((/** @type {any} */ b) => b.label), [], 'bars drawn without their name');
+  // The rows do not fit the graph's box: the canvas is taller and its box scrolls to the last one.
+  const fit = await p.$eval('[data-testid=graph-canvas]', (cv) => ({ canvas: cv.clientHeight, box: /** @type {HTMLElement} */ (cv.parentElement).clientHeight, scroll: /** @type {HTMLElement} */ (cv.parentElement).scrollHeight }));
+  const last = m.bars[m.bars.length - 1];
+  assert.ok(fit.canvas >= last.y1 && fit.scroll > fit.box, JSON.stringify({ ...fit, lastBarEnds: last.y1 }));
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
 test('CPU Usage (Sampled): series are the top rows, bins add up to export; legend hides and isolates; hover shows time and value', async () => {
   const { p, c, errors } = await openPage(browser);
   await p.goto(`${srv.url}/t/${await idOf('explorer-overlay.etl')}?r=7-23`);
