@@ -52,3 +52,17 @@ export async function copiedLink(p) {
   if (r.target !== here.pathname + here.search) throw new Error(`short link ${link} names ${r.target}, the page is ${here.pathname + here.search}`);
   return link;
 }
+
+/**
+ * The page point in flame row `row` counted from the bottom of what shows (0: the root, "all"),
+ * `dx` px into the graph (default: its middle). Rows are 17 px (flame.js ROW).
+ * @param {import('playwright-core').Page} p @param {number} row @param {number} [dx]
+ */
+export async function flameRowPoint(p, row, dx) {
+  const box = await p.locator('[data-testid=flame]').boundingBox();
+  const scroll = await p.locator('.flame-scroll').boundingBox();
+  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
+  if (!box || !scroll) throw new Error('no flame graph on the page');
+  const bottom = Math.min(scroll.y + visibleH, box.y + box.height);
+  return { x: box.x + (dx ?? box.width / 2), y: bottom - 17 * (row + 0.5) };
+}

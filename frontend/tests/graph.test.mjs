@@ -38,6 +38,16 @@ const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state
 /** @param {import('playwright-core').Page} p */
 const model = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
 
+/** The kernel trace's Processes preset, its table and its Gantt graph drawn. @param {import('playwright-core').Page} p */
+async function openProcesses(p) {
+  await p.goto(`${srv.url}/t/${await idOf('shutdown-perfdiag-kernel.etl')}`);
+  await waitTable(p);
+  await p.selectOption('[data-testid=preset]', { label: 'Processes' });
+  await p.waitForURL(/t=processes/);
+  await waitTable(p);
+  await waitGraph(p);
+}
+
 /** The canvas pixel at CSS point (x, y) of the graph canvas. @param {import('playwright-core').Page} p @param {number} x @param {number} y */
 const pixel = (p, x, y) => p.$eval('[data-testid=graph-canvas]', (c, [px, py]) => {
   const cv = /** @type {HTMLCanvasElement} */ (c);
@@ -47,12 +57,7 @@ const pixel = (p, x, y) => p.$eval('[data-testid=graph-canvas]', (c, [px, py]) =
 
 test('Processes: a Gantt bar per row spanning its Start/End Time; a row click highlights its bar, a bar click selects its row', { skip: !traces }, async () => {
   const { p, c, errors } = await openPage(browser);
-  await p.goto(`${srv.url}/t/${await idOf('shutdown-perfdiag-kernel.etl')}`);
-  await waitTable(p);
-  await p.selectOption('[data-testid=preset]', { label: 'Processes' });
-  await p.waitForURL(/t=processes/);
-  await waitTable(p);
-  await waitGraph(p);
+  await openProcesses(p);
   const want = exportRows(kernel(), ['--table', 'processes', '--group', 'Process', '--values', 'Start Time,End Time']);
   const rows = await p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => trs.map((tr) => tr.getAttribute('data-path')));
   const m = await model(p);
@@ -110,12 +115,7 @@ test('Processes: every Gantt bar is a readable row (13 px or more) with its name
     CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) { w.__drawn.push(String(text)); return fill.call(this, text, ...rest); };
   });
   await p.setViewportSize({ width: 1366, height: 768 });
-  await p.goto(`${srv.url}/t/${await idOf('shutdown-perfdiag-kernel.etl')}`);
-  await waitTable(p);
-  await p.selectOption('[data-testid=preset]', { label: 'Processes' });
-  await p.waitForURL(/t=processes/);
-  await waitTable(p);
-  await waitGraph(p);
+  await openProcesses(p);
   const m = await model(p);
   assert.equal(m.kind, 'spans');
   assert.ok(m.bars.length >= 40, `${m.bars.length} bars: too few to need scrolling`);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, newPage, waitTable } from './browser.mjs';
+import { launch, newPage, waitTable, flameRowPoint } from './browser.mjs';
 import { buildRelease, startServer, repoRoot } from './server.mjs';
 import { exportRows } from './export.mjs';
 
@@ -79,12 +79,9 @@ test('flame graph by process: a process box offers filter and exclude, not calle
   const { p, c, errors } = await newPage(browser);
   await p.goto(`${srv.url}/t/${srv.ids[0]}?v=1&view=flame&pp=1`);
   await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
-  const box = await p.locator('[data-testid=flame]').boundingBox();
-  const scroll = await p.locator('.flame-scroll').boundingBox();
-  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
-  const bottom = Math.min(scroll.y + visibleH, box.y + box.height);
   // The row just above the root: one box per process.
-  await p.mouse.click(box.x + 5, bottom - 17 * 1.5, { button: 'right' });
+  const above = await flameRowPoint(p, 1, 5);
+  await p.mouse.click(above.x, above.y, { button: 'right' });
   const menu = await p.textContent('[data-testid=context-menu]');
   assert.match(menu || '', /Exclude Process .+ \(\d+\)/);
   assert.doesNotMatch(menu || '', /callers of module/);

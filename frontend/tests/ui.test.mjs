@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, newPage as openPage, waitTable, copiedLink } from './browser.mjs';
+import { launch, newPage as openPage, waitTable, copiedLink, flameRowPoint } from './browser.mjs';
 import { realTraces, buildRelease, startServer, screenshotDir } from './server.mjs';
 import { exportRows, exportPrefixCount, exportCallersByModule, moduleOf, groupedFrame } from './export.mjs';
 
@@ -243,12 +243,9 @@ test('flame graph: search sums the matches, click zooms, the zoom is in the link
   assert.ok(Math.abs(pct - (100 * bf.inclusive) / sumCount(stackRows())) < 0.5, `flame match ${pct}%`);
   await p.fill('[data-testid=flame-search]', '');
   // Click the widest box on the second row from the bottom: zooms, breadcrumb grows.
-  const box = await p.locator('[data-testid=flame]').boundingBox();
-  const scroll = await p.locator('.flame-scroll').boundingBox();
-  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
-  const bottom = Math.min(scroll.y + visibleH, box.y + box.height);
+  const second = await flameRowPoint(p, 1, 5);
   const t0 = Date.now();
-  await p.mouse.click(box.x + 5, bottom - 17 * 1.5);
+  await p.mouse.click(second.x, second.y);
   await p.waitForURL(/fz=/);
   await p.waitForFunction(() => document.querySelectorAll('[data-testid=flame-crumbs] .crumb').length >= 2);
   t.diagnostic(`flame zoom (click to redrawn with breadcrumb): ${Date.now() - t0} ms`);
@@ -372,10 +369,8 @@ test('keys: * expands everything under a row (bounded); wheel and keys zoom the 
   // Flame tooltip: function, module, weight and percent, as text.
   await p.goto(`${srv.url}/t/${id}?v=1&view=flame&f=${encodeURIComponent('Process=Test.x64.exe (3676)')}`);
   await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
-  const box = await p.locator('[data-testid=flame]').boundingBox();
-  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
-  const scroll = await p.locator('.flame-scroll').boundingBox();
-  await p.mouse.move(box.x + box.width / 2, Math.min(scroll.y + visibleH, box.y + box.height) - 17 * 2.5);
+  const third = await flameRowPoint(p, 2);
+  await p.mouse.move(third.x, third.y);
   await p.waitForSelector('.tip:not([hidden])');
   const tip = await p.textContent('.tip');
   assert.match(tip, /Module: .+/);

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, newPage, waitTable } from './browser.mjs';
+import { launch, newPage, waitTable, flameRowPoint } from './browser.mjs';
 import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
 import { exportRows } from './export.mjs';
 
@@ -78,11 +78,9 @@ test('flame tooltip: CPU weight in ms and the root\'s sample count, as export su
   const { p, c, errors } = await newPage(browser);
   await p.goto(`${srv.url}/t/${srv.ids[0]}?view=flame&r=7-23`);
   await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
-  const box = await p.locator('[data-testid=flame]').boundingBox();
-  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
-  const scroll = await p.locator('.flame-scroll').boundingBox();
   // The root box ("all") is the bottom row.
-  await p.mouse.move(box.x + box.width / 2, Math.min(scroll.y + visibleH, box.y + box.height) - 17 * 0.5);
+  const root = await flameRowPoint(p, 0);
+  await p.mouse.move(root.x, root.y);
   await p.waitForSelector('.tip:not([hidden])');
   const rows = exportRows(DEMO, ['--table', 'cpu-sampled', '--range', '7-23', '--group', 'Process', '--values', 'Count,Weight']);
   const weightMs = rows.reduce((a, r) => a + r.Weight, 0) * 1000;
@@ -143,10 +141,8 @@ test('one % for one weight: the table, the callers/callees and the flame tooltip
   // The flame graph's root is every sample kept: explorer.exe's weight, the table's % first.
   await p.goto(`${srv.url}/t/${srv.ids[0]}?view=flame&${q}`);
   await p.waitForSelector('[data-testid=flame-crumbs] .crumb');
-  const box = await p.locator('[data-testid=flame]').boundingBox();
-  const visibleH = await p.$eval('.flame-scroll', (e) => e.clientHeight);
-  const scroll = await p.locator('.flame-scroll').boundingBox();
-  await p.mouse.move(box.x + box.width / 2, Math.min(scroll.y + visibleH, box.y + box.height) - 17 * 0.5);
+  const root = await flameRowPoint(p, 0);
+  await p.mouse.move(root.x, root.y);
   await p.waitForSelector('.tip:not([hidden])');
   const tip = await p.textContent('[data-testid=flame-tip-weight]');
   const flamePct = /\(([\d.]+)% of range × CPUs, 100\.00% of the graph\)$/.exec(tip || '');
