@@ -3,7 +3,7 @@
 //! seconds, bytes, counts; integers exact), texts and hex addresses as
 //! strings, an empty number as null.
 
-use query::{Aggregation, CellValue, ColumnDef, ColumnType};
+use query::{CellValue, ColumnDef, ColumnType};
 use serde_json::{json, Value};
 
 pub fn cell_json(c: &CellValue, ty: ColumnType) -> Value {
@@ -22,17 +22,12 @@ pub fn cell_json(c: &CellValue, ty: ColumnType) -> Value {
 /// A column definition as `/columns` lists it, with the aggregations it
 /// takes (the UI's menus offer those and no others).
 pub fn column_json(d: &ColumnDef) -> Value {
-    let aggregations: Vec<&str> = Aggregation::ALL
-        .into_iter()
-        .filter(|&a| d.accepts(a))
-        .map(Aggregation::name)
-        .collect();
     json!({
         "name": d.name,
         "aliases": d.aliases,
         "type": d.ty.name(),
         "unit": d.ty.unit(),
         "aggregation": d.aggregation.name(),
-        "aggregations": aggregations,
+        "aggregations": d.accepted_names(),
     })
 }

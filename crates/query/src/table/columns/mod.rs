@@ -122,6 +122,16 @@ impl ColumnDef {
         adds && self.ty != ColumnType::Stack && (self.ty.is_numeric() || !agg.needs_numbers())
     }
 
+    /// The names of the aggregations it takes, in `Aggregation::ALL`'s order
+    /// (what `/columns` lists and a refusal names).
+    pub fn accepted_names(&self) -> Vec<&'static str> {
+        Aggregation::ALL
+            .into_iter()
+            .filter(|&a| self.accepts(a))
+            .map(Aggregation::name)
+            .collect()
+    }
+
     /// Why `agg` does not apply (when `accepts` says no).
     pub fn refusal(&self, agg: Aggregation) -> String {
         let why = match self.ty {
@@ -130,11 +140,7 @@ impl ColumnDef {
             ColumnType::Stack => "stacks are drilled, not aggregated",
             _ => "it needs numbers",
         };
-        let ok: Vec<&str> = Aggregation::ALL
-            .into_iter()
-            .filter(|&a| self.accepts(a))
-            .map(Aggregation::name)
-            .collect();
+        let ok = self.accepted_names();
         format!(
             "{} of {:?} ({}) is not possible: {why}; {} takes {}",
             agg.name(),
