@@ -37,9 +37,15 @@ export function renderLibrary(root, navigate) {
     ]),
   );
 
+  /** The entry the page points at (a duplicate upload's), kept across refreshes of the list. @type {string|null} */
+  let selectedId = null;
+  // Only the newest listing is drawn: an older one answering late would drop rows and the selection.
+  let listing = 0;
   const refresh = async () => {
+    const mine = ++listing;
     try {
       const { traces } = await api.listTraces();
+      if (mine !== listing) return;
       clear(tbody);
       listState.textContent = traces.length ? '' : 'No traces yet. Upload one above.';
       listState.hidden = traces.length > 0;
@@ -55,7 +61,7 @@ export function renderLibrary(root, navigate) {
   const row = (t) => {
     const status = h('td', { class: 'status' });
     const link = `${location.origin}/t/${t.id}`;
-    const tr = h('tr', { 'data-id': t.id }, [
+    const tr = h('tr', { 'data-id': t.id, class: t.id === selectedId ? 'selected' : '' }, [
       h('td', {}, [h('a', { href: `/t/${t.id}`, text: t.name || t.id, onclick: (e) => { e.preventDefault(); navigate(`/t/${t.id}`); } })]),
       h('td', { class: 'num', text: fmtSize(t.size) }),
       h('td', { text: fmtDate(t.uploaded_at) }),
@@ -74,6 +80,9 @@ export function renderLibrary(root, navigate) {
       ]),
     ]);
     setStatus(status, t.status, t.progress, t.error);
+    // A redrawn row follows its trace on one stream: the old row's is closed.
+    streams.get(t.id)?.();
+    streams.delete(t.id);
     if (t.status === 'pending' || t.status === 'ingesting' || t.status === 'live') {
       streams.set(t.id, api.watchProgress(t.id, (m) => {
         if (m.status === 'stream_error') return;
@@ -111,6 +120,7 @@ export function renderLibrary(root, navigate) {
           label.textContent = `${f.name} was already in the library (as ${entry.name || entry.id}, uploaded ${fmtDate(entry.uploaded_at)}): not stored again.`;
           item.append(h('button', { class: 'btn', text: 'Open', 'data-testid': 'upload-open', onclick: () => navigate(`/t/${entry.id}`) }));
           // Its row selected and brought into view: the user sees which trace it is.
+          selectedId = entry.id;
           for (const x of tbody.querySelectorAll('tr.selected')) x.classList.remove('selected');
           const tr = tbody.querySelector(`tr[data-id="${entry.id}"]`);
           if (tr) { tr.classList.add('flash', 'selected'); tr.scrollIntoView({ block: 'nearest' }); }

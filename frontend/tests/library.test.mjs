@@ -123,7 +123,8 @@ test('the same file chosen twice in the file picker: the second says it is alrea
   assert.match(await (await existed.$('[data-testid=upload-label]')).textContent(), /^twice\.etl was already in the library \(as twice\.etl, uploaded .+\): not stored again\.$/);
   assert.equal((await (await fetch(`${srv.url}/api/traces`)).json()).traces.length, count, 'nothing stored again');
   // Its row is selected and in view, and the notice opens it.
-  assert.equal(await p.$$eval(`tr[data-id="${id}"].selected`, (t) => t.length), 1, 'the entry is selected');
+  await p.waitForSelector(`tr[data-id="${id}"].selected`, { timeout: 5000 }).catch((e) => { throw new Error(`the entry is not selected: ${e.message}`); });
+  assert.equal(await p.$$eval('tr.selected', (t) => t.length), 1, 'one entry is selected');
   assert.ok(await p.locator(`tr[data-id="${id}"]`).isVisible());
   await existed.$('[data-testid=upload-open]').then((b) => b.click());
   await p.waitForFunction((t) => location.pathname === t, `/t/${id}`, { timeout: 10000 }).catch(async (e) => { throw new Error(`${e.message}: at ${p.url()}`); });
