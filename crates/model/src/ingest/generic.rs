@@ -235,7 +235,7 @@ fn key_of(r: &GenericRec) -> Option<SchemaKey> {
 
 /// Our CLR schemas, those the trace's MetaData events carry and the
 /// EventSource manifests of its ManifestData events (their payloads are
-/// already in the table's arenas).
+/// already in the table's arenas), then the schema packs.
 fn trace_schemas(recs: &[GenericRec], t: &GenericEventTable) -> SchemaRegistry {
     let mut reg = SchemaRegistry::new();
     for r in recs {
@@ -256,5 +256,6 @@ fn trace_schemas(recs: &[GenericRec], t: &GenericEventTable) -> SchemaRegistry {
             }
         }
     }
+    reg.add_fallback_packs();
     reg
 }

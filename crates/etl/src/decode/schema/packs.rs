@@ -1,0 +1,75 @@
+//! Where schemas come from, and the packs consulted after the trace's own
+//! metadata: the user's (`--manifests`, the library's), then the built-in
+//! pack of Windows' own providers (written by `scripts/gen-builtin-pack.py`
+//! from the public manifests; docs/schema-packs.md).
+
+use super::pack::{self, Pack};
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// The source of a schema, most trusted first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    /// The trace's MetaData events or EventSource manifests.
+    Trace,
+    /// Our own CLR and kernel tables.
+    Table,
+    /// A pack or manifest the user gave.
+    User,
+    /// The built-in pack.
+    BuiltIn,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Trace => "trace",
+            Source::Table => "table",
+            Source::User => "user pack",
+            Source::BuiltIn => "built-in pack",
+        }
+    }
+}
+
+/// The built-in pack's text.
+pub const BUILTIN_TEXT: &str = include_str!("builtin.pack");
+
+/// The built-in pack (empty if it does not parse: a unit test keeps it parsing).
+pub fn builtin() -> &'static Pack {
+    static P: OnceLock<Pack> = OnceLock::new();
+    P.get_or_init(|| pack::parse(BUILTIN_TEXT).unwrap_or_default())
+}
+
+fn user_slot() -> &'static RwLock<Vec<Arc<Pack>>> {
+    static U: OnceLock<RwLock<Vec<Arc<Pack>>>> = OnceLock::new();
+    U.get_or_init(|| RwLock::new(Vec::new()))
+}
+
+/// Replace the user's packs (for every trace read from now on).
+pub fn set_user_packs(packs: Vec<Pack>) {
+    let mut w = user_slot().write().unwrap_or_else(|e| e.into_inner());
+    *w = packs.into_iter().map(Arc::new).collect();
+}
+
+/// Add one user pack.
+pub fn add_user_pack(p: Pack) {
+    let mut w = user_slot().write().unwrap_or_else(|e| e.into_inner());
+    w.push(Arc::new(p));
+}
+
+/// The user's packs, in the order given.
+pub fn user_packs() -> Vec<Arc<Pack>> {
+    user_slot()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_builtin_pack_parses() {
+        if let Err(e) = super::pack::parse(super::BUILTIN_TEXT) {
+            panic!("builtin.pack {e}");
+        }
+    }
+}
