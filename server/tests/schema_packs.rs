@@ -375,3 +375,70 @@ fn manifests_pack_writes_a_pack_and_a_damaged_one_names_its_line() {
     assert!(err.contains("(1 providers, 3 events,"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The network diagnostics session's manifest provider
+/// (Microsoft-Windows-Diagnostics-Networking, no schema in the trace): names
+/// and values as the reference decoder reads them with the public Windows 10
+/// (17134) manifest. On main: `36c23e18-...`, no names, 39 of 47 events hex.
+#[test]
+fn ndf_trace_is_named_and_decoded_by_the_builtin_pack() {
+    let Some(t) = trace("ndf-eventlog-win10.etl") else {
+        return;
+    };
+    let got = names(&t, "Microsoft-Windows-Diagnostics-Networking", &[]);
+    let want = [
+        ("Debug", 19),
+        ("HelperClassInfo", 12),
+        ("Start/Start", 7),
+        ("Stop/Stop", 7),
+    ];
+    let want: Vec<(String, u64)> = want.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+    assert_eq!(got, want);
+    let rows = |id: &str| {
+        let filter = format!("Id={id}");
+        let v = json(&[
+            "export",
+            t.to_str().unwrap(),
+            "--table",
+            "generic",
+            "--rows",
+            "--filter",
+            &filter,
+            "--format",
+            "json",
+        ]);
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["Fields"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows("1000")[0],
+        "HelperClassName=WinInetHelperClass; NumberOfAttributes=3; \
+         HelperClassAttributes=URL=\"https://bbs.csdn.net/\"; UseWinHTTP=1; \
+         AppID=\"C:\\Program Files (x86)\\Google\\Chrome\\Application\\chrome.exe\"; "
+    );
+    let debug = rows("7000");
+    let want = "DebugMessage=DnsHelperClass LowHealth diagnosis status 5 [DS_PASSTHROUGH] \
+                HRESULT 0 [4413 ms] description: ";
+    assert!(debug.iter().any(|f| f == want), "{debug:?}");
+    let info = json(&["info", "--json", t.to_str().unwrap()]);
+    let p = &info["decoding"]["by_provider"]["36c23e18-0e66-11d9-bbeb-505054503030"];
+    assert_eq!(p["decoded_by"]["built-in pack"], 39, "{p}");
+    assert_eq!(p["hex"], 0, "{p}");
+}
+
+/// AMSI's manifest provider carries its schema in the trace: the trace's
+/// own metadata keeps decoding every event, no pack is consulted for it.
+#[test]
+fn amsi_trace_keeps_its_own_schemas() {
+    let Some(t) = trace("amsi-manifest.etl") else {
+        return;
+    };
+    let info = json(&["info", "--json", t.to_str().unwrap()]);
+    let p = &info["decoding"]["by_provider"]["8e805eb3-6a8f-4a1e-90fa-a831d94e54a1"];
+    let by = p["decoded_by"].as_object().unwrap();
+    assert_eq!(by.keys().collect::<Vec<_>>(), ["trace"], "{p}");
+    assert_eq!(p["hex"], 0, "{p}");
+}
