@@ -51,6 +51,10 @@ pub struct GenericEventTable {
     pub schemas: Vec<Box<[u8]>>,
     /// Row in `registry` of the manifest schema, `NO_SCHEMA` if none.
     pub event_schema: Vec<u32>,
+    /// Rows whose payload names their process (Kernel-Network's PID): the
+    /// header's pid and process row, kept for the Header Process column
+    /// while `pid`/`process` hold the payload's.
+    pub header_process: rustc_hash::FxHashMap<u32, (u32, u32)>,
     /// Manifest schemas: the trace's MetaData events over our CLR table,
     /// then the user's and the built-in schema packs.
     pub registry: SchemaRegistry,

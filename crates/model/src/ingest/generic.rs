@@ -183,7 +183,18 @@ pub fn build_generic_rows(
                 .unwrap_or_default(),
         };
         t.name.push(name);
-        t.pid.push(r.pid.unwrap_or(u32::MAX));
+        let header_pid = r.pid.unwrap_or(u32::MAX);
+        let payload_pid = t.registry.schema(event_schema).and_then(|s| {
+            let row = t.time.len() - 1;
+            etl::decode::schema::packs::payload_process(s, t.payload(row))
+        });
+        if let Some(pid) = payload_pid.filter(|&p| p != header_pid) {
+            t.header_process
+                .insert(t.time.len() as u32 - 1, (header_pid, NONE));
+            t.pid.push(pid);
+        } else {
+            t.pid.push(header_pid);
+        }
         t.tid.push(r.tid.unwrap_or(u32::MAX));
         t.thread.push(NONE);
         t.process.push(NONE);

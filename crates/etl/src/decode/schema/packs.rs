@@ -30,6 +30,30 @@ impl Source {
     }
 }
 
+/// Windows providers whose payload names the process an event is about
+/// (the header's is the DPC's or the system's): provider and the field, the
+/// first of its events' layouts, that holds the process id (u32). WPA's
+/// Process column shows that process.
+pub const PAYLOAD_PROCESS: [(crate::Guid, &str); 1] = [(
+    // Microsoft-Windows-Kernel-Network: every TCP/UDP send and receive.
+    crate::Guid::from_u128(0x7dd42a49_5329_4832_8dfd_43d979153a88),
+    "PID",
+)];
+
+/// The process id a schema's payload names, when its provider is one of
+/// [`PAYLOAD_PROCESS`] and its first field is that u32.
+pub fn payload_process(schema: &super::EventSchema, payload: &[u8]) -> Option<u32> {
+    let (_, name) = PAYLOAD_PROCESS
+        .iter()
+        .find(|(g, _)| *g == schema.provider)?;
+    let f = schema.fields.first()?;
+    if f.name != *name || f.in_type != super::in_type::UINT32 {
+        return None;
+    }
+    let b = payload.get(..4)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
 /// The built-in pack's text.
 pub const BUILTIN_TEXT: &str = include_str!("builtin.pack");
 
@@ -66,6 +90,14 @@ pub fn user_packs() -> Vec<Arc<Pack>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn kernel_network_guid() {
+        assert_eq!(
+            super::PAYLOAD_PROCESS[0].0.to_string(),
+            "7dd42a49-5329-4832-8dfd-43d979153a88"
+        );
+    }
+
     #[test]
     fn the_builtin_pack_parses() {
         if let Err(e) = super::pack::parse(super::BUILTIN_TEXT) {
