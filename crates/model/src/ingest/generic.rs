@@ -267,6 +267,7 @@ fn trace_schemas(recs: &[GenericRec], t: &GenericEventTable) -> SchemaRegistry {
             }
         }
     }
-    reg.add_fallback_packs();
+    let providers: rustc_hash::FxHashSet<Guid> = recs.iter().filter_map(|r| r.provider).collect();
+    reg.add_fallback_packs(&|g| providers.contains(&g));
     reg
 }

@@ -64,8 +64,11 @@ impl Coverage {
 pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
     let blobs = file.par_map_buffers(|b| {
         let mut out = Vec::new();
+        // The providers of the buffer, for the packs below.
+        let mut seen = std::collections::HashSet::new();
         if let Ok(b) = b {
             for ev in b.events().flatten() {
+                seen.extend(ev.provider);
                 if is_metadata(&ev) {
                     out.push((None, ev.opcode, ev.payload.to_vec()));
                 } else if is_manifest_data(ev.header_type, ev.event_id, ev.opcode) {
@@ -73,10 +76,14 @@ pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
                 }
             }
         }
-        out
+        (out, seen)
     });
     let mut reg = SchemaRegistry::new();
-    for (provider, op, p) in blobs.iter().flatten() {
+    let mut providers = std::collections::HashSet::new();
+    for (_, seen) in &blobs {
+        providers.extend(seen.iter().copied());
+    }
+    for (provider, op, p) in blobs.iter().flat_map(|(b, _)| b) {
         match provider {
             Some(g) => {
                 reg.add_manifest_chunk(*g, p);
@@ -84,7 +91,7 @@ pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
             None => reg.add_metadata_payload(*op, p),
         }
     }
-    reg.add_fallback_packs();
+    reg.add_fallback_packs(&|g| providers.contains(&g));
     reg
 }
 

@@ -63,6 +63,19 @@ pub fn builtin() -> &'static Pack {
     P.get_or_init(|| pack::parse(BUILTIN_TEXT).unwrap_or_default())
 }
 
+/// The built-in pack's providers, read off its `provider` lines without
+/// parsing the rest (most traces need none of it).
+pub fn builtin_providers() -> &'static [crate::Guid] {
+    static G: OnceLock<Vec<crate::Guid>> = OnceLock::new();
+    G.get_or_init(|| {
+        BUILTIN_TEXT
+            .lines()
+            .filter_map(|l| l.strip_prefix("provider\t"))
+            .filter_map(|l| crate::Guid::parse(l.split('\t').next().unwrap_or("")))
+            .collect()
+    })
+}
+
 fn user_slot() -> &'static RwLock<Vec<Arc<Pack>>> {
     static U: OnceLock<RwLock<Vec<Arc<Pack>>>> = OnceLock::new();
     U.get_or_init(|| RwLock::new(Vec::new()))
@@ -100,8 +113,12 @@ mod tests {
 
     #[test]
     fn the_builtin_pack_parses() {
-        if let Err(e) = super::pack::parse(super::BUILTIN_TEXT) {
-            panic!("builtin.pack {e}");
-        }
+        let p = match super::pack::parse(super::BUILTIN_TEXT) {
+            Ok(p) => p,
+            Err(e) => panic!("builtin.pack {e}"),
+        };
+        let guids: Vec<_> = p.providers.iter().map(|p| p.guid).collect();
+        assert_eq!(super::builtin_providers(), &guids[..]);
+        assert!(guids.len() >= 15, "{guids:?}");
     }
 }

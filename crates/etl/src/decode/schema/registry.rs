@@ -137,7 +137,13 @@ impl SchemaRegistry {
     /// Take a pack's schemas, maps and provider names where nothing before
     /// gave them: the trace's own metadata and earlier packs stay as they are.
     pub fn add_pack(&mut self, pack: &Pack, source: Source) {
-        for p in &pack.providers {
+        self.add_pack_for(pack, source, &|_| true);
+    }
+
+    /// As [`Self::add_pack`], for the providers `wanted` says yes to (those
+    /// of the trace: a registry keeps no schema its trace cannot use).
+    pub fn add_pack_for(&mut self, pack: &Pack, source: Source, wanted: &dyn Fn(Guid) -> bool) {
+        for p in pack.providers.iter().filter(|p| wanted(p.guid)) {
             let first = self.schemas.len() as u32;
             for (key, schema, _) in p.schemas() {
                 match self.index.get(&key).copied() {
@@ -165,12 +171,15 @@ impl SchemaRegistry {
         }
     }
 
-    /// After the trace's own schemas: the user's packs, then the built-in one.
-    pub fn add_fallback_packs(&mut self) {
+    /// After the trace's own schemas: the user's packs, then the built-in
+    /// one, for the providers `wanted` says yes to.
+    pub fn add_fallback_packs(&mut self, wanted: &dyn Fn(Guid) -> bool) {
         for p in packs::user_packs() {
-            self.add_pack(&p, Source::User);
+            self.add_pack_for(&p, Source::User, wanted);
         }
-        self.add_pack(packs::builtin(), Source::BuiltIn);
+        if packs::builtin_providers().iter().any(|&g| wanted(g)) {
+            self.add_pack_for(packs::builtin(), Source::BuiltIn, wanted);
+        }
     }
 
     /// Where schema `row` came from.
