@@ -442,3 +442,79 @@ fn amsi_trace_keeps_its_own_schemas() {
     assert_eq!(by.keys().collect::<Vec<_>>(), ["trace"], "{p}");
     assert_eq!(p["hex"], 0, "{p}");
 }
+
+/// The library keeps schema packs like stack tag sets: a manifest PUT to
+/// `/api/schemas/NAME` names the diagsession's provider (the loaded trace
+/// is loaded again), a broken one is a 400 naming its line, and the pack
+/// is still there after a restart. On main: 404 "no such API endpoint".
+#[test]
+fn the_library_keeps_uploaded_manifests_and_traces_use_them() {
+    let Some(t) = trace("vs-dotnetcore31.diagsession") else {
+        return;
+    };
+    let data = common::temp_dir("schema-packs-http");
+    let mut server = common::Server::start(&data, &[t.to_str().unwrap()]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().unwrap().to_string();
+    server.wait_ready(&id, 300);
+    let url = format!("/api/traces/{id}/table");
+    let by_name = |server: &common::Server| {
+        let body =
+            serde_json::json!({"table": "generic", "columns": ["Event Name"], "limit": 100000});
+        let (s, v) = server.json("POST", &url, &body.to_string());
+        assert_eq!(s, 200, "{v}");
+        let mut got: Vec<(String, u64)> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["label"].as_str().unwrap().to_string(),
+                    r["count"].as_u64().unwrap(),
+                )
+            })
+            .filter(|(l, _)| {
+                ["Collection/Start", "Collection/Stop", "Machine"].contains(&l.as_str())
+            })
+            .collect();
+        got.sort();
+        got
+    };
+    assert_eq!(by_name(&server), []);
+    let (s, v) = server.json("PUT", "/api/schemas/diaghub", TEST_MANIFEST);
+    assert_eq!(s, 201, "{v}");
+    assert_eq!(v["providers"][0]["name"], "Test-DiagHub-Collector");
+    assert_eq!(v["events"], 3);
+    assert_eq!(v["reloaded_traces"], 1);
+    server.wait_ready(&id, 300);
+    let want = [
+        ("Collection/Start".to_string(), 1),
+        ("Collection/Stop".to_string(), 1),
+        ("Machine".to_string(), 1),
+    ];
+    assert_eq!(by_name(&server), want);
+    let broken = TEST_MANIFEST.replace("value=\"2\"/>", "value=\"2\">");
+    let (s, v) = server.json("PUT", "/api/schemas/broken", &broken);
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(
+        v["error"]["message"],
+        "broken:9: </tasks> closes <task> of line 8"
+    );
+    // Kept in the library: listed after a restart, and used.
+    drop(server);
+    server = common::Server::start(&data, &[]);
+    let (_, v) = server.json("GET", "/api/schemas", "");
+    let names: Vec<&str> = v["packs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["diaghub"]);
+    server.wait_ready(&id, 300);
+    assert_eq!(by_name(&server), want);
+    let (s, _) = common::request(&server.addr, "DELETE", "/api/schemas/diaghub", b"", &[]);
+    assert_eq!(s, 204);
+    drop(server);
+    std::fs::remove_dir_all(&data).ok();
+}

@@ -87,6 +87,12 @@ pub fn set_user_packs(packs: Vec<Pack>) {
     *w = packs.into_iter().map(Arc::new).collect();
 }
 
+/// As [`set_user_packs`], packs already shared.
+pub fn set_user_pack_arcs(packs: Vec<Arc<Pack>>) {
+    let mut w = user_slot().write().unwrap_or_else(|e| e.into_inner());
+    *w = packs;
+}
+
 /// Add one user pack.
 pub fn add_user_pack(p: Pack) {
     let mut w = user_slot().write().unwrap_or_else(|e| e.into_inner());
