@@ -51,6 +51,14 @@ export const mapWpaProfile = (xml) => call('/api/wpa-profile', { method: 'POST',
 /** @param {string} name */
 export const deleteStackTags = (name) => call(`/api/stacktags/${encodeURIComponent(name)}`, { method: 'DELETE' });
 
+/** The library's schema packs (docs/API.md, "Schema packs"). */
+export const schemaPacks = () => call('/api/schemas');
+/** Store a manifest or pack as schema pack `name`. @param {string} name @param {Blob} body */
+export const putSchemaPack = (name, body) =>
+  call(`/api/schemas/${encodeURIComponent(name)}`, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body });
+/** @param {string} name */
+export const deleteSchemaPack = (name) => call(`/api/schemas/${encodeURIComponent(name)}`, { method: 'DELETE' });
+
 const tr = (/** @type {string} */ id) => `/api/traces/${encodeURIComponent(id)}`;
 
 /** @param {string} id */

@@ -2,6 +2,7 @@
 import * as api from './api.js';
 import { h, clear, fmtSize, fmtDate, copyText, toast } from './dom.js';
 import { compareWith } from './compare.js';
+import { isSchemaFile, schemaPacksPanel } from './schema-packs.js';
 
 /** @type {Map<string, () => void>} open SSE streams by trace id */
 const streams = new Map();
@@ -18,9 +19,10 @@ export function renderLibrary(root, navigate) {
   const fileInput = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.etl,.zip,.diagsession', multiple: true, hidden: true }));
   const uploads = h('div', { class: 'uploads' });
   const drop = h('div', { class: 'dropzone', tabindex: '0', 'data-testid': 'dropzone' }, [
-    h('div', { class: 'drop-title', text: 'Drop .etl, .etl.zip or .diagsession files here' }),
+    h('div', { class: 'drop-title', text: 'Drop .etl, .etl.zip or .diagsession files here (or provider manifests: .man, .xml)' }),
     h('div', { class: 'drop-sub' }, ['or ', h('button', { class: 'btn primary', text: 'Choose files…', onclick: () => fileInput.click() })]),
   ]);
+  const schemas = schemaPacksPanel();
   const tbody = h('tbody');
   const listState = h('div', { class: 'state', text: 'Loading traces…' });
   const tableEl = h('table', { class: 'grid library', 'data-testid': 'library' }, [
@@ -34,6 +36,7 @@ export function renderLibrary(root, navigate) {
       h('div', { class: 'page-head' }, [h('h1', { text: 'Trace library' })]),
       drop, fileInput, uploads,
       h('section', { class: 'panel' }, [tableEl, listState]),
+      schemas.panel,
     ]),
   );
 
@@ -165,7 +168,13 @@ export function renderLibrary(root, navigate) {
   drop.addEventListener('drop', (e) => {
     e.preventDefault();
     drop.classList.remove('over');
-    if (e.dataTransfer && e.dataTransfer.files.length) uploadAll([...e.dataTransfer.files]);
+    if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+    const files = [...e.dataTransfer.files];
+    // Manifests go to the library's schemas, traces to the upload.
+    const manifests = files.filter((f) => isSchemaFile(f.name));
+    if (manifests.length) schemas.importAll(manifests);
+    const traces = files.filter((f) => !isSchemaFile(f.name));
+    if (traces.length) uploadAll(traces);
   });
   refresh();
 }

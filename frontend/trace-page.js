@@ -102,6 +102,7 @@ export class TracePage {
     }
     this.sum = sum;
     this.entry = entry;
+    this.syncSchemas(sum.schema_packs || []);
     Object.assign(clock, { mode: this.s.clock, startUnixUs: sum.start_unix_us || 0, biasMinutes: sum.timezone_bias_minutes || 0 });
     const zone = `UTC${fmtUtcOffset(-(sum.timezone_bias_minutes || 0))}`;
     const clockSelect = /** @type {HTMLSelectElement} */ (h('select', {
@@ -304,6 +305,21 @@ export class TracePage {
     if (zoomChanged) this.timeline.load();
     this.syncTimeline();
     this.renderAnalysis();
+  }
+
+  /**
+   * The link names the library's schema packs that named this trace's providers; a pack a link
+   * names that this library lacks is a notice (its events show as hex here).
+   * @param {string[]} used
+   */
+  syncSchemas(used) {
+    const named = this.s.schemas ? this.s.schemas.split(',') : [];
+    const missing = named.filter((n) => !used.includes(n));
+    if (missing.length) {
+      this.notice(`Schema pack(s) ${missing.map((n) => `"${n}"`).join(', ')} named by this link are not in this library: import the manifests in the library to name the events they name`, 'trace');
+    }
+    this.s.schemas = used.join(',');
+    this.write(this.s, 'replace');
   }
 
   /** Change the state, write the URL, and re-render the analysis. @param {Partial<import('./url-state.js').ViewState>} patch */

@@ -40,12 +40,14 @@ const READS = ['1', '2'];
  *   panes: import('./views-layout.js').PaneState[],
  *   layout: 'stack'|'side',
  *   tags: string,
+ *   schemas: string,
  *   flameByTag: boolean,
  * }} ViewState
  * `clock`: times as seconds since the trace's start (WPA's default), or as wall-clock dates in
  * UTC or in the recording machine's time zone. `panes`: the views below (`stack`) or beside
  * (`side`) the main one, sharing its range and filters. `tags`: the stack tag set the Stack Tag
- * column shows ('' the built-in one); `flameByTag`: the flame graph's roots are stack tags.
+ * column shows ('' the built-in one); `flameByTag`: the flame graph's roots are stack tags. `schemas`: the library's schema packs
+ * that named the trace's providers (docs/schema-packs.md), comma-separated.
  */
 
 /** Default columns per table: [grouped key columns, columns right of the gold bar], the sort and its
@@ -70,7 +72,7 @@ export function defaultState(table = 'cpu-sampled') {
     filters: [], range: null, zoom: null, open: [], sel: null,
     flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
     bfKind: 'function', bfTarget: '', bfBy: 'function', bfOpen: [], clock: 'trace', panes: [], layout: 'stack',
-    tags: '', flameByTag: false,
+    tags: '', schemas: '', flameByTag: false,
   };
 }
 
@@ -134,6 +136,7 @@ export function toQuery(s) {
     if (s.flameByTag) q.set('ft', '1');
   }
   if (s.tags) q.set('tags', s.tags);
+  if (s.schemas) q.set('schemas', s.schemas);
   if (s.view === 'sysconfig' && s.scPage) q.set('sc', s.scPage);
   if (s.view === 'butterfly' || s.bfTarget) {
     q.set('bk', s.bfKind);
@@ -190,6 +193,7 @@ export function fromQuery(search) {
   s.noStack = q.get('ns') === '1';
   s.flameByTag = q.get('ft') === '1';
   s.tags = q.get('tags') || '';
+  s.schemas = q.get('schemas') || '';
   if (q.has('bt')) {
     s.bfKind = q.get('bk') === 'module' ? 'module' : 'function';
     s.bfBy = q.get('bb') === 'module' ? 'module' : 'function';

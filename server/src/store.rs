@@ -147,6 +147,8 @@ pub struct Store {
     reservations: Reservations,
     /// Stack tag sets uploaded to this server.
     pub stack_tags: crate::stack_tag_store::TagStore,
+    /// Schema packs uploaded to this server (docs/schema-packs.md).
+    pub schemas: crate::schema_store::SchemaStore,
 }
 
 impl Store {
@@ -173,6 +175,7 @@ impl Store {
             symbol_runs: AtomicU64::new(0),
             reservations: Reservations::default(),
             stack_tags: crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
+            schemas: crate::schema_store::SchemaStore::open(&data_dir.join("schemas"))?,
         });
         let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
             store.trace_files(e)
@@ -341,6 +344,26 @@ impl Store {
             _ => return Err(NotReady::NotFound),
         };
         Err(NotReady::Ingesting(self.start_ingest(entry)))
+    }
+
+    /// Forget the loaded (not live) traces with a Generic Events provider of
+    /// `guids`, so their next use loads them again with the schema packs of
+    /// now; how many.
+    pub fn unload_with_providers(&self, guids: &[etl::Guid]) -> usize {
+        let mut slots = self.slots();
+        let before = slots.len();
+        slots.retain(|_, s| match s {
+            Slot::Ready(t) if t.live.is_none() => !t
+                .trace()
+                .generic
+                .providers
+                .guid
+                .iter()
+                .flatten()
+                .any(|g| guids.contains(g)),
+            _ => true,
+        });
+        before - slots.len()
     }
 
     /// Load a catalogued trace in the background (no-op if already under way).

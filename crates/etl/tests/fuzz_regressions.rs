@@ -86,6 +86,82 @@ fn schema_payload_on_random_bytes() {
 }
 
 #[test]
+fn schema_pack_regressions() {
+    replay("schema_pack", fuzz_harness::schema_pack);
+}
+
+/// Mutations of real inputs (the built-in pack, the seed manifests and
+/// packs): bytes flipped, lines dropped, doubled or swapped, text cut
+/// short. Each must read or fail naming a line, never panic.
+#[test]
+fn schema_pack_mutations() {
+    let mut seeds: Vec<Vec<u8>> = inputs("schema_pack")
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    // The first 400 lines of the built-in pack (a whole provider and more).
+    let builtin: String = etl::decode::schema::packs::BUILTIN_TEXT
+        .lines()
+        .take(400)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    seeds.push(builtin.into_bytes());
+    assert!(seeds.len() >= 3, "seed inputs missing");
+    let mut rng = testdata::Rng::new(34);
+    for seed in &seeds {
+        for _ in 0..150 {
+            let mut d = seed.clone();
+            match rng.below(5) {
+                0 => {
+                    for _ in 0..1 + rng.below(4) {
+                        let i = rng.below(d.len().max(1));
+                        if let Some(b) = d.get_mut(i) {
+                            *b = rng.pick(b"<>\"'=/\t\n\\@0x9 ");
+                        }
+                    }
+                }
+                1 => d.truncate(rng.below(d.len().max(1))),
+                _ => {
+                    let mut lines: Vec<&[u8]> = d.split(|&b| b == b'\n').collect();
+                    let i = rng.below(lines.len());
+                    let j = rng.below(lines.len());
+                    match rng.below(3) {
+                        0 => {
+                            lines.remove(i);
+                        }
+                        1 => lines.insert(i, lines[j]),
+                        _ => lines.swap(i, j),
+                    }
+                    d = lines.join(&b'\n');
+                }
+            }
+            fuzz_harness::schema_pack(&d);
+        }
+    }
+}
+
+/// Every schema of the built-in pack on random payloads: decoding never
+/// panics or reads past the payload.
+#[test]
+fn builtin_pack_schemas_on_random_bytes() {
+    use etl::decode::schema::{packs, SchemaRegistry};
+    let mut reg = SchemaRegistry::default();
+    let first = reg.len() as u32;
+    reg.add_pack(packs::builtin(), packs::Source::BuiltIn);
+    assert!(reg.len() > 4000, "{}", reg.len());
+    let mut rng = testdata::Rng::new(35);
+    for row in first..reg.len() as u32 {
+        for ptr in [4, 8] {
+            let len = rng.below(200);
+            let payload = rng.bytes(len);
+            if let Some(Ok((_, used))) = reg.decode_measured(row, &payload, ptr) {
+                assert!(used <= payload.len());
+            }
+        }
+    }
+}
+
+#[test]
 fn lznt1_regressions() {
     replay("lznt1", fuzz_harness::lznt1);
 }

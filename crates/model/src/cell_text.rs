@@ -66,6 +66,17 @@ impl Trace {
         }
     }
 
+    /// The process the header of generic event `row` names: the Process
+    /// column's, except where the payload names another (Kernel-Network).
+    pub fn generic_header_process_text(&self, row: usize) -> String {
+        match self.generic.header_process.get(&(row as u32)) {
+            Some(&(_, p)) if p != NONE => self.process_text(p),
+            Some(&(pid, _)) if pid != u32::MAX => format!("Unknown ({pid})"),
+            Some(_) => String::new(),
+            None => self.generic_process_text(row),
+        }
+    }
+
     /// Thread id of generic event `row`, recorded or resolved.
     pub fn generic_thread_text(&self, row: usize) -> String {
         let g = &self.generic;

@@ -2,6 +2,7 @@
 //! kept in byte arenas (one per buffer) and fields decoded on demand.
 
 use crate::strings::StrId;
+use etl::decode::schema::packs::Source;
 use etl::decode::schema::registry::{is_manifest_data, is_metadata_key, OPCODE_EVENT_INFO};
 use etl::decode::schema::{manifest, tdh, EventSchema, SchemaRegistry};
 use etl::decode::tracelogging::out_type;
@@ -50,7 +51,12 @@ pub struct GenericEventTable {
     pub schemas: Vec<Box<[u8]>>,
     /// Row in `registry` of the manifest schema, `NO_SCHEMA` if none.
     pub event_schema: Vec<u32>,
-    /// Manifest schemas: the trace's MetaData events over our CLR table.
+    /// Rows whose payload names their process (Kernel-Network's PID): the
+    /// header's pid and process row, kept for the Header Process column
+    /// while `pid`/`process` hold the payload's.
+    pub header_process: rustc_hash::FxHashMap<u32, (u32, u32)>,
+    /// Manifest schemas: the trace's MetaData events over our CLR table,
+    /// then the user's and the built-in schema packs.
     pub registry: SchemaRegistry,
 }
 
@@ -113,17 +119,32 @@ impl GenericEventTable {
                 Err(e) => vec![("Error".into(), e.to_string())],
             };
         }
-        if let Some(fields) = self.manifest_fields(i) {
-            return fields;
+        // A pack's schema comes after our typed decoders (docs/schema-packs.md).
+        if !self.schema_from_pack(i) {
+            if let Some(fields) = self.manifest_fields(i) {
+                return fields;
+            }
         }
         if let Some(d) = self.decode_known(i) {
             return debug_fields(&d);
+        }
+        if let Some(fields) = self.manifest_fields(i) {
+            return fields;
         }
         if payload.is_empty() {
             return Vec::new();
         }
         let hex: String = payload.iter().map(|b| format!("{b:02x}")).collect();
         vec![("Payload".into(), hex)]
+    }
+
+    /// Whether row `i`'s manifest schema came from a schema pack (the
+    /// user's or the built-in one), not from the trace or our tables.
+    pub fn schema_from_pack(&self, i: usize) -> bool {
+        self.event_schema
+            .get(i)
+            .and_then(|&s| self.registry.source(s))
+            .is_some_and(|s| matches!(s, Source::User | Source::BuiltIn))
     }
 
     /// The manifest schema of row `i`.

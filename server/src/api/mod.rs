@@ -12,6 +12,7 @@ pub mod links;
 mod percent_basis;
 pub mod query;
 mod receive;
+pub mod schemas;
 pub mod shape;
 pub mod stack_tags;
 pub mod state;
@@ -23,7 +24,7 @@ mod value_columns;
 mod wpa_profile;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::Router;
 use error::ApiError;
 use state::AppState;
@@ -80,6 +81,13 @@ pub fn router(state: AppState) -> Router {
                 .put(stack_tags::put)
                 .delete(stack_tags::delete)
                 .layer(DefaultBodyLimit::max(::query::stack_tags::parse::MAX_BYTES)),
+        )
+        .route("/schemas", get(schemas::list))
+        .route(
+            "/schemas/{name}",
+            put(schemas::put)
+                .delete(schemas::delete)
+                .layer(DefaultBodyLimit::max(crate::schema_store::MAX_BYTES)),
         )
         .route(
             "/wpa-profile",

@@ -199,7 +199,19 @@ pub async fn summary(
 ) -> ApiResult<Json<Value>> {
     read_auth(&app, &headers)?;
     let t = loaded(&app, &id).await?;
-    Ok(Json(summary_json(&t)))
+    let mut v = summary_json(&t);
+    // The library's schema packs with a provider of this trace (its link names them).
+    let has = |g: &etl::Guid| t.trace().generic.providers.guid.contains(&Some(*g));
+    let used: Vec<String> = app
+        .store
+        .schemas
+        .list()
+        .into_iter()
+        .filter(|(_, p)| p.providers.iter().any(|p| has(&p.guid)))
+        .map(|(n, _)| n)
+        .collect();
+    v["schema_packs"] = json!(used);
+    Ok(Json(v))
 }
 
 /// WPA's System Configuration: the SysConfig rundown's tables (`null` when

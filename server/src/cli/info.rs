@@ -46,7 +46,29 @@ fn decoding_json(c: &etl::decode::schema::Coverage) -> Value {
         "hex_only_share": c.hex_share(),
         "trace_schemas": c.trace_schemas,
         "hex_only_by_provider": c.hex_only_by_provider,
+        "by_provider": by_provider_json(c),
     })
+}
+
+/// Per provider: its name, events, and how many each source decoded
+/// (`trace`, `table`, `user pack`, `built-in pack`, `decoder`, `no
+/// payload`) or left as `hex`.
+fn by_provider_json(c: &etl::decode::schema::Coverage) -> Value {
+    let m: Map<String, Value> = c
+        .by_provider
+        .iter()
+        .map(|(k, by)| {
+            let events: u64 = by.values().sum();
+            let v = json!({
+                "name": c.provider_names.get(k),
+                "events": events,
+                "hex": by.get("hex").copied().unwrap_or(0),
+                "decoded_by": by.iter().filter(|(s, _)| **s != "hex").map(|(s, n)| (s.to_string(), json!(n))).collect::<Map<String, Value>>(),
+            });
+            (k.clone(), v)
+        })
+        .collect();
+    Value::Object(m)
 }
 
 pub fn summary_json(file: &EtlFile, c: &Census) -> Value {
@@ -167,6 +189,23 @@ fn print_text(out: &mut String, shown: &str, v: &Value) {
         say!(out, "  hex-only events by provider:");
         for (k, n) in m {
             say!(out, "    {k} {n}");
+        }
+    }
+    if let Some(m) = d["by_provider"].as_object() {
+        say!(out, "  decoded by provider (source: events):");
+        for (k, p) in m {
+            let who = match p["name"].as_str() {
+                Some(n) => format!("{n} ({k})"),
+                None => k.clone(),
+            };
+            let by: Vec<String> = p["decoded_by"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(s, n)| format!("{s} {n}"))
+                .chain((p["hex"].as_u64().unwrap_or(0) > 0).then(|| format!("hex {}", p["hex"])))
+                .collect();
+            say!(out, "    {who}: {}", by.join(", "));
         }
     }
     if let Some(errs) = v["errors"].as_array() {

@@ -19,6 +19,9 @@ mod findings;
 mod info;
 mod info_text;
 mod listen;
+pub mod manifests;
+#[cfg(windows)]
+mod manifests_windows;
 mod parse_errors;
 mod profile_export;
 mod progress;
@@ -46,6 +49,13 @@ pub struct Cli {
     /// `x.etl` (`x.kernel*.etl`, `x.clr*.etl`, `x.user*.etl` beside it).
     #[arg(long, global = true)]
     pub no_companions: bool,
+    /// Instrumentation manifests (`.man`/`.xml`, as `wevtutil gp PROVIDER
+    /// /ge /gm:true` writes them) or schema packs (`.pack`), files or
+    /// folders, repeatable: they name and decode the events of providers
+    /// the trace carries no schema for (after the trace's own schemas,
+    /// before the built-in pack).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub manifests: Vec<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -200,11 +210,17 @@ pub enum Command {
     /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
     #[command(subcommand)]
     Synth(synth::Scenario),
+    /// Schema packs: turn manifests into one (`pack`), or on Windows export
+    /// the registered providers' schemas (`export`).
+    #[command(subcommand)]
+    Manifests(manifests::ManifestsCommand),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let companions = !cli.no_companions;
+    manifests::install(&cli.manifests);
     match cli.command {
+        Some(Command::Manifests(m)) => manifests::run(m),
         Some(Command::Info { file, json }) => info::run(&file, json, companions),
         Some(Command::Compare {
             base,

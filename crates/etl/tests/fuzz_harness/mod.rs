@@ -278,6 +278,54 @@ pub fn schema_payload(data: &[u8]) {
     }
 }
 
+/// `schema_pack`: any bytes as a schema pack and as an instrumentation
+/// manifest. Neither reader panics; an error names a line of the input; a
+/// pack that reads writes back to the same pack; a manifest that converts
+/// gives a pack that reads back; every schema decodes a payload cut from
+/// the input without reading past it.
+pub fn schema_pack(data: &[u8]) {
+    use etl::decode::schema::{manifest_file, pack, SchemaRegistry};
+    let text = String::from_utf8_lossy(data);
+    let lines = text.lines().count().max(1);
+    let mut packs = Vec::new();
+    match pack::parse(&text) {
+        Ok(p) => {
+            assert_eq!(
+                pack::parse(&pack::write(&p)).as_ref(),
+                Ok(&p),
+                "pack round trip"
+            );
+            packs.push(p);
+        }
+        Err(e) => assert!(e.line >= 1 && e.line <= lines + 1, "pack error line {e}"),
+    }
+    match manifest_file::convert(&text, "fuzz") {
+        Ok(c) => {
+            let back = pack::parse(&pack::write(&c.pack));
+            assert_eq!(back.as_ref(), Ok(&c.pack), "manifest pack round trip");
+            packs.push(c.pack);
+        }
+        Err(e) => assert!(
+            e.line >= 1 && e.line <= lines + 1,
+            "manifest error line {e}"
+        ),
+    }
+    for p in &packs {
+        let mut reg = SchemaRegistry::default();
+        let before = reg.len() as u32;
+        reg.add_pack(p, etl::decode::schema::packs::Source::User);
+        let tail = data.get(data.len() / 2..).unwrap_or(&[]);
+        for row in before..(reg.len() as u32).min(before + 64) {
+            for ptr in [4, 8] {
+                if let Some(Ok((fields, used))) = reg.decode_measured(row, tail, ptr) {
+                    assert!(used <= tail.len(), "read past the payload");
+                    black_box(fields.len());
+                }
+            }
+        }
+    }
+}
+
 /// `lznt1`: any bytes through the LZNT1 decompressor (WinSAT's XML): it
 /// never panics and never returns more than its limit.
 pub fn lznt1(data: &[u8]) {

@@ -183,7 +183,18 @@ pub fn build_generic_rows(
                 .unwrap_or_default(),
         };
         t.name.push(name);
-        t.pid.push(r.pid.unwrap_or(u32::MAX));
+        let header_pid = r.pid.unwrap_or(u32::MAX);
+        let payload_pid = t.registry.schema(event_schema).and_then(|s| {
+            let row = t.time.len() - 1;
+            etl::decode::schema::packs::payload_process(s, t.payload(row))
+        });
+        if let Some(pid) = payload_pid.filter(|&p| p != header_pid) {
+            t.header_process
+                .insert(t.time.len() as u32 - 1, (header_pid, NONE));
+            t.pid.push(pid);
+        } else {
+            t.pid.push(header_pid);
+        }
         t.tid.push(r.tid.unwrap_or(u32::MAX));
         t.thread.push(NONE);
         t.process.push(NONE);
@@ -235,7 +246,7 @@ fn key_of(r: &GenericRec) -> Option<SchemaKey> {
 
 /// Our CLR schemas, those the trace's MetaData events carry and the
 /// EventSource manifests of its ManifestData events (their payloads are
-/// already in the table's arenas).
+/// already in the table's arenas), then the schema packs.
 fn trace_schemas(recs: &[GenericRec], t: &GenericEventTable) -> SchemaRegistry {
     let mut reg = SchemaRegistry::new();
     for r in recs {
@@ -256,5 +267,7 @@ fn trace_schemas(recs: &[GenericRec], t: &GenericEventTable) -> SchemaRegistry {
             }
         }
     }
+    let providers: rustc_hash::FxHashSet<Guid> = recs.iter().filter_map(|r| r.provider).collect();
+    reg.add_fallback_packs(&|g| providers.contains(&g));
     reg
 }

@@ -617,6 +617,12 @@ fn build_event_tables(
                 process = j.process_at(pid, time);
             }
         }
+        // The payload names the process (Kernel-Network): the header's stays
+        // in its own column.
+        if let Some(h) = generic.header_process.get_mut(&(row as u32)) {
+            h.1 = process;
+            process = j.process_at(generic.pid[row], time);
+        }
         generic.thread[row] = thread;
         generic.process[row] = process;
         generic.stack[row] = match (r.ext_stack, r.tid) {

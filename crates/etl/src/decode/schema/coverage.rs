@@ -1,6 +1,8 @@
 //! How many events of a trace stay undecoded hex: no typed decoder, no
-//! TraceLogging schema, no schema in the trace or in our CLR table.
+//! TraceLogging schema, no schema in the trace, our tables or a pack; and
+//! per provider, what decoded the others.
 
+use super::packs::Source;
 use super::registry::{is_manifest_data, is_metadata, SchemaRegistry};
 use crate::decode;
 use crate::extended::ext_type;
@@ -16,6 +18,35 @@ pub struct Coverage {
     pub hex_only_by_provider: BTreeMap<String, u64>,
     /// Schemas the trace carries (MetaData EventInfo events).
     pub trace_schemas: u64,
+    /// Per provider GUID (or `kernel 0xNN`): its events by what decoded
+    /// them ([`Decoder::name`]), `hex` for those left as hex.
+    pub by_provider: BTreeMap<String, BTreeMap<&'static str, u64>>,
+    /// Provider names, where a schema or the reader knows them.
+    pub provider_names: BTreeMap<String, String>,
+}
+
+/// What decoded an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decoder {
+    /// Nothing to decode (an empty payload) or a schema-carrying event.
+    Nothing,
+    /// One of our typed decoders.
+    Typed,
+    /// A TraceLogging schema in the event.
+    TraceLogging,
+    /// A schema of the registry, from this source.
+    Schema(Source),
+}
+
+impl Decoder {
+    pub fn name(self) -> &'static str {
+        match self {
+            Decoder::Nothing => "no payload",
+            Decoder::Typed => "decoder",
+            Decoder::TraceLogging => "trace",
+            Decoder::Schema(s) => s.name(),
+        }
+    }
 }
 
 impl Coverage {
@@ -29,12 +60,15 @@ impl Coverage {
     }
 }
 
-/// The schemas `file` carries, with our CLR table.
+/// The schemas `file` carries, over our tables, then the packs.
 pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
     let blobs = file.par_map_buffers(|b| {
         let mut out = Vec::new();
+        // The providers of the buffer, for the packs below.
+        let mut seen = std::collections::HashSet::new();
         if let Ok(b) = b {
             for ev in b.events().flatten() {
+                seen.extend(ev.provider);
                 if is_metadata(&ev) {
                     out.push((None, ev.opcode, ev.payload.to_vec()));
                 } else if is_manifest_data(ev.header_type, ev.event_id, ev.opcode) {
@@ -42,10 +76,14 @@ pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
                 }
             }
         }
-        out
+        (out, seen)
     });
     let mut reg = SchemaRegistry::new();
-    for (provider, op, p) in blobs.iter().flatten() {
+    let mut providers = std::collections::HashSet::new();
+    for (_, seen) in &blobs {
+        providers.extend(seen.iter().copied());
+    }
+    for (provider, op, p) in blobs.iter().flat_map(|(b, _)| b) {
         match provider {
             Some(g) => {
                 reg.add_manifest_chunk(*g, p);
@@ -53,22 +91,42 @@ pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
             None => reg.add_metadata_payload(*op, p),
         }
     }
+    reg.add_fallback_packs(&|g| providers.contains(&g));
     reg
 }
 
 /// Whether anything decodes `ev` (empty payloads need nothing).
 pub fn is_decoded(ev: &Event<'_>, reg: &SchemaRegistry) -> bool {
-    ev.payload.is_empty()
+    decoder(ev, reg).is_some()
+}
+
+/// What decodes `ev`, `None` if it stays hex.
+pub fn decoder(ev: &Event<'_>, reg: &SchemaRegistry) -> Option<Decoder> {
+    if ev.payload.is_empty()
         || is_metadata(ev)
         || is_manifest_data(ev.header_type, ev.event_id, ev.opcode)
-        || matches!(decode::decode(ev), Some(Ok(_)))
-        || ev
-            .extended_items()
-            .any(|i| i.ext_type == ext_type::EVENT_SCHEMA_TL)
-        || reg
-            .find_event(ev)
-            .and_then(|s| reg.decode(s, ev.payload, ev.pointer_size))
-            .is_some_and(|r| r.is_ok())
+    {
+        return Some(Decoder::Nothing);
+    }
+    if ev
+        .extended_items()
+        .any(|i| i.ext_type == ext_type::EVENT_SCHEMA_TL)
+    {
+        return Some(Decoder::TraceLogging);
+    }
+    let row = reg.find_event(ev);
+    let source = row.and_then(|r| reg.source(r));
+    // Our typed decoders come before the packs, as in the Generic Events table.
+    let trusted = matches!(source, Some(Source::Trace | Source::Table));
+    if !trusted && matches!(decode::decode(ev), Some(Ok(_))) {
+        return Some(Decoder::Typed);
+    }
+    if let (Some(r), Some(s)) = (row, source) {
+        if matches!(reg.decode(r, ev.payload, ev.pointer_size), Some(Ok(_))) {
+            return Some(Decoder::Schema(s));
+        }
+    }
+    matches!(decode::decode(ev), Some(Ok(_))).then_some(Decoder::Typed)
 }
 
 /// Count the hex-only events of `file`.
@@ -80,12 +138,18 @@ pub fn coverage(file: &EtlFile) -> Coverage {
             for ev in b.events().flatten() {
                 c.events += 1;
                 c.trace_schemas += u64::from(is_metadata(&ev) && ev.opcode == 32);
-                if !is_decoded(&ev, &reg) {
+                let who = match ev.provider {
+                    Some(g) => g.to_string(),
+                    None => format!("kernel {:#04x}", ev.hook_id.unwrap_or(0) >> 8),
+                };
+                let by = decoder(&ev, &reg);
+                *c.by_provider
+                    .entry(who.clone())
+                    .or_default()
+                    .entry(by.map_or("hex", Decoder::name))
+                    .or_default() += 1;
+                if by.is_none() {
                     c.hex_only += 1;
-                    let who = match ev.provider {
-                        Some(g) => g.to_string(),
-                        None => format!("kernel {:#04x}", ev.hook_id.unwrap_or(0) >> 8),
-                    };
                     *c.hex_only_by_provider.entry(who).or_default() += 1;
                 }
             }
@@ -99,6 +163,22 @@ pub fn coverage(file: &EtlFile) -> Coverage {
         total.trace_schemas += c.trace_schemas;
         for (k, n) in c.hex_only_by_provider {
             *total.hex_only_by_provider.entry(k).or_default() += n;
+        }
+        for (k, m) in c.by_provider {
+            let t = total.by_provider.entry(k).or_default();
+            for (src, n) in m {
+                *t.entry(src).or_default() += n;
+            }
+        }
+    }
+    for k in total.by_provider.keys() {
+        let name = crate::Guid::parse(k).and_then(|g| {
+            decode::provider_name(g)
+                .map(str::to_string)
+                .or_else(|| reg.provider_name(g).map(str::to_string))
+        });
+        if let Some(n) = name {
+            total.provider_names.insert(k.clone(), n);
         }
     }
     total

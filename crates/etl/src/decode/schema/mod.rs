@@ -7,7 +7,9 @@
 //! merged trace carries (TRACE_EVENT_INFO / EVENT_MAP_INFO blobs, [`tdh`]),
 //! EventSource providers' manifests that travel in the trace
 //! ([`manifest`], ManifestData events), then our own table of the .NET runtime providers ([`clr`], written from
-//! the public runtime manifest). [`SchemaRegistry`] keeps them and finds
+//! the public runtime manifest); after those, schema packs ([`pack`]): the
+//! user's (`--manifests`, [`manifest_file`]) and the built-in one
+//! ([`packs`]). [`SchemaRegistry`] keeps them and finds
 //! the schema of an event; [`payload`] decodes with one.
 
 pub mod clr;
@@ -16,6 +18,9 @@ pub mod coverage;
 pub mod kernel;
 mod kernel_table;
 pub mod manifest;
+pub mod manifest_file;
+pub mod pack;
+pub mod packs;
 pub mod payload;
 pub mod registry;
 mod table;

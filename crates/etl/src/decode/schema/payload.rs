@@ -126,7 +126,12 @@ fn read_one<'m>(
         }
         t::UNICODE_STRING | t::NON_NULL_TERMINATED_STRING => match len {
             Some(n) => (r.fixed_utf16(n)?, None),
-            None if f.in_type == t::UNICODE_STRING => (r.utf16z()?, None),
+            // A string with no terminator runs to the end of the payload,
+            // as TDH reads it (HttpService's Parse ends with its Url so).
+            None if f.in_type == t::UNICODE_STRING => match r.utf16z() {
+                Ok(s) => (s, None),
+                Err(_) => (decode_utf16(r.rest()), None),
+            },
             None => (decode_utf16(r.rest()), None),
         },
         t::ANSI_STRING | t::NON_NULL_TERMINATED_ANSI_STRING => match len {
@@ -135,7 +140,10 @@ fn read_one<'m>(
                 let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
                 (decode_8bit(b.get(..end).unwrap_or(&[])), None)
             }
-            None if f.in_type == t::ANSI_STRING => (r.cstr()?, None),
+            None if f.in_type == t::ANSI_STRING => match r.cstr() {
+                Ok(s) => (s, None),
+                Err(_) => (decode_8bit(r.rest()), None),
+            },
             None => (decode_8bit(r.rest()), None),
         },
         t::COUNTED_STRING | t::MANIFEST_COUNTED_STRING => {

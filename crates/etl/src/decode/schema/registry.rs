@@ -2,6 +2,8 @@
 //! events the trace carries (what the recording machine's TDH said), and
 //! the value maps both refer to.
 
+use super::pack::Pack;
+use super::packs::{self, Source};
 use super::payload::{self, Fields};
 use super::tdh::{parse_event_info, parse_map_info, DECODING_SOURCE_WBEM};
 use super::{clr, kernel, manifest, EventSchema, ValueMap};
@@ -79,6 +81,11 @@ pub fn is_metadata_key(provider: Option<Guid>, opcode: u8) -> bool {
 #[derive(Debug, Clone)]
 pub struct SchemaRegistry {
     schemas: Vec<EventSchema>,
+    /// Where each schema came from.
+    sources: Vec<Source>,
+    /// Other layouts of a row's event (same id and version, another Windows
+    /// build), tried in order when the row's own does not read the payload.
+    alternatives: HashMap<u32, Vec<u32>>,
     index: HashMap<SchemaKey, u32>,
     maps: HashMap<(Guid, String), ValueMap>,
     providers: HashMap<Guid, String>,
@@ -99,6 +106,8 @@ impl SchemaRegistry {
     pub fn new() -> SchemaRegistry {
         let mut r = SchemaRegistry {
             schemas: Vec::new(),
+            sources: Vec::new(),
+            alternatives: HashMap::new(),
             index: HashMap::new(),
             maps: HashMap::new(),
             providers: HashMap::new(),
@@ -106,7 +115,7 @@ impl SchemaRegistry {
             bad_metadata: 0,
         };
         for (key, schema) in clr::schemas().into_iter().chain(kernel::schemas()) {
-            r.insert(key, schema);
+            r.insert(key, schema, Source::Table);
         }
         for (provider, map) in clr::maps() {
             r.maps.insert((provider, map.name.clone()), map);
@@ -114,14 +123,68 @@ impl SchemaRegistry {
         r
     }
 
-    fn insert(&mut self, key: SchemaKey, schema: EventSchema) {
+    fn insert(&mut self, key: SchemaKey, schema: EventSchema, source: Source) {
         if !schema.provider_name.is_empty() && !matches!(key, SchemaKey::Kernel { .. }) {
             self.providers
                 .entry(schema.provider)
                 .or_insert_with(|| schema.provider_name.clone());
         }
         self.schemas.push(schema);
+        self.sources.push(source);
         self.index.insert(key, self.schemas.len() as u32 - 1);
+    }
+
+    /// Take a pack's schemas, maps and provider names where nothing before
+    /// gave them: the trace's own metadata and earlier packs stay as they are.
+    pub fn add_pack(&mut self, pack: &Pack, source: Source) {
+        self.add_pack_for(pack, source, &|_| true);
+    }
+
+    /// As [`Self::add_pack`], for the providers `wanted` says yes to (those
+    /// of the trace: a registry keeps no schema its trace cannot use).
+    pub fn add_pack_for(&mut self, pack: &Pack, source: Source, wanted: &dyn Fn(Guid) -> bool) {
+        for p in pack.providers.iter().filter(|p| wanted(p.guid)) {
+            let first = self.schemas.len() as u32;
+            for (key, schema, _) in p.schemas() {
+                match self.index.get(&key).copied() {
+                    None => self.insert(key, schema, source),
+                    // A second layout of this pack's own event.
+                    Some(row) if row >= first => {
+                        self.schemas.push(schema);
+                        self.sources.push(source);
+                        let alt = self.schemas.len() as u32 - 1;
+                        self.alternatives.entry(row).or_default().push(alt);
+                    }
+                    Some(_) => {}
+                }
+            }
+            for m in &p.maps {
+                self.maps
+                    .entry((p.guid, m.name.clone()))
+                    .or_insert_with(|| m.clone());
+            }
+            if !p.name.is_empty() {
+                self.providers
+                    .entry(p.guid)
+                    .or_insert_with(|| p.name.clone());
+            }
+        }
+    }
+
+    /// After the trace's own schemas: the user's packs, then the built-in
+    /// one, for the providers `wanted` says yes to.
+    pub fn add_fallback_packs(&mut self, wanted: &dyn Fn(Guid) -> bool) {
+        for p in packs::user_packs() {
+            self.add_pack_for(&p, Source::User, wanted);
+        }
+        if packs::builtin_providers().iter().any(|&g| wanted(g)) {
+            self.add_pack_for(packs::builtin(), Source::BuiltIn, wanted);
+        }
+    }
+
+    /// Where schema `row` came from.
+    pub fn source(&self, row: u32) -> Option<Source> {
+        self.sources.get(row as usize).copied()
     }
 
     /// Take a MetaData event's schema or map; false if `ev` is none.
@@ -155,7 +218,7 @@ impl SchemaRegistry {
                     if clr::is_clr(schema.provider) {
                         schema.event_name = clr::event_name(&schema.task_name, &schema.opcode_name);
                     }
-                    self.insert(key, schema);
+                    self.insert(key, schema, Source::Trace);
                 }
                 Err(_) => self.bad_metadata += 1,
             },
@@ -186,7 +249,7 @@ impl SchemaRegistry {
             let doc: Vec<u8> = parts.drain(..).flatten().flatten().collect();
             let parsed = manifest::parse(&String::from_utf8_lossy(&doc));
             for (key, schema) in parsed.schemas {
-                self.insert(key, schema);
+                self.insert(key, schema, Source::Trace);
             }
             for (g, m) in parsed.maps {
                 self.maps.insert((g, m.name.clone()), m);
@@ -229,18 +292,44 @@ impl SchemaRegistry {
         payload: &[u8],
         pointer_size: u8,
     ) -> Option<Result<(Fields, usize)>> {
-        let s = self.schema(row)?;
-        let maps = |name: &str| self.maps.get(&(s.provider, name.to_string()));
-        Some(payload::decode_measured(
-            &s.fields,
-            payload,
-            pointer_size,
-            &maps,
-        ))
+        let one = |row: u32| {
+            let s = self.schema(row)?;
+            let maps = |name: &str| self.maps.get(&(s.provider, name.to_string()));
+            Some(payload::decode_measured(
+                &s.fields,
+                payload,
+                pointer_size,
+                &maps,
+            ))
+        };
+        let first = one(row)?;
+        let Some(alts) = self.alternatives.get(&row) else {
+            return Some(first);
+        };
+        if matches!(&first, Ok((_, n)) if *n == payload.len()) {
+            return Some(first);
+        }
+        // The layout that reads the whole payload, else the first that reads.
+        let mut fallback = first.is_ok().then_some(first);
+        let mut first_err = None;
+        for &a in alts {
+            match one(a) {
+                Some(Ok((f, n))) if n == payload.len() => return Some(Ok((f, n))),
+                Some(Ok(r)) if fallback.is_none() => fallback = Some(Ok(r)),
+                Some(Err(e)) if first_err.is_none() => first_err = Some(e),
+                _ => {}
+            }
+        }
+        fallback.or(first_err.map(Err))
     }
 
     /// Decode a payload with schema `row`.
     pub fn decode(&self, row: u32, payload: &[u8], pointer_size: u8) -> Option<Result<Fields>> {
+        if self.alternatives.contains_key(&row) {
+            return self
+                .decode_measured(row, payload, pointer_size)
+                .map(|r| r.map(|(f, _)| f));
+        }
         let s = self.schema(row)?;
         let maps = |name: &str| self.maps.get(&(s.provider, name.to_string()));
         Some(payload::decode_fields(

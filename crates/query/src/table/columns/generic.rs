@@ -45,9 +45,14 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 .enumerate()
                 .map(|(k, &name)| text(name, move |i| cap(t.generic_field_value(i, k)))),
         )
-        .chain([stack("Stack", move |i| {
-            g.stack.get(i).copied().unwrap_or(model::NONE)
-        })])
+        .chain([
+            stack("Stack", move |i| {
+                g.stack.get(i).copied().unwrap_or(model::NONE)
+            }),
+            // The header's process where the payload names another (the
+            // Process column shows Kernel-Network's PID, as WPA's does).
+            text("Header Process", move |i| t.generic_header_process_text(i)),
+        ])
         .collect(),
         start: Numbers::I64(&g.time),
         end: Numbers::I64(&g.time),
