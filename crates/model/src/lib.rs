@@ -11,6 +11,7 @@ pub mod generic;
 pub mod images;
 pub mod ingest;
 pub mod io;
+pub mod network;
 pub mod processes;
 pub mod progress;
 pub mod samples;
@@ -84,6 +85,7 @@ pub struct Trace {
     pub file_io: io::FileIoTable,
     pub disk_io: io::DiskIoTable,
     pub hard_faults: io::HardFaultTable,
+    pub network: network::NetworkTable,
     pub generic: generic::GenericEventTable,
     pub system_config: system_config::SystemConfig,
 }
@@ -168,6 +170,7 @@ impl Trace {
                 * 128
             + (self.cswitches.len() + self.ready_threads.len()) * 48
             + (self.file_io.len() + self.disk_io.len() + self.hard_faults.len()) * 64
+            + self.network.len() * 40
             + self.generic.len() * 72
     }
 }

@@ -83,7 +83,7 @@ impl Default for SortSpec {
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     /// cpu-sampled (default), processes, threads, images, file-io, disk-io,
-    /// cpu-precise or generic.
+    /// cpu-precise, generic, hard-faults or network.
     #[serde(default = "default_table")]
     pub table: String,
     pub columns: Vec<String>,

@@ -359,6 +359,8 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
             "file-io": tr.file_io.len(),
             "disk-io": tr.disk_io.len(),
             "generic": tr.generic.len(),
+            "hard-faults": tr.hard_faults.len(),
+            "network": tr.network.len(),
         },
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,

@@ -29,6 +29,7 @@ pub mod stackwalk;
 pub mod sysconfig;
 pub mod sysconfig_hw;
 pub mod sysconfig_sw;
+pub mod tcpip;
 pub mod thread;
 pub mod tracelogging;
 pub mod winsat;
@@ -65,6 +66,7 @@ pub use stackwalk::{
 pub use sysconfig::{CpuConfig, LogicalDisk, SystemPaths, VolumeMapping};
 pub use sysconfig_hw::{NetworkAdapter, PhysicalDisk, PowerStates, VideoAdapter};
 pub use sysconfig_sw::{PnpDevice, Service};
+pub use tcpip::{NetEvent, NetOp};
 pub use thread::{Thread, ThreadKind, ThreadSetName};
 pub use tracelogging::{TlEvent, TlField, TlNamedValue, TlSchema, TlValue};
 pub use winsat::WinSatXml;
@@ -116,6 +118,7 @@ pub enum Decoded<'a> {
     DiskIoInit(DiskIoInit),
     DiskFlush(DiskFlush),
     HardFault(HardFault),
+    Net(NetEvent),
     ClrMethod(ClrMethod),
     ClrModule(ClrModule),
     TraceLogging(TlEvent),
@@ -187,6 +190,8 @@ fn decode_kernel<'a>(ev: &Event<'a>) -> Option<Result<(Decoded<'a>, usize), Deco
         0x010C | 0x010D | 0x010F => run(ev, Decoded::DiskIoInit),
         0x010E => run(ev, Decoded::DiskFlush),
         0x0220 => run(ev, Decoded::HardFault),
+        // Version 2 (Vista on) is the documented layout: PID first.
+        h if tcpip::is_net_hook(h) && ev.version >= 2 => run(ev, Decoded::Net),
         0x0B0A => run(ev, Decoded::CpuConfig),
         0x0B0B => run(ev, Decoded::PhysicalDisk),
         0x0B0C => run(ev, Decoded::LogicalDisk),

@@ -256,6 +256,11 @@ fn collect_event(
             irp: d.irp,
         }),
         Decoded::HardFault(h) => b.hard_faults.push(HardFaultRec { ts, h }),
+        Decoded::Net(n) => {
+            b.net.push(NetRec { ts, n });
+            // WPA lists them in Generic Events too.
+            return Some(Ok(false));
+        }
         Decoded::VolumeMapping(v) => {
             b.path_maps.push(PathMapRec::Volume {
                 nt: v.nt_path,

@@ -14,6 +14,7 @@ mod joiner;
 mod lifetimes;
 pub mod live;
 mod managed;
+mod network;
 pub mod paths;
 mod precise;
 pub mod records;
@@ -606,6 +607,7 @@ fn build_event_tables(
     let file_io = io_tables::build_file_io(batch, &names, mapper, &mut j);
     let disk_io = io_tables::build_disk_io(batch, &names, &mut j);
     let hard_faults = io_tables::build_hard_faults(batch, &names, &mut j);
+    let network = network::build_network(&batch.net, &mut j);
     for (row, r) in batch.generic.iter().enumerate() {
         let time = generic.time[row];
         let (thread, mut process) = match r.tid {
@@ -631,6 +633,7 @@ fn build_event_tables(
     t.file_io = file_io;
     t.disk_io = disk_io;
     t.hard_faults = hard_faults;
+    t.network = network;
     t.generic = generic;
     unattributed
 }

@@ -209,6 +209,7 @@ pub struct Batch {
     pub disk: Vec<DiskRec>,
     pub disk_inits: Vec<DiskInitRec>,
     pub hard_faults: Vec<HardFaultRec>,
+    pub net: Vec<NetRec>,
     pub path_maps: Vec<PathMapRec>,
     /// SysConfig rundown events with their timestamps.
     pub sysconfig: Vec<(i64, super::sysconfig::SysConfigRec)>,
@@ -282,6 +283,7 @@ impl Batch {
         self.disk.extend(other.disk);
         self.disk_inits.extend(other.disk_inits);
         self.hard_faults.extend(other.hard_faults);
+        self.net.extend(other.net);
         self.path_maps.extend(other.path_maps);
         self.sysconfig.extend(other.sysconfig);
 
@@ -338,6 +340,7 @@ impl Batch {
         self.disk.par_sort_by_key(|r| r.ts);
         self.disk_inits.par_sort_by_key(|r| r.ts);
         self.hard_faults.par_sort_by_key(|r| r.ts);
+        self.net.par_sort_by_key(|r| r.ts);
         self.generic.par_sort_by_key(|r| r.ts);
     }
 }
@@ -428,6 +431,13 @@ pub struct DiskInitRec {
 pub struct HardFaultRec {
     pub ts: i64,
     pub h: etl::decode::HardFault,
+}
+
+/// A kernel TcpIp/UdpIp event.
+#[derive(Debug, Clone, Copy)]
+pub struct NetRec {
+    pub ts: i64,
+    pub n: etl::decode::NetEvent,
 }
 
 /// Where NT paths live as drive letters (SysConfig rundown).

@@ -40,10 +40,12 @@ pub enum RowTableKind {
     DiskIo,
     CpuPrecise,
     Generic,
+    HardFaults,
+    Network,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 7] = [
+    pub const ALL: [RowTableKind; 9] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -51,6 +53,8 @@ impl RowTableKind {
         RowTableKind::DiskIo,
         RowTableKind::CpuPrecise,
         RowTableKind::Generic,
+        RowTableKind::HardFaults,
+        RowTableKind::Network,
     ];
 
     /// The table's name in the API and in links.
@@ -63,6 +67,8 @@ impl RowTableKind {
             RowTableKind::DiskIo => "disk-io",
             RowTableKind::CpuPrecise => "cpu-precise",
             RowTableKind::Generic => "generic",
+            RowTableKind::HardFaults => "hard-faults",
+            RowTableKind::Network => "network",
         }
     }
 

@@ -9,7 +9,9 @@ mod cpu_sampled;
 mod disk_io;
 mod file_io;
 mod generic;
+mod hard_faults;
 mod images;
+mod network;
 mod numbers;
 mod processes;
 mod threads;
@@ -373,11 +375,13 @@ impl<'a> TableDef<'a> {
             "disk-io" => disk_io::table(t),
             "cpu-precise" => cpu_precise::table(t),
             "generic" => generic::table(t),
+            "hard-faults" => hard_faults::table(t),
+            "network" => network::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 10] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -386,6 +390,8 @@ impl<'a> TableDef<'a> {
         "disk-io",
         "cpu-precise",
         "generic",
+        "hard-faults",
+        "network",
     ];
 
     /// A table without rows or columns (a name no definition has).
