@@ -1,0 +1,118 @@
+// Hard Faults and Network on the real x64 trace (perfview-net452-x64.etl), clicked as a user
+// would: each table's default view, its graph and a preset; every number comes from `etlscope
+// export` (the CLI's own code path), never from the /api answers the page renders.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { realTraces, buildRelease, startServer } from './server.mjs';
+import { exportRows } from './export.mjs';
+
+const traces = realTraces();
+const trace = () => path.join(/** @type {string} */ (traces), 'perfview-net452-x64.etl');
+/** @type {any} */ let srv;
+/** @type {import('playwright-core').Browser} */ let browser;
+
+before(async () => {
+  if (!traces) return;
+  buildRelease();
+  srv = await startServer([trace()]);
+  browser = await launch();
+});
+after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
+
+/** @param {import('playwright-core').Page} p */
+const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state=ready]');
+/** @param {import('playwright-core').Page} p */
+const model = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
+/** @param {number[]} v */
+const sum = (v) => v.reduce((a, b) => a + b, 0);
+
+/** The top-level rows: label and the number of each value column (thousands separators dropped). @param {import('playwright-core').Page} p */
+const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => {
+  const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
+  return trs.map((tr) => {
+    /** @type {Record<string, string>} */ const values = {};
+    [...tr.children].forEach((td, i) => { const col = cols[i]; if (col && col !== '|') values[col] = (td.getAttribute('data-value') ?? td.textContent ?? '').replace(/,/g, ''); });
+    return { label: /** @type {Element} */ (tr.querySelector('td.label .txt')).textContent, values };
+  });
+});
+
+/** @param {import('playwright-core').Page} p @param {string} table */
+async function openTab(p, table) {
+  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
+  await waitTable(p);
+  await p.click(`[data-testid=tab-${table}]`);
+  await p.waitForURL(new RegExp(`t=${table}`));
+  await waitTable(p);
+}
+
+test('Hard Faults: by Process, File Path with counts and sizes as export has them; the graph counts each process\'s faults; the Type preset', { skip: !traces }, async () => {
+  const { p, c, errors } = await openPage(browser);
+  await openTab(p, 'hard-faults');
+  const want = exportRows(trace(), ['--table', 'hard-faults', '--group', 'Process', '--sort', 'Count:desc']);
+  const shown = await topRows(p);
+  assert.equal(shown.length, want.length);
+  assert.equal(sum(shown.map((s) => Number(s.values.Count))), 153);
+  for (const s of shown) {
+    const w = want.find((x) => x.Process === s.label);
+    assert.ok(w, s.label);
+    assert.equal(Number(s.values.Count), w.Count, s.label);
+    assert.equal(Number(s.values.Size), w.Size, s.label);
+  }
+  assert.equal(shown[0].label, want[0].Process);
+  // The graph above: one series per top row, its bins adding up to the row's count.
+  await waitGraph(p);
+  assert.equal(await p.$eval('[data-testid=graph-measure]', (e) => /** @type {HTMLSelectElement} */ (e).value), 'count');
+  const m = await model(p);
+  assert.ok(m.series.length > 0);
+  for (const s of m.series) {
+    const w = want.find((x) => x.Process === s.label);
+    if (w) assert.equal(sum(s.values), w.Count, s.label);
+  }
+  // The top processes are series of their own, the rest one "other" series: 153 faults in all.
+  const own = m.series.filter((/** @type {any} */ s) => s.ref !== '\u0000other');
+  assert.ok(own.length >= 10 && own.every((/** @type {any} */ s) => want.some((x) => x.Process === s.label)));
+  assert.equal(sum(m.series.map((/** @type {any} */ s) => sum(s.values))), 153);
+  // WPA's view by Type, File Path and Stack.
+  await p.selectOption('[data-testid=preset]', { label: 'Hard Faults by Type, File, Stack' });
+  await p.waitForURL(/g=Type/);
+  await waitTable(p);
+  const byType = exportRows(trace(), ['--table', 'hard-faults', '--group', 'Type']);
+  const types = await topRows(p);
+  assert.deepEqual(types.map((t) => [t.label, Number(t.values.Count)]).sort(), byType.map((w) => [w.Type, w.Count]).sort());
+  assert.deepEqual(errors, []);
+  await c.close();
+});
+
+test('Network: by Process (the payload\'s PID), System (4) first by bytes, sizes as export has them; the graph plots bytes; the endpoint preset', { skip: !traces }, async () => {
+  const { p, c, errors } = await openPage(browser);
+  await openTab(p, 'network');
+  const want = exportRows(trace(), ['--table', 'network', '--group', 'Process', '--sort', 'Size:desc']);
+  const shown = await topRows(p);
+  assert.deepEqual(shown.map((s) => [s.label, Number(s.values.Count), Number(s.values.Size)]), want.map((w) => [w.Process, w.Count, w.Size]));
+  assert.equal(shown[0].label, 'System (4)');
+  assert.equal(sum(shown.map((s) => Number(s.values.Count))), 526);
+  // The graph: Count by default, then Size (bytes per bin), each series adding up to its row.
+  await waitGraph(p);
+  let m = await model(p);
+  for (const w of want) assert.equal(sum(m.series.find((/** @type {any} */ s) => s.label === w.Process).values), w.Count, w.Process);
+  await p.selectOption('[data-testid=graph-measure]', 'Size');
+  await p.waitForFunction(() => /^Size /.test(document.querySelector('[data-testid=table-graph] .tg-title')?.textContent || ''));
+  await waitGraph(p);
+  m = await model(p);
+  for (const w of want) assert.equal(sum(m.series.find((/** @type {any} */ s) => s.label === w.Process).values), w.Size, w.Process);
+  // WPA-like preset: by Process, Remote Address, Remote Port; System's one remote is the SMB server.
+  await p.selectOption('[data-testid=preset]', { label: 'Network by Process, Remote Endpoint' });
+  await p.waitForURL(/g=Process%2CRemote|g=Process,Remote/);
+  await waitTable(p);
+  const top = await topRows(p);
+  assert.equal(top[0].label, 'System (4)');
+  await p.click('[data-testid=table] tbody tr[data-depth="0"] >> nth=0 >> .tog');
+  await p.waitForSelector('[data-testid=table] tbody tr[data-depth="1"]');
+  const remotes = await p.$$eval('[data-testid=table] tbody tr[data-depth="1"] td.label .txt', (tds) => tds.map((t) => t.textContent));
+  const wantRemotes = exportRows(trace(), ['--table', 'network', '--group', 'Remote Address', '--filter', 'Process=System (4)']);
+  assert.deepEqual([...remotes].sort(), wantRemotes.map((w) => w['Remote Address']).sort());
+  assert.deepEqual(errors, []);
+  await c.close();
+});
