@@ -12,6 +12,8 @@ const LACKS = {
   'disk-io': 'This trace has no disk I/O events: record with DISK_IO (and DISK_IO_INIT for the initiating thread).',
   'hard-faults': 'This trace has no hard fault events: record with HARD_FAULTS (xperf -on PROC_THREAD+LOADER+HARD_FAULTS+FILENAME, WPR\'s disk and file I/O profiles), with stack walking (HardFault) for stacks.',
   network: 'This trace has no kernel TCP/UDP events: record with NETWORKTRACE (xperf -on PROC_THREAD+LOADER+NETWORKTRACE, WPR\'s networking profile).',
+  'page-faults': 'This trace has no soft page fault events: record with ALL_FAULTS (xperf -on PROC_THREAD+LOADER+ALL_FAULTS, WPR\'s memory profiles), with stack walking (PageFault*) for stacks.',
+  registry: 'This trace has no registry events: record with REGISTRY (xperf -on PROC_THREAD+LOADER+REGISTRY, WPR\'s registry I/O activity).',
   generic: 'This trace has no events of other providers: enable user-mode providers when recording (WPR profiles, xperf -start NAME -on PROVIDER).',
 };
 

@@ -62,6 +62,8 @@ export const TABLE_DEFAULTS = {
   generic: { groups: ['Provider', 'Event Name', 'Process', 'Fields'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count' },
   'hard-faults': { groups: ['Process', 'File Path'], cols: ['Count', 'Size', 'I/O Time (ms)', '% Weight'], sort: 'Count' },
   network: { groups: ['Process', 'Protocol', 'Remote Address'], cols: ['Count', 'Size', '% Weight'], sort: 'Size' },
+  'page-faults': { groups: ['Process', 'Type'], cols: ['Count', '% Weight'], sort: 'Count' },
+  registry: { groups: ['Process', 'Operation', 'Key Path'], cols: ['Count', 'Duration (ms)', '% Weight'], sort: 'Count' },
 };
 
 /** @param {string} table @returns {ViewState} */

@@ -11,9 +11,11 @@ pub mod generic;
 pub mod images;
 pub mod ingest;
 pub mod io;
+pub mod memory;
 pub mod network;
 pub mod processes;
 pub mod progress;
+pub mod registry;
 pub mod samples;
 pub mod stacks;
 pub mod strings;
@@ -86,6 +88,8 @@ pub struct Trace {
     pub disk_io: io::DiskIoTable,
     pub hard_faults: io::HardFaultTable,
     pub network: network::NetworkTable,
+    pub page_faults: memory::PageFaultTable,
+    pub registry: registry::RegistryTable,
     pub generic: generic::GenericEventTable,
     pub system_config: system_config::SystemConfig,
 }
@@ -171,6 +175,7 @@ impl Trace {
             + (self.cswitches.len() + self.ready_threads.len()) * 48
             + (self.file_io.len() + self.disk_io.len() + self.hard_faults.len()) * 64
             + self.network.len() * 40
+            + (self.page_faults.len() + self.registry.len()) * 48
             + self.generic.len() * 72
     }
 }

@@ -361,6 +361,8 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
             "generic": tr.generic.len(),
             "hard-faults": tr.hard_faults.len(),
             "network": tr.network.len(),
+            "page-faults": tr.page_faults.len(),
+            "registry": tr.registry.len(),
         },
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,

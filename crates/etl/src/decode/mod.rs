@@ -20,10 +20,12 @@ pub mod kernel_classes;
 pub mod kernel_file;
 pub mod kernel_process;
 pub mod lznt1;
+pub mod pagefault;
 pub mod perfinfo;
 pub mod process;
 pub mod providers;
 pub mod reader;
+pub mod registry;
 pub mod schema;
 pub mod stackwalk;
 pub mod sysconfig;
@@ -52,6 +54,7 @@ pub use fileio::{
 pub use hardfault::HardFault;
 pub use image::{Image, ImageKind, KernelAddress};
 pub use image_id::{DbgId, DbgPortablePdb, FileVersion, ImageId};
+pub use pagefault::{PageFault, PageFaultKind};
 pub use perfinfo::{IntervalKind, ProfileInterval, SampledProfile};
 pub use process::{Process, ProcessKind};
 pub use providers::{
@@ -59,6 +62,7 @@ pub use providers::{
     KERNEL_TRACE_CONTROL, SYSCONFIG,
 };
 pub use reader::{DecodeError, DecodeErrorKind, Reader};
+pub use registry::Registry;
 pub use stackwalk::{
     event_stack, event_stack_key, EventStack, EventStackKey, StackKeyDefinition,
     StackKeyDefinitionKind, StackKeyReference, StackWalk,
@@ -119,6 +123,8 @@ pub enum Decoded<'a> {
     DiskFlush(DiskFlush),
     HardFault(HardFault),
     Net(NetEvent),
+    PageFault(PageFault),
+    Registry(Registry),
     ClrMethod(ClrMethod),
     ClrModule(ClrModule),
     TraceLogging(TlEvent),
@@ -190,6 +196,9 @@ fn decode_kernel<'a>(ev: &Event<'a>) -> Option<Result<(Decoded<'a>, usize), Deco
         0x010C | 0x010D | 0x010F => run(ev, Decoded::DiskIoInit),
         0x010E => run(ev, Decoded::DiskFlush),
         0x0220 => run(ev, Decoded::HardFault),
+        0x020A..=0x020F => run(ev, Decoded::PageFault),
+        // Version 2 (Vista on): InitialTime first.
+        0x090A..=0x091B if ev.version >= 2 => run(ev, Decoded::Registry),
         // Version 2 (Vista on) is the documented layout: PID first.
         h if tcpip::is_net_hook(h) && ev.version >= 2 => run(ev, Decoded::Net),
         0x0B0A => run(ev, Decoded::CpuConfig),

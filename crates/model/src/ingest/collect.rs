@@ -256,6 +256,16 @@ fn collect_event(
             irp: d.irp,
         }),
         Decoded::HardFault(h) => b.hard_faults.push(HardFaultRec { ts, h }),
+        Decoded::PageFault(f) => b.page_faults.push(PageFaultRec {
+            ts,
+            tid: e.tid.unwrap_or(u32::MAX),
+            f,
+        }),
+        Decoded::Registry(r) => b.registry.push(RegistryRec {
+            ts,
+            tid: e.tid.unwrap_or(u32::MAX),
+            r,
+        }),
         Decoded::Net(n) => {
             b.net.push(NetRec { ts, n });
             // WPA lists them in Generic Events too.

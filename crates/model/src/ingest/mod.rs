@@ -14,6 +14,7 @@ mod joiner;
 mod lifetimes;
 pub mod live;
 mod managed;
+mod memory_tables;
 mod network;
 pub mod paths;
 mod precise;
@@ -608,6 +609,8 @@ fn build_event_tables(
     let disk_io = io_tables::build_disk_io(batch, &names, &mut j);
     let hard_faults = io_tables::build_hard_faults(batch, &names, &mut j);
     let network = network::build_network(&batch.net, &mut j);
+    let page_faults = memory_tables::build_page_faults(&batch.page_faults, &mut j);
+    let registry = memory_tables::build_registry(&batch.registry, &mut j);
     for (row, r) in batch.generic.iter().enumerate() {
         let time = generic.time[row];
         let (thread, mut process) = match r.tid {
@@ -634,6 +637,8 @@ fn build_event_tables(
     t.disk_io = disk_io;
     t.hard_faults = hard_faults;
     t.network = network;
+    t.page_faults = page_faults;
+    t.registry = registry;
     t.generic = generic;
     unattributed
 }

@@ -210,6 +210,8 @@ pub struct Batch {
     pub disk_inits: Vec<DiskInitRec>,
     pub hard_faults: Vec<HardFaultRec>,
     pub net: Vec<NetRec>,
+    pub page_faults: Vec<PageFaultRec>,
+    pub registry: Vec<RegistryRec>,
     pub path_maps: Vec<PathMapRec>,
     /// SysConfig rundown events with their timestamps.
     pub sysconfig: Vec<(i64, super::sysconfig::SysConfigRec)>,
@@ -284,6 +286,8 @@ impl Batch {
         self.disk_inits.extend(other.disk_inits);
         self.hard_faults.extend(other.hard_faults);
         self.net.extend(other.net);
+        self.page_faults.extend(other.page_faults);
+        self.registry.extend(other.registry);
         self.path_maps.extend(other.path_maps);
         self.sysconfig.extend(other.sysconfig);
 
@@ -341,6 +345,8 @@ impl Batch {
         self.disk_inits.par_sort_by_key(|r| r.ts);
         self.hard_faults.par_sort_by_key(|r| r.ts);
         self.net.par_sort_by_key(|r| r.ts);
+        self.page_faults.par_sort_by_key(|r| r.ts);
+        self.registry.par_sort_by_key(|r| r.ts);
         self.generic.par_sort_by_key(|r| r.ts);
     }
 }
@@ -431,6 +437,22 @@ pub struct DiskInitRec {
 pub struct HardFaultRec {
     pub ts: i64,
     pub h: etl::decode::HardFault,
+}
+
+/// A soft page fault, on the thread its system header names.
+#[derive(Debug, Clone, Copy)]
+pub struct PageFaultRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub f: etl::decode::PageFault,
+}
+
+/// A registry event (operation or KCB name), on its header's thread.
+#[derive(Debug, Clone)]
+pub struct RegistryRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub r: etl::decode::Registry,
 }
 
 /// A kernel TcpIp/UdpIp event.

@@ -38,6 +38,8 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("disk io", format!("{:?}", t.disk_io)),
         ("hard faults", format!("{:?}", t.hard_faults)),
         ("network", format!("{:?}", t.network)),
+        ("page faults", format!("{:?}", t.page_faults)),
+        ("registry", format!("{:?}", t.registry)),
         (
             "generic",
             format!("{:?}", (&g.time, &g.thread, &g.process, &g.stack)),

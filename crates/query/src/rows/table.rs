@@ -42,10 +42,12 @@ pub enum RowTableKind {
     Generic,
     HardFaults,
     Network,
+    PageFaults,
+    Registry,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 9] = [
+    pub const ALL: [RowTableKind; 11] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -55,6 +57,8 @@ impl RowTableKind {
         RowTableKind::Generic,
         RowTableKind::HardFaults,
         RowTableKind::Network,
+        RowTableKind::PageFaults,
+        RowTableKind::Registry,
     ];
 
     /// The table's name in the API and in links.
@@ -69,6 +73,8 @@ impl RowTableKind {
             RowTableKind::Generic => "generic",
             RowTableKind::HardFaults => "hard-faults",
             RowTableKind::Network => "network",
+            RowTableKind::PageFaults => "page-faults",
+            RowTableKind::Registry => "registry",
         }
     }
 

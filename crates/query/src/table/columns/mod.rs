@@ -13,7 +13,9 @@ mod hard_faults;
 mod images;
 mod network;
 mod numbers;
+mod page_faults;
 mod processes;
+mod registry;
 mod threads;
 
 use crate::table::aggregate::Aggregation;
@@ -377,11 +379,13 @@ impl<'a> TableDef<'a> {
             "generic" => generic::table(t),
             "hard-faults" => hard_faults::table(t),
             "network" => network::table(t),
+            "page-faults" => page_faults::table(t),
+            "registry" => registry::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 12] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -392,6 +396,8 @@ impl<'a> TableDef<'a> {
         "generic",
         "hard-faults",
         "network",
+        "page-faults",
+        "registry",
     ];
 
     /// A table without rows or columns (a name no definition has).

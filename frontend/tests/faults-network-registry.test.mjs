@@ -1,11 +1,14 @@
-// Hard Faults and Network on the real x64 trace (perfview-net452-x64.etl), clicked as a user
-// would: each table's default view, its graph and a preset; every number comes from `etlscope
+// Hard Faults and Network on the real x64 trace (perfview-net452-x64.etl), Page Faults and
+// Registry on a written trace, clicked as a user would: each table's default view, its graph and a preset; every number comes from `etlscope
 // export` (the CLI's own code path), never from the /api answers the page renders.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { launch, newPage as openPage, waitTable } from './browser.mjs';
-import { realTraces, buildRelease, startServer } from './server.mjs';
+import { realTraces, buildRelease, startServer, binary } from './server.mjs';
 import { exportRows } from './export.mjs';
 
 const traces = realTraces();
@@ -14,10 +17,9 @@ const trace = () => path.join(/** @type {string} */ (traces), 'perfview-net452-x
 /** @type {import('playwright-core').Browser} */ let browser;
 
 before(async () => {
-  if (!traces) return;
   buildRelease();
-  srv = await startServer([trace()]);
   browser = await launch();
+  if (traces) srv = await startServer([trace()]);
 });
 after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
 
@@ -115,4 +117,53 @@ test('Network: by Process (the payload\'s PID), System (4) first by bytes, sizes
   assert.deepEqual([...remotes].sort(), wantRemotes.map((w) => w['Remote Address']).sort());
   assert.deepEqual(errors, []);
   await c.close();
+});
+
+// Page Faults and Registry on a trace our writer makes (`etlscope synth memory`), expected values
+// again from `etlscope export`.
+test('Page Faults and Registry: default views, graphs and presets, numbers as export has them', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-memory-'));
+  const file = path.join(dir, 'memory.etl');
+  const w = spawnSync(binary(), ['synth', 'memory', '-o', file, '--faults', '600'], { encoding: 'utf8' });
+  assert.equal(w.status, 0, w.stderr);
+  const mem = await startServer([file]);
+  const { p, c, errors } = await openPage(browser);
+  try {
+    await p.goto(`${mem.url}/t/${mem.ids[0]}`);
+    await waitTable(p);
+    await p.click('[data-testid=tab-page-faults]');
+    await p.waitForURL(/t=page-faults/);
+    await waitTable(p);
+    const want = exportRows(file, ['--table', 'page-faults', '--group', 'Process']);
+    const shown = await topRows(p);
+    assert.deepEqual(shown.map((s) => [s.label, Number(s.values.Count)]).sort(), want.map((x) => [x.Process, x.Count]).sort());
+    assert.equal(sum(shown.map((s) => Number(s.values.Count))), 600);
+    await waitGraph(p);
+    const m = await model(p);
+    for (const x of want) assert.equal(sum(m.series.find((/** @type {any} */ s) => s.label === x.Process).values), x.Count, x.Process);
+    await p.selectOption('[data-testid=preset]', { label: 'Page Faults by Type, Process, Stack' });
+    await p.waitForURL(/g=Type/);
+    await waitTable(p);
+    const byType = exportRows(file, ['--table', 'page-faults', '--group', 'Type']);
+    assert.deepEqual((await topRows(p)).map((s) => [s.label, Number(s.values.Count)]).sort(), byType.map((x) => [x.Type, x.Count]).sort());
+
+    await p.click('[data-testid=tab-registry]');
+    await p.waitForURL(/t=registry/);
+    await waitTable(p);
+    await p.selectOption('[data-testid=preset]', { label: 'Registry by Key Path, Value' });
+    await p.waitForURL(/g=Key/);
+    await waitTable(p);
+    const keys = exportRows(file, ['--table', 'registry', '--group', 'Key Path']);
+    const rows = await topRows(p);
+    assert.deepEqual(rows.map((s) => [s.label, Number(s.values.Count)]).sort(), keys.map((x) => [x['Key Path'], x.Count]).sort());
+    assert.ok(rows.some((s) => s.label === '\\REGISTRY\\MACHINE\\SOFTWARE\\Microsoft\\Windows'));
+    await waitGraph(p);
+    const g = await model(p);
+    for (const x of keys) assert.equal(sum(g.series.find((/** @type {any} */ s) => s.label === x['Key Path']).values), x.Count);
+    assert.deepEqual(errors, []);
+  } finally {
+    await c.close();
+    mem.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
