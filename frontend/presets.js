@@ -18,6 +18,8 @@ export const PRESETS = [
   { name: 'Network by Protocol, Event', state: { view: 'table', table: 'network', groups: ['Protocol', 'Event', 'Process'], cols: ['Count', 'Size'], sort: 'Count', desc: true } },
   { name: 'Page Faults by Type, Process, Stack', state: { view: 'table', table: 'page-faults', groups: ['Type', 'Process', 'Stack'], cols: ['Count', '% Weight'], sort: 'Count', desc: true } },
   { name: 'Registry by Key Path, Value', state: { view: 'table', table: 'registry', groups: ['Key Path', 'Value Name', 'Operation'], cols: ['Count', 'Duration (ms)', '% Weight'], sort: 'Count', desc: true } },
+  { name: 'Commit by Process, Commit Stack', state: { view: 'table', table: 'virtual-alloc', groups: ['Process', 'Commit Stack'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Impacting Size', desc: true } },
+  { name: 'Heap Outstanding by Process, Stack', state: { view: 'table', table: 'heap', groups: ['Process', 'Type', 'Stack'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Impacting Size', desc: true } },
   { name: 'CPU Usage (Precise) by Process, Thread, Stack', state: { view: 'table', table: 'cpu-precise', groups: ['New Process', 'New Thread Id', 'New Thread Stack'], cols: ['Count', 'CPU Usage (ms)', 'Waits (ms)', 'Ready (ms)', '% Weight'], sort: 'CPU Usage (ms)', desc: true } },
   { name: 'Generic Events by Provider', state: { view: 'table', table: 'generic', groups: ['Provider', 'Event Name', 'Process', 'Fields'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count', desc: true } },
   { name: 'Threads by Process', state: { view: 'table', table: 'threads', groups: ['Process', 'Thread ID', 'Thread Name'], cols: ['Count'], sort: 'Count', desc: true } },

@@ -64,6 +64,8 @@ export const TABLE_DEFAULTS = {
   network: { groups: ['Process', 'Protocol', 'Remote Address'], cols: ['Count', 'Size', '% Weight'], sort: 'Size' },
   'page-faults': { groups: ['Process', 'Type'], cols: ['Count', '% Weight'], sort: 'Count' },
   registry: { groups: ['Process', 'Operation', 'Key Path'], cols: ['Count', 'Duration (ms)', '% Weight'], sort: 'Count' },
+  'virtual-alloc': { groups: ['Process', 'Commit Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Impacting Size' },
+  heap: { groups: ['Process', 'Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Size' },
 };
 
 /** @param {string} table @returns {ViewState} */

@@ -40,11 +40,18 @@ const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', 
   });
 });
 
+/** Click a table's tab, from the More menu when the strip has no room for it. @param {import('playwright-core').Page} p @param {string} table */
+async function clickTab(p, table) {
+  const sel = `[data-testid=tab-${table}]`;
+  if (await p.isVisible(sel)) await p.click(sel);
+  else await p.selectOption('[data-testid=tab-more]', `tab-${table}`);
+}
+
 /** @param {import('playwright-core').Page} p @param {string} table */
 async function openTab(p, table) {
   await p.goto(`${srv.url}/t/${srv.ids[0]}`);
   await waitTable(p);
-  await p.click(`[data-testid=tab-${table}]`);
+  await clickTab(p, table);
   await p.waitForURL(new RegExp(`t=${table}`));
   await waitTable(p);
 }
@@ -119,9 +126,9 @@ test('Network: by Process (the payload\'s PID), System (4) first by bytes, sizes
   await c.close();
 });
 
-// Page Faults and Registry on a trace our writer makes (`etlscope synth memory`), expected values
+// Page Faults, Registry, VirtualAlloc and Heap on a trace our writer makes (`etlscope synth memory`), expected values
 // again from `etlscope export`.
-test('Page Faults and Registry: default views, graphs and presets, numbers as export has them', async () => {
+test('Page Faults, Registry, VirtualAlloc Commit Lifetimes and Heap Allocations: default views, graphs and presets, numbers as export has them', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-memory-'));
   const file = path.join(dir, 'memory.etl');
   const w = spawnSync(binary(), ['synth', 'memory', '-o', file, '--faults', '600'], { encoding: 'utf8' });
@@ -131,7 +138,7 @@ test('Page Faults and Registry: default views, graphs and presets, numbers as ex
   try {
     await p.goto(`${mem.url}/t/${mem.ids[0]}`);
     await waitTable(p);
-    await p.click('[data-testid=tab-page-faults]');
+    await clickTab(p, 'page-faults');
     await p.waitForURL(/t=page-faults/);
     await waitTable(p);
     const want = exportRows(file, ['--table', 'page-faults', '--group', 'Process']);
@@ -147,7 +154,7 @@ test('Page Faults and Registry: default views, graphs and presets, numbers as ex
     const byType = exportRows(file, ['--table', 'page-faults', '--group', 'Type']);
     assert.deepEqual((await topRows(p)).map((s) => [s.label, Number(s.values.Count)]).sort(), byType.map((x) => [x.Type, x.Count]).sort());
 
-    await p.click('[data-testid=tab-registry]');
+    await clickTab(p, 'registry');
     await p.waitForURL(/t=registry/);
     await waitTable(p);
     await p.selectOption('[data-testid=preset]', { label: 'Registry by Key Path, Value' });
@@ -160,6 +167,37 @@ test('Page Faults and Registry: default views, graphs and presets, numbers as ex
     await waitGraph(p);
     const g = await model(p);
     for (const x of keys) assert.equal(sum(g.series.find((/** @type {any} */ s) => s.label === x['Key Path']).values), x.Count);
+
+    // VirtualAlloc Commit Lifetimes and Heap Allocations: their graphs plot what is outstanding
+    // in each bin, as `export --range` over that bin sums it.
+    for (const [tab, preset] of [['virtual-alloc', 'Commit by Process, Commit Stack'], ['heap', 'Heap Outstanding by Process, Stack']]) {
+      await clickTab(p, tab);
+      await p.waitForURL(new RegExp(`t=${tab}`));
+      await waitTable(p);
+      const byProcess = exportRows(file, ['--table', tab, '--group', 'Process']);
+      const top = await topRows(p);
+      assert.deepEqual(top.map((s) => [s.label, Number(s.values.Size), Number(s.values['Impacting Size'])]).sort(), byProcess.map((x) => [x.Process, x.Size, x['Impacting Size']]).sort(), tab);
+      await waitGraph(p);
+      await p.selectOption('[data-testid=graph-measure]', 'Size');
+      await p.waitForFunction(() => /^Size /.test(document.querySelector('[data-testid=table-graph] .tg-title')?.textContent || ''));
+      await waitGraph(p);
+      const gm = await model(p);
+      const bins = gm.series[0].values.length;
+      for (const k of [Math.floor(bins / 3), Math.floor((2 * bins) / 3), bins - 1]) {
+        const s0 = gm.bin.start_s + k * gm.bin.bin_s;
+        const range = `${s0.toFixed(9)}-${(s0 + gm.bin.bin_s).toFixed(9)}`;
+        const want = exportRows(file, ['--table', tab, '--group', 'Process', '--values', 'Size', '--range', range]);
+        for (const x of want) {
+          const s = gm.series.find((/** @type {any} */ y) => y.label === x.Process);
+          assert.ok(Math.abs((s ? s.values[k] : 0) - x.Size) <= 0, `${tab} bin ${k} ${x.Process}: ${s && s.values[k]} vs ${x.Size}`);
+        }
+      }
+      await p.selectOption('[data-testid=preset]', { label: preset });
+      await p.waitForURL(/g=Process/);
+      await waitTable(p);
+      const shown = await topRows(p);
+      assert.deepEqual(shown.map((s) => [s.label, Number(s.values['Impacting Size'])]).sort(), byProcess.map((x) => [x.Process, x['Impacting Size']]).sort(), tab);
+    }
     assert.deepEqual(errors, []);
   } finally {
     await c.close();

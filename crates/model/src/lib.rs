@@ -8,6 +8,7 @@ pub mod cpu_precise;
 pub mod frames;
 pub mod funcs;
 pub mod generic;
+pub mod heap;
 pub mod images;
 pub mod ingest;
 pub mod io;
@@ -22,6 +23,7 @@ pub mod strings;
 pub mod system_config;
 pub mod threads;
 pub mod time;
+pub mod virtual_alloc;
 
 pub use images::NONE;
 pub use ingest::{build, build_with_progress};
@@ -90,6 +92,8 @@ pub struct Trace {
     pub network: network::NetworkTable,
     pub page_faults: memory::PageFaultTable,
     pub registry: registry::RegistryTable,
+    pub commits: virtual_alloc::CommitTable,
+    pub heap: heap::HeapTable,
     pub generic: generic::GenericEventTable,
     pub system_config: system_config::SystemConfig,
 }
@@ -176,6 +180,7 @@ impl Trace {
             + (self.file_io.len() + self.disk_io.len() + self.hard_faults.len()) * 64
             + self.network.len() * 40
             + (self.page_faults.len() + self.registry.len()) * 48
+            + (self.commits.len() + self.heap.len()) * 64
             + self.generic.len() * 72
     }
 }

@@ -1,4 +1,5 @@
-//! Soft page faults and registry events written from a list: a test
+//! Soft page faults, registry, VirtualAlloc and heap events written from
+//! a list: a test
 //! writes what it chooses and computes what the tables must show from
 //! the same list. Layouts: PageFault_TypeGroup1 (ptr VirtualAddress, ptr
 //! ProgramCounter) and Registry_TypeGroup1 v2 (s64 InitialTime, u32
@@ -55,11 +56,44 @@ pub struct RegEvent {
     pub stack: Vec<u64>,
 }
 
+/// VirtualAlloc (0x0262) or VirtualFree (0x0263): ptr BaseAddress, ptr
+/// RegionSize, u32 ProcessId, u32 Flags (MSNT_SystemTrace
+/// `PageFault_VirtualAlloc`, TraceEvent `VirtualAllocTraceData`).
+#[derive(Debug, Clone)]
+pub struct VirtualEvent {
+    pub at: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub free: bool,
+    pub base: u64,
+    pub size: u64,
+    pub flags: u32,
+    pub stack: Vec<u64>,
+}
+
+/// A heap event (hook 0x1021 Alloc, 0x1022 ReAlloc, 0x1023 Destroy,
+/// 0x1024 Free): HeapHandle, then `words` as its layout orders them
+/// (Alloc: size, address; ReAlloc: new address, old address, new size,
+/// old size; Free: address; Destroy: none), then SourceId 0 (TraceEvent's
+/// HeapTraceProviderTraceEventParser).
+#[derive(Debug, Clone)]
+pub struct HeapEv {
+    pub at: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub hook: u16,
+    pub handle: u64,
+    pub words: Vec<u64>,
+    pub stack: Vec<u64>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct MemoryEvents {
     pub processes: Vec<Proc>,
     pub faults: Vec<Fault>,
     pub registry: Vec<RegEvent>,
+    pub virtual_allocs: Vec<VirtualEvent>,
+    pub heap: Vec<HeapEv>,
 }
 
 fn registry_payload(e: &RegEvent, ts0: i64) -> Vec<u8> {
@@ -139,9 +173,13 @@ pub fn write_memory_events(m: &MemoryEvents) -> io::Result<Vec<u8>> {
     enum Ev<'a> {
         Fault(&'a Fault),
         Reg(&'a RegEvent),
+        Virtual(&'a VirtualEvent),
+        Heap(&'a HeapEv),
     }
     let mut all: Vec<(i64, Ev<'_>)> = m.faults.iter().map(|f| (f.at, Ev::Fault(f))).collect();
     all.extend(m.registry.iter().map(|r| (r.at, Ev::Reg(r))));
+    all.extend(m.virtual_allocs.iter().map(|v| (v.at, Ev::Virtual(v))));
+    all.extend(m.heap.iter().map(|h| (h.at, Ev::Heap(h))));
     all.sort_by_key(|e| e.0);
     for (at, ev) in all {
         let ts = ts0 + at;
@@ -158,6 +196,24 @@ pub fn write_memory_events(m: &MemoryEvents) -> io::Result<Vec<u8>> {
                 registry_payload(r, ts0),
                 &r.stack,
             ),
+            Ev::Virtual(v) => {
+                let mut b = v.base.to_le_bytes().to_vec();
+                b.extend(v.size.to_le_bytes());
+                b.extend(v.pid.to_le_bytes());
+                b.extend(v.flags.to_le_bytes());
+                let hook = if v.free { 0x0263 } else { 0x0262 };
+                (hook, v.pid, v.tid, b, &v.stack)
+            }
+            Ev::Heap(h) => {
+                let mut b = h.handle.to_le_bytes().to_vec();
+                for w in &h.words {
+                    b.extend(w.to_le_bytes());
+                }
+                if h.hook != 0x1023 {
+                    b.extend(0u32.to_le_bytes()); // SourceId
+                }
+                (h.hook, h.pid, h.tid, b, &h.stack)
+            }
         };
         let h = KernelHeader {
             hook_id: hook,
@@ -214,6 +270,57 @@ pub fn demo_memory_events(seed: u64, faults: usize) -> MemoryEvents {
             program_counter: EXE_BASE + 0x1000,
             stack,
         });
+    }
+    // Commit that grows (two regions in three stay committed) and heap
+    // blocks, half of them freed.
+    for i in 0..faults / 10 {
+        let at = 10_000 + 10_000 * i as i64;
+        let (pid, tid) = if i % 4 == 3 { (200, 201) } else { (100, 101) };
+        let base = 0x4000_0000 + 0x10_0000 * i as u64;
+        let stack = frames(&mut rng);
+        m.virtual_allocs.push(VirtualEvent {
+            at,
+            pid,
+            tid,
+            free: false,
+            base,
+            size: 0x1_0000,
+            flags: 0x3000,
+            stack: stack.clone(),
+        });
+        if i % 3 == 0 {
+            m.virtual_allocs.push(VirtualEvent {
+                at: at + 5_000,
+                pid,
+                tid,
+                free: true,
+                base,
+                size: 0x1_0000,
+                flags: 0x8000,
+                stack: stack.clone(),
+            });
+        }
+        let address = 0x5000_0000 + 0x100 * i as u64;
+        m.heap.push(HeapEv {
+            at: at + 100,
+            pid,
+            tid,
+            hook: 0x1021,
+            handle: 0x500,
+            words: vec![32 + 8 * rng.below(16), address],
+            stack: stack.clone(),
+        });
+        if i % 2 == 0 {
+            m.heap.push(HeapEv {
+                at: at + 2_000,
+                pid,
+                tid,
+                hook: 0x1024,
+                handle: 0x500,
+                words: vec![address],
+                stack,
+            });
+        }
     }
     let kcb = |at: i64, opcode: u8, handle: u64, name: &str| RegEvent {
         at,

@@ -363,6 +363,8 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
             "network": tr.network.len(),
             "page-faults": tr.page_faults.len(),
             "registry": tr.registry.len(),
+            "virtual-alloc": tr.commits.len(),
+            "heap": tr.heap.len(),
         },
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,

@@ -14,6 +14,7 @@ pub mod cswitch;
 pub mod diskio;
 pub mod fileio;
 pub mod hardfault;
+pub mod heap;
 pub mod image;
 pub mod image_id;
 pub mod kernel_classes;
@@ -34,6 +35,7 @@ pub mod sysconfig_sw;
 pub mod tcpip;
 pub mod thread;
 pub mod tracelogging;
+pub mod virtual_alloc;
 pub mod winsat;
 
 #[cfg(test)]
@@ -52,6 +54,7 @@ pub use fileio::{
     FileIoReadWrite, FileIoSimpleOp, FileNameKind, FilePathOpKind, FileSimpleOpKind,
 };
 pub use hardfault::HardFault;
+pub use heap::{HeapEvent, HeapOp};
 pub use image::{Image, ImageKind, KernelAddress};
 pub use image_id::{DbgId, DbgPortablePdb, FileVersion, ImageId};
 pub use pagefault::{PageFault, PageFaultKind};
@@ -73,6 +76,7 @@ pub use sysconfig_sw::{PnpDevice, Service};
 pub use tcpip::{NetEvent, NetOp};
 pub use thread::{Thread, ThreadKind, ThreadSetName};
 pub use tracelogging::{TlEvent, TlField, TlNamedValue, TlSchema, TlValue};
+pub use virtual_alloc::VirtualAlloc;
 pub use winsat::WinSatXml;
 
 /// A typed view of one event payload.
@@ -125,6 +129,8 @@ pub enum Decoded<'a> {
     Net(NetEvent),
     PageFault(PageFault),
     Registry(Registry),
+    VirtualAlloc(VirtualAlloc),
+    Heap(HeapEvent),
     ClrMethod(ClrMethod),
     ClrModule(ClrModule),
     TraceLogging(TlEvent),
@@ -197,6 +203,8 @@ fn decode_kernel<'a>(ev: &Event<'a>) -> Option<Result<(Decoded<'a>, usize), Deco
         0x010E => run(ev, Decoded::DiskFlush),
         0x0220 => run(ev, Decoded::HardFault),
         0x020A..=0x020F => run(ev, Decoded::PageFault),
+        0x0262 | 0x0263 => run(ev, Decoded::VirtualAlloc),
+        h if heap::is_heap_hook(h) => run(ev, Decoded::Heap),
         // Version 2 (Vista on): InitialTime first.
         0x090A..=0x091B if ev.version >= 2 => run(ev, Decoded::Registry),
         // Version 2 (Vista on) is the documented layout: PID first.

@@ -266,6 +266,17 @@ fn collect_event(
             tid: e.tid.unwrap_or(u32::MAX),
             r,
         }),
+        Decoded::VirtualAlloc(v) => b.virtual_allocs.push(VirtualAllocRec {
+            ts,
+            tid: e.tid.unwrap_or(u32::MAX),
+            v,
+        }),
+        Decoded::Heap(h) => b.heap.push(HeapRec {
+            ts,
+            pid: e.pid.unwrap_or(u32::MAX),
+            tid: e.tid.unwrap_or(u32::MAX),
+            e: h,
+        }),
         Decoded::Net(n) => {
             b.net.push(NetRec { ts, n });
             // WPA lists them in Generic Events too.

@@ -3,6 +3,7 @@
 //! build lifetimes, images, stacks and samples.
 
 mod collect;
+mod commit_heap;
 mod cut_names;
 mod fileio;
 mod fragment_memo;
@@ -611,6 +612,8 @@ fn build_event_tables(
     let network = network::build_network(&batch.net, &mut j);
     let page_faults = memory_tables::build_page_faults(&batch.page_faults, &mut j);
     let registry = memory_tables::build_registry(&batch.registry, &mut j);
+    let commits = commit_heap::build_commits(&batch.virtual_allocs, &mut j);
+    let heap = commit_heap::build_heap(&batch.heap, &mut j);
     for (row, r) in batch.generic.iter().enumerate() {
         let time = generic.time[row];
         let (thread, mut process) = match r.tid {
@@ -639,6 +642,8 @@ fn build_event_tables(
     t.network = network;
     t.page_faults = page_faults;
     t.registry = registry;
+    t.commits = commits;
+    t.heap = heap;
     t.generic = generic;
     unattributed
 }

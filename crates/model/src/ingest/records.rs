@@ -212,6 +212,8 @@ pub struct Batch {
     pub net: Vec<NetRec>,
     pub page_faults: Vec<PageFaultRec>,
     pub registry: Vec<RegistryRec>,
+    pub virtual_allocs: Vec<VirtualAllocRec>,
+    pub heap: Vec<HeapRec>,
     pub path_maps: Vec<PathMapRec>,
     /// SysConfig rundown events with their timestamps.
     pub sysconfig: Vec<(i64, super::sysconfig::SysConfigRec)>,
@@ -288,6 +290,8 @@ impl Batch {
         self.net.extend(other.net);
         self.page_faults.extend(other.page_faults);
         self.registry.extend(other.registry);
+        self.virtual_allocs.extend(other.virtual_allocs);
+        self.heap.extend(other.heap);
         self.path_maps.extend(other.path_maps);
         self.sysconfig.extend(other.sysconfig);
 
@@ -347,6 +351,8 @@ impl Batch {
         self.net.par_sort_by_key(|r| r.ts);
         self.page_faults.par_sort_by_key(|r| r.ts);
         self.registry.par_sort_by_key(|r| r.ts);
+        self.virtual_allocs.par_sort_by_key(|r| r.ts);
+        self.heap.par_sort_by_key(|r| r.ts);
         self.generic.par_sort_by_key(|r| r.ts);
     }
 }
@@ -453,6 +459,23 @@ pub struct RegistryRec {
     pub ts: i64,
     pub tid: u32,
     pub r: etl::decode::Registry,
+}
+
+/// VirtualAlloc or VirtualFree, on the calling thread.
+#[derive(Debug, Clone, Copy)]
+pub struct VirtualAllocRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub v: etl::decode::VirtualAlloc,
+}
+
+/// A heap event of the process and thread its header names.
+#[derive(Debug, Clone, Copy)]
+pub struct HeapRec {
+    pub ts: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub e: etl::decode::HeapEvent,
 }
 
 /// A kernel TcpIp/UdpIp event.

@@ -40,6 +40,8 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("network", format!("{:?}", t.network)),
         ("page faults", format!("{:?}", t.page_faults)),
         ("registry", format!("{:?}", t.registry)),
+        ("commits", format!("{:?}", t.commits)),
+        ("heap", format!("{:?}", t.heap)),
         (
             "generic",
             format!("{:?}", (&g.time, &g.thread, &g.process, &g.stack)),

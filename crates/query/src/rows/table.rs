@@ -44,10 +44,12 @@ pub enum RowTableKind {
     Network,
     PageFaults,
     Registry,
+    VirtualAlloc,
+    Heap,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 11] = [
+    pub const ALL: [RowTableKind; 13] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -59,6 +61,8 @@ impl RowTableKind {
         RowTableKind::Network,
         RowTableKind::PageFaults,
         RowTableKind::Registry,
+        RowTableKind::VirtualAlloc,
+        RowTableKind::Heap,
     ];
 
     /// The table's name in the API and in links.
@@ -75,6 +79,8 @@ impl RowTableKind {
             RowTableKind::Network => "network",
             RowTableKind::PageFaults => "page-faults",
             RowTableKind::Registry => "registry",
+            RowTableKind::VirtualAlloc => "virtual-alloc",
+            RowTableKind::Heap => "heap",
         }
     }
 

@@ -10,6 +10,7 @@ mod disk_io;
 mod file_io;
 mod generic;
 mod hard_faults;
+mod heap;
 mod images;
 mod network;
 mod numbers;
@@ -17,6 +18,7 @@ mod page_faults;
 mod processes;
 mod registry;
 mod threads;
+mod virtual_alloc;
 
 use crate::table::aggregate::Aggregation;
 use model::strings::StrId;
@@ -381,11 +383,13 @@ impl<'a> TableDef<'a> {
             "network" => network::table(t),
             "page-faults" => page_faults::table(t),
             "registry" => registry::table(t),
+            "virtual-alloc" => virtual_alloc::table(t),
+            "heap" => heap::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 14] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -398,6 +402,8 @@ impl<'a> TableDef<'a> {
         "network",
         "page-faults",
         "registry",
+        "virtual-alloc",
+        "heap",
     ];
 
     /// A table without rows or columns (a name no definition has).
