@@ -17,6 +17,7 @@ pub(crate) mod export;
 mod files;
 mod findings;
 mod info;
+mod info_tables;
 mod info_text;
 mod listen;
 mod parse_errors;
