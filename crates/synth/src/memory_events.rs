@@ -87,8 +87,20 @@ pub struct HeapEv {
     pub stack: Vec<u64>,
 }
 
+/// Any kernel event with a system header, its payload as given (a test
+/// lays it out itself).
+#[derive(Debug, Clone)]
+pub struct RawEvent {
+    pub at: i64,
+    pub hook: u16,
+    pub pid: u32,
+    pub tid: u32,
+    pub payload: Vec<u8>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct MemoryEvents {
+    pub raw: Vec<RawEvent>,
     pub processes: Vec<Proc>,
     pub faults: Vec<Fault>,
     pub registry: Vec<RegEvent>,
@@ -175,11 +187,14 @@ pub fn write_memory_events(m: &MemoryEvents) -> io::Result<Vec<u8>> {
         Reg(&'a RegEvent),
         Virtual(&'a VirtualEvent),
         Heap(&'a HeapEv),
+        Raw(&'a RawEvent),
     }
     let mut all: Vec<(i64, Ev<'_>)> = m.faults.iter().map(|f| (f.at, Ev::Fault(f))).collect();
     all.extend(m.registry.iter().map(|r| (r.at, Ev::Reg(r))));
     all.extend(m.virtual_allocs.iter().map(|v| (v.at, Ev::Virtual(v))));
     all.extend(m.heap.iter().map(|h| (h.at, Ev::Heap(h))));
+    all.extend(m.raw.iter().map(|r| (r.at, Ev::Raw(r))));
+    let none = Vec::new();
     all.sort_by_key(|e| e.0);
     for (at, ev) in all {
         let ts = ts0 + at;
@@ -214,6 +229,7 @@ pub fn write_memory_events(m: &MemoryEvents) -> io::Result<Vec<u8>> {
                 }
                 (h.hook, h.pid, h.tid, b, &h.stack)
             }
+            Ev::Raw(r) => (r.hook, r.pid, r.tid, r.payload.clone(), &none),
         };
         let h = KernelHeader {
             hook_id: hook,
