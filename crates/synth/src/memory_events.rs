@@ -125,19 +125,14 @@ fn registry_payload(e: &RegEvent, ts0: i64) -> Vec<u8> {
     b
 }
 
-/// The trace of `m`: process, thread and image rundown, then every event
-/// in time order, each followed by its stack walk.
-pub fn write_memory_events(m: &MemoryEvents) -> io::Result<Vec<u8>> {
-    let config = WriterConfig {
-        pointer_size: P,
-        cpus: 1,
-        logger_name: "etlscope synth memory".into(),
-        log_file_name: "memory.etl".into(),
-        ..WriterConfig::default()
-    };
-    let ts0 = config.ts0;
-    let mut w = EtlWriter::new(Cursor::new(Vec::new()), config)?;
-    for p in &m.processes {
+/// Process, thread and image rundown of `processes` (each maps its exe at
+/// `EXE_BASE`), at the trace's start.
+pub(crate) fn rundown<W: io::Write + io::Seek>(
+    w: &mut EtlWriter<W>,
+    ts0: i64,
+    processes: &[Proc],
+) -> io::Result<()> {
+    for p in processes {
         let f = ProcessFields {
             unique_process_key: 0xFFFF_8000_0000_0000 + u64::from(p.pid),
             pid: p.pid,
@@ -181,6 +176,22 @@ pub fn write_memory_events(m: &MemoryEvents) -> io::Result<Vec<u8>> {
         let rec = Record::perfinfo(ts0 + 3, hooks::IMAGE_DC_START, versions::IMAGE, &pl);
         w.write(0, &rec)?;
     }
+    Ok(())
+}
+
+/// The trace of `m`: process, thread and image rundown, then every event
+/// in time order, each followed by its stack walk.
+pub fn write_memory_events(m: &MemoryEvents) -> io::Result<Vec<u8>> {
+    let config = WriterConfig {
+        pointer_size: P,
+        cpus: 1,
+        logger_name: "etlscope synth memory".into(),
+        log_file_name: "memory.etl".into(),
+        ..WriterConfig::default()
+    };
+    let ts0 = config.ts0;
+    let mut w = EtlWriter::new(Cursor::new(Vec::new()), config)?;
+    rundown(&mut w, ts0, &m.processes)?;
     // (time, event): faults and registry events merged in time order.
     enum Ev<'a> {
         Fault(&'a Fault),

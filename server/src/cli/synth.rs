@@ -41,6 +41,15 @@ pub enum Scenario {
         #[arg(long, default_value_t = 2_000)]
         switches: usize,
     },
+    /// Heap events at scale, allocs with stacks (the heap benchmark).
+    HeapBench {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 10_000_000)]
+        events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Soft page faults of every kind and registry operations on keys the
     /// KCB rundown names (Page Faults, Registry).
     Memory {
@@ -137,6 +146,14 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 bytes.len()
             );
             return Ok(());
+        }
+        Scenario::HeapBench {
+            output,
+            events,
+            seed,
+        } => {
+            let (_, s) = synth::heap_bench::write_heap_bench(create(&output)?, events, seed)?;
+            (output, s)
         }
         Scenario::Memory {
             output,
