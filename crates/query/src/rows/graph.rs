@@ -496,7 +496,7 @@ pub(crate) fn measure_value(def: &TableDef<'_>, column: Option<usize>, row: usiz
 }
 
 /// Cells (keys x bins) a table's scan bins at most per part.
-const SCAN_CELLS: usize = 1 << 21;
+pub(crate) const SCAN_CELLS: usize = 1 << 21;
 
 /// Keys below this are counted in a vector indexed by key.
 const DENSE_KEYS: u32 = 1 << 16;

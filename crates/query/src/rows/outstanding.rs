@@ -5,7 +5,7 @@
 
 use crate::graph::bins::{clip, Edges};
 use crate::graph::table_graph::{top_series, Graph, GraphBins};
-use crate::rows::graph::{measure_value, MAX_BINNED_KEYS};
+use crate::rows::graph::{measure_value, MAX_BINNED_KEYS, SCAN_CELLS};
 use crate::rows::table::{Measure, RowTable, RowTableRequest};
 use crate::QueryError;
 use model::processes::OPEN;
@@ -29,12 +29,15 @@ impl RowTable {
         let def = self.def();
         let column = self.measure_column(measure)?;
         let range = clip(req.range, g.range);
+        // Keys x bins bounded as the event graphs' one-pass bins are (per
+        // accumulator); the keys past it share "other".
+        let max_keys = (SCAN_CELLS / (bins + 1)).clamp(1, MAX_BINNED_KEYS);
         let diffs = self.fold_at_level(
             req,
             Some(range),
             FxHashMap::<u32, Vec<i64>>::default,
             |acc, row, key| {
-                let key = if acc.len() >= MAX_BINNED_KEYS && !acc.contains_key(&key) {
+                let key = if acc.len() >= max_keys && !acc.contains_key(&key) {
                     OTHER
                 } else {
                     key
