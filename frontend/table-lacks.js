@@ -10,6 +10,12 @@ const LACKS = {
   images: 'This trace has no image load events: record with LOADER (a kernel session\'s rundown lists the images loaded at its start and end).',
   'file-io': 'This trace has no File I/O events: record with FILE_IO and FILE_IO_INIT (or the Microsoft-Windows-Kernel-File provider).',
   'disk-io': 'This trace has no disk I/O events: record with DISK_IO (and DISK_IO_INIT for the initiating thread).',
+  'hard-faults': 'This trace has no hard fault events: record with HARD_FAULTS (xperf -on PROC_THREAD+LOADER+HARD_FAULTS+FILENAME, WPR\'s disk and file I/O profiles), with stack walking (HardFault) for stacks.',
+  network: 'This trace has no kernel TCP/UDP events: record with NETWORKTRACE (xperf -on PROC_THREAD+LOADER+NETWORKTRACE, WPR\'s networking profile).',
+  'page-faults': 'This trace has no soft page fault events: record with ALL_FAULTS (xperf -on PROC_THREAD+LOADER+ALL_FAULTS, WPR\'s memory profiles), with stack walking (PageFault*) for stacks.',
+  registry: 'This trace has no registry events: record with REGISTRY (xperf -on PROC_THREAD+LOADER+REGISTRY, WPR\'s registry I/O activity).',
+  'virtual-alloc': 'This trace has no VirtualAlloc/VirtualFree events: record with VIRT_ALLOC (xperf -on PROC_THREAD+LOADER+VIRT_ALLOC -stackwalk VirtualAlloc+VirtualFree, WPR\'s VirtualAlloc profile).',
+  heap: 'This trace has no heap events: trace a process\'s heap (xperf -start HeapSession -heap -PidNewProcess ... -stackwalk HeapAlloc+HeapRealloc, WPR\'s heap profile).',
   generic: 'This trace has no events of other providers: enable user-mode providers when recording (WPR profiles, xperf -start NAME -on PROVIDER).',
 };
 

@@ -62,6 +62,12 @@ export const TABLE_DEFAULTS = {
   'disk-io': { groups: ['IO Type', 'Path Name'], cols: ['Count', 'Size', 'Disk Service Time (ms)', '% Weight'], sort: 'Count' },
   'cpu-precise': { groups: ['New Process', 'New Thread Id', 'New Thread Stack'], cols: ['Count', 'CPU Usage (ms)', 'Waits (ms)', 'Ready (ms)', '% Weight'], sort: 'CPU Usage (ms)' },
   generic: { groups: ['Provider', 'Event Name', 'Process', 'Fields'], cols: ['Count', 'First (s)', 'Last (s)'], sort: 'Count' },
+  'hard-faults': { groups: ['Process', 'File Path'], cols: ['Count', 'Size', 'I/O Time (ms)', '% Weight'], sort: 'Count' },
+  network: { groups: ['Process', 'Protocol', 'Remote Address'], cols: ['Count', 'Size', '% Weight'], sort: 'Size' },
+  'page-faults': { groups: ['Process', 'Type'], cols: ['Count', '% Weight'], sort: 'Count' },
+  registry: { groups: ['Process', 'Operation', 'Key Path'], cols: ['Count', 'Duration (ms)', '% Weight'], sort: 'Count' },
+  'virtual-alloc': { groups: ['Process', 'Commit Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Impacting Size' },
+  heap: { groups: ['Process', 'Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Size' },
 };
 
 /** @param {string} table @returns {ViewState} */

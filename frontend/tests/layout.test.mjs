@@ -20,7 +20,7 @@ before(async () => {
 after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
 
 const CONTROLS = ['copy-link', 'range-input', 'preset', 'columns-btn', 'export-csv', 'export-tsv', 'add-view', 'findings-toggle'];
-const TABS = ['tab-cpu-sampled', 'tab-cpu-precise', 'tab-processes', 'tab-threads', 'tab-images', 'tab-file-io', 'tab-disk-io', 'tab-generic', 'tab-flame', 'tab-butterfly', 'tab-sysconfig'];
+const TABS = ['tab-cpu-sampled', 'tab-cpu-precise', 'tab-processes', 'tab-threads', 'tab-images', 'tab-file-io', 'tab-disk-io', 'tab-generic', 'tab-hard-faults', 'tab-network', 'tab-page-faults', 'tab-registry', 'tab-virtual-alloc', 'tab-heap', 'tab-flame', 'tab-butterfly', 'tab-sysconfig'];
 
 /** Whether the element's box lies wholly inside the window. @param {import('playwright-core').Page} p @param {string} sel */
 const inWindow = (p, sel) => p.$eval(sel, (e) => {

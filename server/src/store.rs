@@ -23,7 +23,7 @@ pub struct LoadedTrace {
     pub engine: query::Engine,
     /// Symbol lookup: under way (progress) and, once done, each module's status.
     pub symbols: Mutex<SymbolState>,
-    row_tables: [std::sync::OnceLock<query::RowTable>; 7],
+    row_tables: [std::sync::OnceLock<query::RowTable>; query::RowTableKind::ALL.len()],
     pub heap_bytes: u64,
     pub load_seconds: f64,
     last_used: AtomicU64,

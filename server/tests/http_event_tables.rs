@@ -86,6 +86,10 @@ fn event_tables_match_export() {
         ("disk-io", "Path Name"),
         ("cpu-precise", "New Process"),
         ("generic", "Provider"),
+        ("hard-faults", "File Path"),
+        ("hard-faults", "Process"),
+        ("network", "Process"),
+        ("network", "Remote Address"),
     ] {
         let v = q(json!({"table": table, "columns": [group], "limit": 100000}));
         assert_eq!(

@@ -125,6 +125,49 @@ pub struct HardFaultTable {
     pub offset: Vec<u64>,
     pub duration_ns: Vec<i64>,
     pub virtual_address: Vec<u64>,
+    /// What was read: an image, a data file or the pagefile.
+    pub kind: Vec<HardFaultKind>,
+    /// The faulting thread's stack, `images::NONE` if none was walked.
+    pub stack: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum HardFaultKind {
+    Image,
+    #[default]
+    Data,
+    PageFile,
+}
+
+impl HardFaultKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            HardFaultKind::Image => "Image",
+            HardFaultKind::Data => "Data",
+            HardFaultKind::PageFile => "PageFile",
+        }
+    }
+
+    /// The kind of a fault on `path`, given whether the trace loaded an
+    /// image of that file name: pagefile.sys and swapfile.sys back the
+    /// pagefile; an executable mapping is an image (code and data pages of
+    /// the same file alike, as the kernel maps it once as an image).
+    pub fn of(path: &str, loaded_as_image: bool) -> HardFaultKind {
+        let name = path
+            .rsplit(['\\', '/'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if name == "pagefile.sys" || name == "swapfile.sys" {
+            return HardFaultKind::PageFile;
+        }
+        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+        if loaded_as_image || matches!(ext, "exe" | "dll" | "sys" | "drv" | "ocx" | "cpl" | "scr") {
+            HardFaultKind::Image
+        } else {
+            HardFaultKind::Data
+        }
+    }
 }
 
 impl HardFaultTable {

@@ -8,17 +8,22 @@ pub mod cpu_precise;
 pub mod frames;
 pub mod funcs;
 pub mod generic;
+pub mod heap;
 pub mod images;
 pub mod ingest;
 pub mod io;
+pub mod memory;
+pub mod network;
 pub mod processes;
 pub mod progress;
+pub mod registry;
 pub mod samples;
 pub mod stacks;
 pub mod strings;
 pub mod system_config;
 pub mod threads;
 pub mod time;
+pub mod virtual_alloc;
 
 pub use images::NONE;
 pub use ingest::{build, build_with_progress};
@@ -84,6 +89,11 @@ pub struct Trace {
     pub file_io: io::FileIoTable,
     pub disk_io: io::DiskIoTable,
     pub hard_faults: io::HardFaultTable,
+    pub network: network::NetworkTable,
+    pub page_faults: memory::PageFaultTable,
+    pub registry: registry::RegistryTable,
+    pub commits: virtual_alloc::CommitTable,
+    pub heap: heap::HeapTable,
     pub generic: generic::GenericEventTable,
     pub system_config: system_config::SystemConfig,
 }
@@ -168,6 +178,9 @@ impl Trace {
                 * 128
             + (self.cswitches.len() + self.ready_threads.len()) * 48
             + (self.file_io.len() + self.disk_io.len() + self.hard_faults.len()) * 64
+            + self.network.len() * 40
+            + (self.page_faults.len() + self.registry.len()) * 48
+            + (self.commits.len() + self.heap.len()) * 64
             + self.generic.len() * 72
     }
 }

@@ -12,15 +12,20 @@
 //! - [`image_samples`]: one process sampled inside one image whose PDB
 //!   identity the trace records (for symbol tests);
 //! - [`switches`]: context switches with stacks (CPU Usage (Precise));
+//! - [`heap_bench`]: heap events at scale (the heap benchmark);
+//! - [`memory_events`]: soft page faults and registry operations from a
+//!   list (Page Faults, Registry);
 //! - [`hostile_names`]: every string the UI shows is HTML with inline
 //!   script (for the test that the UI renders trace text as text).
 
 pub mod bench;
 pub mod events;
 pub mod explorer;
+pub mod heap_bench;
 pub mod hostile_names;
 pub mod image_samples;
 pub mod kernel;
+pub mod memory_events;
 pub mod model;
 pub mod prng;
 pub mod switches;

@@ -215,6 +215,13 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
                 "omitted": omitted,
             }))
         }
+        // Outstanding commit and heap bytes over time.
+        Some(kind @ (RowTableKind::VirtualAlloc | RowTableKind::Heap)) => {
+            let (rt, req, _) = row_request(t, kind, &table)?;
+            let (m, name, ty) = event_measure(rt, measure.as_deref())?;
+            let g = rt.outstanding(&req, &bins, m).map_err(bad)?;
+            Ok(series_json(&g, None, name, ty, &req.path, range))
+        }
         Some(kind) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
             let (m, name, ty) = event_measure(rt, measure.as_deref())?;

@@ -83,7 +83,8 @@ impl Default for SortSpec {
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     /// cpu-sampled (default), processes, threads, images, file-io, disk-io,
-    /// cpu-precise or generic.
+    /// cpu-precise, generic, hard-faults, network, page-faults,
+    /// registry, virtual-alloc or heap.
     #[serde(default = "default_table")]
     pub table: String,
     pub columns: Vec<String>,

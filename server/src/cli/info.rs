@@ -11,6 +11,7 @@ pub fn run(paths: &[PathBuf], as_json: bool, companions: bool) -> anyhow::Result
     let census = Census::of(&file);
     let mut v = summary_json(&file, &census);
     v["decoding"] = decoding_json(&etl::decode::schema::coverage::coverage(&file));
+    v["tables"] = super::info_tables::tables_json(&census);
     let mut out = String::new();
     if as_json {
         out = serde_json::to_string_pretty(&v)?;
@@ -164,6 +165,7 @@ fn print_text(out: &mut String, shown: &str, v: &Value) {
         }
     }
     super::info_text::print_system_config(out, &v["system_config"]);
+    super::info_tables::print_tables(out, &v["tables"]);
     say!(out, "  header types:");
     if let Some(m) = v["header_types"].as_object() {
         for (k, n) in m {

@@ -2,7 +2,9 @@
 //! writer. `explorer-overlay` is the committed demo trace (deterministic:
 //! same seed, same bytes); `bench` makes benchmark traces of any size;
 //! `hostile-names` has HTML for every string the UI shows (XSS test);
-//! `switches` has context switches with stacks (CPU Usage (Precise)).
+//! `switches` has context switches with stacks (CPU Usage (Precise));
+//! `memory` has soft page faults and registry operations (Page Faults,
+//! Registry).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -38,6 +40,25 @@ pub enum Scenario {
         seed: u64,
         #[arg(long, default_value_t = 2_000)]
         switches: usize,
+    },
+    /// Heap events at scale, allocs with stacks (the heap benchmark).
+    HeapBench {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 10_000_000)]
+        events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Soft page faults of every kind and registry operations on keys the
+    /// KCB rundown names (Page Faults, Registry).
+    Memory {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1_000)]
+        faults: usize,
     },
 }
 
@@ -122,6 +143,31 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
             println!(
                 "wrote {}: {switches} context switches, {} bytes",
                 output.display(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::HeapBench {
+            output,
+            events,
+            seed,
+        } => {
+            let (_, s) = synth::heap_bench::write_heap_bench(create(&output)?, events, seed)?;
+            (output, s)
+        }
+        Scenario::Memory {
+            output,
+            seed,
+            faults,
+        } => {
+            let m = synth::memory_events::demo_memory_events(seed, faults);
+            let bytes = synth::memory_events::write_memory_events(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {faults} page faults, {} registry events, {} bytes",
+                output.display(),
+                m.registry.len(),
                 bytes.len()
             );
             return Ok(());

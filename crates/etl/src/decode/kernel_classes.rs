@@ -73,6 +73,11 @@ const CLASSES: &[(Guid, u8)] = &[
         Guid::from_u128(0x2cb15d1d_5fc1_11d2_abe1_00a0c911f518),
         0x14,
     ),
+    // HeapTrace (Alloc 33, ReAlloc 34, Destroy 35, Free 36).
+    (
+        Guid::from_u128(0x222962ab_6180_4b88_a825_346b75f2a24a),
+        0x10,
+    ),
     // StackWalk.
     (
         Guid::from_u128(0xdef2fe46_7bd6_4b80_bd94_f57fe20d0ce3),

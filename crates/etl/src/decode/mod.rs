@@ -14,23 +14,28 @@ pub mod cswitch;
 pub mod diskio;
 pub mod fileio;
 pub mod hardfault;
+pub mod heap;
 pub mod image;
 pub mod image_id;
 pub mod kernel_classes;
 pub mod kernel_file;
 pub mod kernel_process;
 pub mod lznt1;
+pub mod pagefault;
 pub mod perfinfo;
 pub mod process;
 pub mod providers;
 pub mod reader;
+pub mod registry;
 pub mod schema;
 pub mod stackwalk;
 pub mod sysconfig;
 pub mod sysconfig_hw;
 pub mod sysconfig_sw;
+pub mod tcpip;
 pub mod thread;
 pub mod tracelogging;
+pub mod virtual_alloc;
 pub mod winsat;
 
 #[cfg(test)]
@@ -49,8 +54,10 @@ pub use fileio::{
     FileIoReadWrite, FileIoSimpleOp, FileNameKind, FilePathOpKind, FileSimpleOpKind,
 };
 pub use hardfault::HardFault;
+pub use heap::{HeapEvent, HeapOp};
 pub use image::{Image, ImageKind, KernelAddress};
 pub use image_id::{DbgId, DbgPortablePdb, FileVersion, ImageId};
+pub use pagefault::{PageFault, PageFaultKind};
 pub use perfinfo::{IntervalKind, ProfileInterval, SampledProfile};
 pub use process::{Process, ProcessKind};
 pub use providers::{
@@ -58,6 +65,7 @@ pub use providers::{
     KERNEL_TRACE_CONTROL, SYSCONFIG,
 };
 pub use reader::{DecodeError, DecodeErrorKind, Reader};
+pub use registry::Registry;
 pub use stackwalk::{
     event_stack, event_stack_key, EventStack, EventStackKey, StackKeyDefinition,
     StackKeyDefinitionKind, StackKeyReference, StackWalk,
@@ -65,8 +73,10 @@ pub use stackwalk::{
 pub use sysconfig::{CpuConfig, LogicalDisk, SystemPaths, VolumeMapping};
 pub use sysconfig_hw::{NetworkAdapter, PhysicalDisk, PowerStates, VideoAdapter};
 pub use sysconfig_sw::{PnpDevice, Service};
+pub use tcpip::{NetEvent, NetOp};
 pub use thread::{Thread, ThreadKind, ThreadSetName};
 pub use tracelogging::{TlEvent, TlField, TlNamedValue, TlSchema, TlValue};
+pub use virtual_alloc::VirtualAlloc;
 pub use winsat::WinSatXml;
 
 /// A typed view of one event payload.
@@ -116,6 +126,11 @@ pub enum Decoded<'a> {
     DiskIoInit(DiskIoInit),
     DiskFlush(DiskFlush),
     HardFault(HardFault),
+    Net(NetEvent),
+    PageFault(PageFault),
+    Registry(Registry),
+    VirtualAlloc(VirtualAlloc),
+    Heap(HeapEvent),
     ClrMethod(ClrMethod),
     ClrModule(ClrModule),
     TraceLogging(TlEvent),
@@ -187,6 +202,13 @@ fn decode_kernel<'a>(ev: &Event<'a>) -> Option<Result<(Decoded<'a>, usize), Deco
         0x010C | 0x010D | 0x010F => run(ev, Decoded::DiskIoInit),
         0x010E => run(ev, Decoded::DiskFlush),
         0x0220 => run(ev, Decoded::HardFault),
+        0x020A..=0x020F => run(ev, Decoded::PageFault),
+        0x0262 | 0x0263 => run(ev, Decoded::VirtualAlloc),
+        h if heap::is_heap_hook(h) => run(ev, Decoded::Heap),
+        // Version 2 (Vista on): InitialTime first.
+        0x090A..=0x091B if ev.version >= 2 => run(ev, Decoded::Registry),
+        // Version 2 (Vista on) is the documented layout: PID first.
+        h if tcpip::is_net_hook(h) && ev.version >= 2 => run(ev, Decoded::Net),
         0x0B0A => run(ev, Decoded::CpuConfig),
         0x0B0B => run(ev, Decoded::PhysicalDisk),
         0x0B0C => run(ev, Decoded::LogicalDisk),

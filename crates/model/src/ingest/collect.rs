@@ -256,6 +256,32 @@ fn collect_event(
             irp: d.irp,
         }),
         Decoded::HardFault(h) => b.hard_faults.push(HardFaultRec { ts, h }),
+        Decoded::PageFault(f) => b.page_faults.push(PageFaultRec {
+            ts,
+            tid: e.tid.unwrap_or(u32::MAX),
+            f,
+        }),
+        Decoded::Registry(r) => b.registry.push(RegistryRec {
+            ts,
+            tid: e.tid.unwrap_or(u32::MAX),
+            r,
+        }),
+        Decoded::VirtualAlloc(v) => b.virtual_allocs.push(VirtualAllocRec {
+            ts,
+            tid: e.tid.unwrap_or(u32::MAX),
+            v,
+        }),
+        Decoded::Heap(h) => b.heap.push(HeapRec {
+            ts,
+            pid: e.pid.unwrap_or(u32::MAX),
+            tid: e.tid.unwrap_or(u32::MAX),
+            e: h,
+        }),
+        Decoded::Net(n) => {
+            b.net.push(NetRec { ts, n });
+            // WPA lists them in Generic Events too.
+            return Some(Ok(false));
+        }
         Decoded::VolumeMapping(v) => {
             b.path_maps.push(PathMapRec::Volume {
                 nt: v.nt_path,

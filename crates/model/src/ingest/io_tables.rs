@@ -5,8 +5,9 @@ use super::paths::PathMapper;
 use super::records::{Batch, DiskInitRec};
 use super::Joiner;
 use crate::images::NONE;
-use crate::io::{DiskIoTable, FileIoTable, HardFaultTable};
+use crate::io::{DiskIoTable, FileIoTable, HardFaultKind, HardFaultTable};
 use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 
 pub fn build_file_io(
     b: &Batch,
@@ -100,6 +101,14 @@ pub fn build_disk_io(b: &Batch, names: &FileNames, j: &mut Joiner<'_, '_>) -> Di
 
 pub fn build_hard_faults(b: &Batch, names: &FileNames, j: &mut Joiner<'_, '_>) -> HardFaultTable {
     let mut h = HardFaultTable::default();
+    // File names of the images the trace loaded (paths name them in NT or
+    // DOS form, so the name is what compares).
+    let image_names: FxHashSet<String> =
+        j.t.images
+            .path
+            .iter()
+            .map(|&p| file_name(j.t.strings.get(p)))
+            .collect();
     for r in &b.hard_faults {
         let end = j.clock.to_ns(r.ts);
         // InitialTime is a raw timestamp of the same clock; distrust one after the end.
@@ -112,12 +121,25 @@ pub fn build_hard_faults(b: &Batch, names: &FileNames, j: &mut Joiner<'_, '_>) -
         h.time.push(start);
         h.thread.push(thread);
         h.process.push(process);
-        h.path
-            .push(names.lookup(r.h.file_object, r.ts).unwrap_or_default());
+        let path = names.lookup(r.h.file_object, r.ts).unwrap_or_default();
+        let text = j.t.strings.get(path);
+        let kind = HardFaultKind::of(text, image_names.contains(&file_name(text)));
+        // The stack walked at the fault's end, on the faulting thread.
+        let stack = j.stack(r.ts, r.h.tid, process, end);
+        h.path.push(path);
+        h.kind.push(kind);
+        h.stack.push(stack);
         h.size.push(r.h.byte_count);
         h.offset.push(r.h.read_offset);
         h.duration_ns.push(end.saturating_sub(start));
         h.virtual_address.push(r.h.virtual_address);
     }
     h
+}
+
+fn file_name(path: &str) -> String {
+    path.rsplit(['\\', '/'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase()
 }

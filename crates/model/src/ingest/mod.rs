@@ -3,6 +3,7 @@
 //! build lifetimes, images, stacks and samples.
 
 mod collect;
+mod commit_heap;
 mod cut_names;
 mod fileio;
 mod fragment_memo;
@@ -14,6 +15,8 @@ mod joiner;
 mod lifetimes;
 pub mod live;
 mod managed;
+mod memory_tables;
+mod network;
 pub mod paths;
 mod precise;
 pub mod records;
@@ -606,6 +609,11 @@ fn build_event_tables(
     let file_io = io_tables::build_file_io(batch, &names, mapper, &mut j);
     let disk_io = io_tables::build_disk_io(batch, &names, &mut j);
     let hard_faults = io_tables::build_hard_faults(batch, &names, &mut j);
+    let network = network::build_network(&batch.net, &mut j);
+    let page_faults = memory_tables::build_page_faults(&batch.page_faults, &mut j);
+    let registry = memory_tables::build_registry(&batch.registry, &mut j);
+    let commits = commit_heap::build_commits(&batch.virtual_allocs, &mut j);
+    let heap = commit_heap::build_heap(&batch.heap, &mut j);
     for (row, r) in batch.generic.iter().enumerate() {
         let time = generic.time[row];
         let (thread, mut process) = match r.tid {
@@ -637,6 +645,11 @@ fn build_event_tables(
     t.file_io = file_io;
     t.disk_io = disk_io;
     t.hard_faults = hard_faults;
+    t.network = network;
+    t.page_faults = page_faults;
+    t.registry = registry;
+    t.commits = commits;
+    t.heap = heap;
     t.generic = generic;
     unattributed
 }

@@ -209,6 +209,11 @@ pub struct Batch {
     pub disk: Vec<DiskRec>,
     pub disk_inits: Vec<DiskInitRec>,
     pub hard_faults: Vec<HardFaultRec>,
+    pub net: Vec<NetRec>,
+    pub page_faults: Vec<PageFaultRec>,
+    pub registry: Vec<RegistryRec>,
+    pub virtual_allocs: Vec<VirtualAllocRec>,
+    pub heap: Vec<HeapRec>,
     pub path_maps: Vec<PathMapRec>,
     /// SysConfig rundown events with their timestamps.
     pub sysconfig: Vec<(i64, super::sysconfig::SysConfigRec)>,
@@ -282,6 +287,11 @@ impl Batch {
         self.disk.extend(other.disk);
         self.disk_inits.extend(other.disk_inits);
         self.hard_faults.extend(other.hard_faults);
+        self.net.extend(other.net);
+        self.page_faults.extend(other.page_faults);
+        self.registry.extend(other.registry);
+        self.virtual_allocs.extend(other.virtual_allocs);
+        self.heap.extend(other.heap);
         self.path_maps.extend(other.path_maps);
         self.sysconfig.extend(other.sysconfig);
 
@@ -338,6 +348,11 @@ impl Batch {
         self.disk.par_sort_by_key(|r| r.ts);
         self.disk_inits.par_sort_by_key(|r| r.ts);
         self.hard_faults.par_sort_by_key(|r| r.ts);
+        self.net.par_sort_by_key(|r| r.ts);
+        self.page_faults.par_sort_by_key(|r| r.ts);
+        self.registry.par_sort_by_key(|r| r.ts);
+        self.virtual_allocs.par_sort_by_key(|r| r.ts);
+        self.heap.par_sort_by_key(|r| r.ts);
         self.generic.par_sort_by_key(|r| r.ts);
     }
 }
@@ -428,6 +443,46 @@ pub struct DiskInitRec {
 pub struct HardFaultRec {
     pub ts: i64,
     pub h: etl::decode::HardFault,
+}
+
+/// A soft page fault, on the thread its system header names.
+#[derive(Debug, Clone, Copy)]
+pub struct PageFaultRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub f: etl::decode::PageFault,
+}
+
+/// A registry event (operation or KCB name), on its header's thread.
+#[derive(Debug, Clone)]
+pub struct RegistryRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub r: etl::decode::Registry,
+}
+
+/// VirtualAlloc or VirtualFree, on the calling thread.
+#[derive(Debug, Clone, Copy)]
+pub struct VirtualAllocRec {
+    pub ts: i64,
+    pub tid: u32,
+    pub v: etl::decode::VirtualAlloc,
+}
+
+/// A heap event of the process and thread its header names.
+#[derive(Debug, Clone, Copy)]
+pub struct HeapRec {
+    pub ts: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub e: etl::decode::HeapEvent,
+}
+
+/// A kernel TcpIp/UdpIp event.
+#[derive(Debug, Clone, Copy)]
+pub struct NetRec {
+    pub ts: i64,
+    pub n: etl::decode::NetEvent,
 }
 
 /// Where NT paths live as drive letters (SysConfig rundown).

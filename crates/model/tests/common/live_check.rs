@@ -37,6 +37,11 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("file io", format!("{:?}", t.file_io)),
         ("disk io", format!("{:?}", t.disk_io)),
         ("hard faults", format!("{:?}", t.hard_faults)),
+        ("network", format!("{:?}", t.network)),
+        ("page faults", format!("{:?}", t.page_faults)),
+        ("registry", format!("{:?}", t.registry)),
+        ("commits", format!("{:?}", t.commits)),
+        ("heap", format!("{:?}", t.heap)),
         (
             "generic",
             format!("{:?}", (&g.time, &g.thread, &g.process, &g.stack)),

@@ -1,7 +1,6 @@
 //! I/O: files that page in often: hard faults (a thread touched a page
 //! that had to be read from the file on disk, and waited for it) by file.
-//! The query engine has no hard-fault table yet, so the rule counts the
-//! model's `hard_faults` through the engine's trace.
+//! Its view is the Hard Faults table grouped by File Path.
 
 use super::{thousands, Category, Finding, FindingView};
 use std::collections::BTreeMap;
@@ -50,7 +49,8 @@ pub(crate) fn run(engine: &crate::Engine) -> Vec<Finding> {
             ),
             figure: n as f64,
             unit: "faults",
-            view: FindingView::model("hard-faults", &["File Path"], vec![p.to_string()]),
+            view: FindingView::table("hard-faults", &["File Path"], vec![p.to_string()], "Count")
+                .values(&["Count", "Size", "I/O Time"]),
         })
         .collect()
 }
@@ -93,6 +93,11 @@ mod tests {
             r"C:\a.dll hard-faulted 150 times (300 ms waiting for the disk)"
         );
         assert_eq!(list[0].view.row, [r"C:\a.dll"]);
-        assert_eq!(list[0].view.link(), "", "no view shows hard faults yet");
+        let link = list[0].view.link();
+        assert!(link.contains("t=hard-faults"), "{link}");
+        assert!(
+            link.contains("g=File+Path") || link.contains("g=File%20Path"),
+            "{link}"
+        );
     }
 }

@@ -3,13 +3,17 @@
 //! One rule per file, each with its threshold; every rule asks the query
 //! engine (`Engine::table`, `Engine::butterfly`, `table::flat::group`).
 
+mod commit_growth;
 mod cpu_share;
 mod disk_io;
 mod file_opens;
 mod file_polling;
 mod hard_faults;
 mod health;
+mod heap_churn;
 mod hot_api;
+mod per_process;
+mod retransmits;
 mod third_party;
 mod view;
 mod waits;
@@ -23,6 +27,7 @@ use std::time::{Duration, Instant};
 pub enum Category {
     Cpu,
     Io,
+    Memory,
     Health,
 }
 
@@ -31,6 +36,7 @@ impl Category {
         match self {
             Category::Cpu => "cpu",
             Category::Io => "io",
+            Category::Memory => "memory",
             Category::Health => "health",
         }
     }
@@ -49,7 +55,7 @@ pub struct Finding {
     pub view: FindingView,
 }
 
-/// Every rule's findings, in rule order (CPU, I/O, health).
+/// Every rule's findings, in rule order (CPU, I/O, memory, health).
 pub fn run(engine: &Engine) -> Vec<Finding> {
     run_timed(engine, |_, _| {})
 }
@@ -72,6 +78,9 @@ pub fn run_timed(engine: &Engine, mut timed: impl FnMut(&str, Duration)) -> Vec<
     step("file-polling", &|| file_polling::run(engine));
     step("disk-io", &|| disk_io::run(engine));
     step("hard-faults", &|| hard_faults::run(engine));
+    step("retransmits", &|| retransmits::run(engine));
+    step("commit-growth", &|| commit_growth::run(engine));
+    step("heap-churn", &|| heap_churn::run(engine));
     step("waits", &|| waits::run(engine));
     step("health", &|| health::run(engine));
     out

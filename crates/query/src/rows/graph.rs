@@ -33,7 +33,7 @@ impl RowTable {
     /// Folds `add(acc, row, key)` over every row the filters and range keep
     /// that is under `req.path`, with its key at the level below the path:
     /// in parallel over chunks of rows, merged with `merge`.
-    fn fold_at_level<A: Send>(
+    pub(crate) fn fold_at_level<A: Send>(
         &self,
         req: &RowTableRequest,
         range: Option<crate::TimeRange>,
@@ -255,7 +255,7 @@ impl RowTable {
     }
 
     /// The column a measure sums (`None`: each row counts one).
-    fn measure_column(&self, measure: Measure) -> Result<Option<usize>, QueryError> {
+    pub(crate) fn measure_column(&self, measure: Measure) -> Result<Option<usize>, QueryError> {
         Ok(match measure {
             Measure::Count => None,
             Measure::Weight => self.weight_column,
@@ -310,7 +310,7 @@ impl RowTable {
     }
 
     /// The graph of `series` and `other` at the level below `req.path`.
-    fn graph_of(
+    pub(crate) fn graph_of(
         &self,
         req: &RowTableRequest,
         g: &GraphBins,
@@ -485,7 +485,7 @@ impl ScanGraph {
 
 /// A row's value for a graph summing `column` (one per row without).
 #[inline]
-fn measure_value(def: &TableDef<'_>, column: Option<usize>, row: usize) -> i64 {
+pub(crate) fn measure_value(def: &TableDef<'_>, column: Option<usize>, row: usize) -> i64 {
     match column.and_then(|c| def.columns.get(c)).map(|c| &c.cells) {
         Some(Cells::Number(f)) => match f.at(row) {
             MISSING => 0,
@@ -496,13 +496,13 @@ fn measure_value(def: &TableDef<'_>, column: Option<usize>, row: usize) -> i64 {
 }
 
 /// Cells (keys x bins) a table's scan bins at most per part.
-const SCAN_CELLS: usize = 1 << 21;
+pub(crate) const SCAN_CELLS: usize = 1 << 21;
 
 /// Keys below this are counted in a vector indexed by key.
 const DENSE_KEYS: u32 = 1 << 16;
 
 /// More keys than this are not binned in one pass (keys x bins cells).
-const MAX_BINNED_KEYS: usize = 4096;
+pub(crate) const MAX_BINNED_KEYS: usize = 4096;
 
 /// Per key its bins (dense for small keys, else hashed), the last row's
 /// bin with its edges, and whether there were too many keys to bin (then

@@ -9,4 +9,5 @@ pub mod graph;
 pub(crate) mod group;
 pub(crate) mod keys;
 pub(crate) mod level;
+pub(crate) mod outstanding;
 pub mod table;

@@ -40,10 +40,16 @@ pub enum RowTableKind {
     DiskIo,
     CpuPrecise,
     Generic,
+    HardFaults,
+    Network,
+    PageFaults,
+    Registry,
+    VirtualAlloc,
+    Heap,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 7] = [
+    pub const ALL: [RowTableKind; 13] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -51,6 +57,12 @@ impl RowTableKind {
         RowTableKind::DiskIo,
         RowTableKind::CpuPrecise,
         RowTableKind::Generic,
+        RowTableKind::HardFaults,
+        RowTableKind::Network,
+        RowTableKind::PageFaults,
+        RowTableKind::Registry,
+        RowTableKind::VirtualAlloc,
+        RowTableKind::Heap,
     ];
 
     /// The table's name in the API and in links.
@@ -63,6 +75,12 @@ impl RowTableKind {
             RowTableKind::DiskIo => "disk-io",
             RowTableKind::CpuPrecise => "cpu-precise",
             RowTableKind::Generic => "generic",
+            RowTableKind::HardFaults => "hard-faults",
+            RowTableKind::Network => "network",
+            RowTableKind::PageFaults => "page-faults",
+            RowTableKind::Registry => "registry",
+            RowTableKind::VirtualAlloc => "virtual-alloc",
+            RowTableKind::Heap => "heap",
         }
     }
 

@@ -9,10 +9,16 @@ mod cpu_sampled;
 mod disk_io;
 mod file_io;
 mod generic;
+mod hard_faults;
+mod heap;
 mod images;
+mod network;
 mod numbers;
+mod page_faults;
 mod processes;
+mod registry;
 mod threads;
+mod virtual_alloc;
 
 use crate::table::aggregate::Aggregation;
 use model::strings::StrId;
@@ -373,11 +379,17 @@ impl<'a> TableDef<'a> {
             "disk-io" => disk_io::table(t),
             "cpu-precise" => cpu_precise::table(t),
             "generic" => generic::table(t),
+            "hard-faults" => hard_faults::table(t),
+            "network" => network::table(t),
+            "page-faults" => page_faults::table(t),
+            "registry" => registry::table(t),
+            "virtual-alloc" => virtual_alloc::table(t),
+            "heap" => heap::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 14] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -386,6 +398,12 @@ impl<'a> TableDef<'a> {
         "disk-io",
         "cpu-precise",
         "generic",
+        "hard-faults",
+        "network",
+        "page-faults",
+        "registry",
+        "virtual-alloc",
+        "heap",
     ];
 
     /// A table without rows or columns (a name no definition has).

@@ -1,0 +1,87 @@
+//! The `tables` section of `etlscope info`: which of the memory, registry
+//! and network tables the trace can fill, from the census's event counts
+//! (kernel hook ids, and classic kernel-class events mapped to them), and
+//! for each it cannot, what the recording lacked.
+
+use etl::census::Census;
+use etl::decode::kernel_classes;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// (table, which hook ids fill it, what to record when none do).
+type Rule = (&'static str, fn(u16) -> bool, &'static str);
+
+const RULES: &[Rule] = &[
+    (
+        "hard-faults",
+        |h| h == 0x0220,
+        "no HardFault events (0x0220): the kernel session's HARD_FAULTS flag was off",
+    ),
+    (
+        "network",
+        etl::decode::tcpip::is_net_hook,
+        "no TcpIp/UdpIp events (groups 0x06, 0x08): the kernel session's NETWORKTRACE flag was off",
+    ),
+    (
+        "page-faults",
+        |h| (0x020A..=0x020F).contains(&h),
+        "no soft page fault events (0x020A-0x020F): the kernel session's ALL_FAULTS (MEMORY_PAGE_FAULTS) flag was off",
+    ),
+    (
+        "registry",
+        |h| matches!(h, 0x090A..=0x0915 | 0x091A | 0x091B),
+        "no registry operations (0x090A-0x091B): the kernel session's REGISTRY flag was off",
+    ),
+    (
+        "virtual-alloc",
+        |h| h == 0x0262 || h == 0x0263,
+        "no VirtualAlloc/VirtualFree events (0x0262, 0x0263): the kernel session's VIRT_ALLOC flag was off",
+    ),
+    (
+        "heap",
+        etl::decode::heap::is_heap_hook,
+        "no heap Alloc/ReAlloc/Free/Destroy events (0x1021-0x1024): no heap-tracing session ran for a traced process",
+    ),
+];
+
+/// Events per hook id: system-header events, and classic events of a
+/// kernel event class by the hook id they would have.
+fn hook_counts(c: &Census) -> BTreeMap<u16, u64> {
+    let mut out = c.kernel_hooks.clone();
+    for (&(g, id), &n) in &c.provider_ids {
+        if let Some(h) = u8::try_from(id)
+            .ok()
+            .and_then(|op| kernel_classes::hook_of(g, op))
+        {
+            *out.entry(h).or_default() += n;
+        }
+    }
+    out
+}
+
+/// `{table: {"events": n, "why_not": null | text}}`.
+pub fn tables_json(c: &Census) -> Value {
+    let hooks = hook_counts(c);
+    let mut out = Map::new();
+    for &(table, takes, why) in RULES {
+        let n: u64 = hooks
+            .iter()
+            .filter(|(&h, _)| takes(h))
+            .map(|(_, &n)| n)
+            .sum();
+        let why_not = if n > 0 { Value::Null } else { json!(why) };
+        out.insert(table.into(), json!({"events": n, "why_not": why_not}));
+    }
+    Value::Object(out)
+}
+
+pub fn print_tables(out: &mut String, v: &Value) {
+    let Some(m) = v.as_object() else { return };
+    say!(out, "  tables:");
+    for (table, t) in m {
+        match t["why_not"].as_str() {
+            None => say!(out, "    {table:<18} {} events", t["events"]),
+            Some(why) => say!(out, "    {table:<18} empty: {why}"),
+        }
+    }
+}
