@@ -6,6 +6,10 @@
 //! budget; the least recently used are dropped and reloaded on demand.
 
 mod local;
+pub mod lru_cache;
+#[cfg(not(windows))]
+mod object;
+pub mod remote;
 
 use crate::admission::{ingest_estimate, too_big_message, Held, Reservation, Reservations};
 use crate::catalog::{Catalog, MemberFile, TraceEntry};
@@ -133,11 +137,28 @@ pub enum NotReady {
     Failed(String),
 }
 
+/// Where the catalog and the trace bytes live (`serve --catalog`, `--store`,
+/// `--cache-dir`, `--cache-gb`); all None: the data directory's own.
+#[derive(Debug, Clone, Default)]
+pub struct Backends {
+    /// `postgres://...` or `sqlite://FILE`.
+    pub catalog: Option<String>,
+    /// `s3://BUCKET/PREFIX` or `file:///DIR`.
+    pub store: Option<String>,
+    pub cache_dir: Option<PathBuf>,
+    pub cache_bytes: u64,
+}
+
 pub struct Store {
     pub data_dir: PathBuf,
+    /// Uploaded trace files: `traces/` (or `--store file:///DIR`), or the
+    /// local cache of the remote store's.
+    traces_dir: PathBuf,
+    /// The object store holding the trace bytes (`--store s3://...`).
+    remote: Option<Arc<dyn remote::RemoteTraces>>,
     /// `--symbol-path` / `_NT_SYMBOL_PATH`.
     pub symbol_path: Option<String>,
-    pub catalog: Catalog,
+    pub catalog: Box<dyn Catalog>,
     memory_budget: u64,
     slots: Mutex<HashMap<String, Slot>>,
     clock: AtomicU64,
@@ -154,6 +175,7 @@ impl Store {
         data_dir: &Path,
         memory_budget: u64,
         symbol_path: Option<String>,
+        backends: &Backends,
     ) -> anyhow::Result<Arc<Store>> {
         for sub in ["traces", "tmp", "symbols"] {
             std::fs::create_dir_all(data_dir.join(sub))?;
@@ -162,9 +184,33 @@ impl Store {
         for e in std::fs::read_dir(data_dir.join("tmp"))?.flatten() {
             std::fs::remove_file(e.path()).ok();
         }
-        let catalog = crate::heal::open_catalog(data_dir)?;
+        let catalog: Box<dyn Catalog> = match &backends.catalog {
+            None => Box::new(crate::heal::open_catalog(data_dir)?),
+            Some(url) => crate::catalog::open_url(url)?,
+        };
+        let (traces_dir, remote) = match backends.store.as_deref() {
+            None => (data_dir.join("traces"), None),
+            Some(url) if url.starts_with("file://") => {
+                let dir = PathBuf::from(&url["file://".len()..]);
+                std::fs::create_dir_all(&dir)?;
+                (dir, None)
+            }
+            Some(url) => {
+                let cache = backends
+                    .cache_dir
+                    .clone()
+                    .unwrap_or_else(|| data_dir.join("cache"));
+                let r = remote::open(url, &cache, backends.cache_bytes)?;
+                (cache, Some(r))
+            }
+        };
+        // Shared with other replicas: their rows and files are not this
+        // one's to heal, nor their ingests to resume.
+        let shared = backends.catalog.is_some() || remote.is_some();
         let store = Arc::new(Store {
             data_dir: data_dir.to_path_buf(),
+            traces_dir,
+            remote,
             symbol_path,
             catalog,
             memory_budget,
@@ -174,10 +220,12 @@ impl Store {
             reservations: Reservations::default(),
             stack_tags: crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
         });
-        let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
-            store.trace_files(e)
-        })?;
-        store.resume(stale);
+        if !shared {
+            let stale = crate::heal::reconcile(store.catalog.as_ref(), &store.traces_dir, |e| {
+                store.trace_files(e)
+            })?;
+            store.resume(stale);
+        }
         Ok(store)
     }
 
@@ -232,14 +280,12 @@ impl Store {
         let now = held(&self.slots());
         // The files are looked at without the lock (a slow disk must not
         // hold up every query).
-        let (status, message) = now.clone().unwrap_or_else(|| {
-            match crate::heal::file_problem(e, &self.trace_files(e)) {
-                Some((status, message)) => (status.to_string(), message),
-                None if crate::heal::STALE.contains(&e.status.as_str()) || e.status == MISSING => {
-                    ("pending".to_string(), String::new())
-                }
-                None => (e.status.clone(), e.error.clone()),
+        let (status, message) = now.clone().unwrap_or_else(|| match self.file_problem(e) {
+            Some((status, message)) => (status.to_string(), message),
+            None if crate::heal::STALE.contains(&e.status.as_str()) || e.status == MISSING => {
+                ("pending".to_string(), String::new())
             }
+            None => (e.status.clone(), e.error.clone()),
         });
         if status != e.status || message != e.error {
             let slots = self.slots();
@@ -258,8 +304,18 @@ impl Store {
         if p.is_absolute() {
             p.to_path_buf()
         } else {
-            self.data_dir.join("traces").join(file_name)
+            self.traces_dir.join(file_name)
         }
+    }
+
+    /// Why the files of `e` are not the trace the library holds (see
+    /// `heal::file_problem`). An upload in a remote store is whole as the
+    /// catalog says: its local copy is only a cache.
+    pub fn file_problem(&self, e: &TraceEntry) -> Option<(&'static str, String)> {
+        if self.remote.is_some() && self.owned_path(e).is_some() {
+            return None;
+        }
+        crate::heal::file_problem(e, &self.trace_files(e))
     }
 
     /// The file of `e` if the server wrote it (an upload in `traces/`, named
@@ -268,22 +324,54 @@ impl Store {
     pub fn owned_path(&self, e: &TraceEntry) -> Option<PathBuf> {
         let ours = [format!("{}.etl", e.id), format!("{}.etl.zip", e.id)];
         (crate::upload::valid_id(&e.id) && ours.contains(&e.file_name))
-            .then(|| self.data_dir.join("traces").join(&e.file_name))
+            .then(|| self.traces_dir.join(&e.file_name))
     }
 
     /// Put an upload into the library: its row and its file in `traces/`
     /// as one step (see `Catalog::insert_then`).
+    /// With a remote store, the bytes go to it first (in parts, from the
+    /// temporary file), and the file becomes the cache's copy.
     pub fn add_upload(&self, entry: &TraceEntry, temp: TempFile) -> Result<(), UploadError> {
-        let dest = self.data_dir.join("traces").join(&entry.file_name);
+        let dest = self.traces_dir.join(&entry.file_name);
+        let name = entry.file_name.clone();
+        let remote = self.remote.clone();
         let placed = self
             .catalog
-            .insert_then(entry, || temp.persist(&dest))
+            .insert_then(
+                entry,
+                Box::new(|| {
+                    if let Some(r) = &remote {
+                        r.put_file(&temp.path, &name)?;
+                        r.cache().make_room(entry.size, &name);
+                    }
+                    temp.persist_or_copy(&dest)?;
+                    if let Some(r) = &remote {
+                        r.cache().added(&name, entry.size);
+                    }
+                    Ok(())
+                }),
+            )
             .map_err(|e| {
                 // The file may be in place without its row: take it back.
                 let _ = std::fs::remove_file(&dest);
-                UploadError::Io(format!("cannot record the upload: {e:#}"))
+                if let Some(r) = &self.remote {
+                    if let Err(err) = r.delete(&name) {
+                        tracing::warn!(error = %err, %name, "cannot remove an object whose row was not written");
+                    }
+                }
+                if crate::catalog::is_unavailable(&e) {
+                    UploadError::Unavailable(format!("cannot record the upload: {e:#}"))
+                } else {
+                    UploadError::Io(format!("cannot record the upload: {e:#}"))
+                }
             })?;
-        placed.map_err(|e| UploadError::write("cannot store the upload", &e))
+        placed.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotConnected {
+                UploadError::Unavailable(format!("cannot store the upload: {e}"))
+            } else {
+                UploadError::write("cannot store the upload", &e)
+            }
+        })
     }
 
     /// Remove a trace from the library: stop its ingest, drop it from
@@ -296,7 +384,12 @@ impl Store {
         if let Some(Slot::Ingesting(p)) = self.slots().remove(id) {
             p.cancel();
         }
-        if let Some(path) = self.owned_path(&e) {
+        if let (Some(r), Some(_)) = (&self.remote, self.owned_path(&e)) {
+            // Left behind when the store is away: the orphan sweep takes it.
+            if let Err(err) = r.delete(&e.file_name) {
+                tracing::warn!(%id, error = %err, "cannot remove a deleted trace's object");
+            }
+        } else if let Some(path) = self.owned_path(&e) {
             if let Err(err) = std::fs::remove_file(&path) {
                 if err.kind() != std::io::ErrorKind::NotFound {
                     tracing::warn!(%id, error = %err, "cannot remove a deleted trace's file");
@@ -378,6 +471,29 @@ impl Store {
     }
 
     fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
+        if let (Some(r), Some(_)) = (&self.remote, self.owned_path(&entry)) {
+            match r.local(&entry.file_name, entry.size) {
+                Ok(_) => {}
+                // Not the trace's fault: nothing is marked failed, the
+                // next request tries again.
+                Err(remote::StoreError::Away(m)) => {
+                    tracing::warn!(id = %entry.id, error = %m, "cannot fetch the trace from the object store");
+                    let mut slots = self.slots();
+                    if matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, &progress))
+                    {
+                        slots.remove(&entry.id);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    self.slots()
+                        .insert(entry.id.clone(), Slot::Failed(msg.clone()));
+                    self.record_status(&entry.id, "failed", &msg);
+                    return;
+                }
+            }
+        }
         self.record_status(&entry.id, "ingesting", "");
         let files = self.trace_files(&entry);
         let started = Instant::now();

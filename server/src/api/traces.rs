@@ -38,9 +38,7 @@ pub async fn upload(
     let got = super::receive::receive(&app, body).await?;
     // Whole: nothing to store. Its file gone or changed (behind the
     // server's back, even while the trace is loaded): these bytes are it.
-    let whole = |e: &TraceEntry| {
-        e.status != MISSING && crate::heal::file_problem(e, &app.store.trace_files(e)).is_none()
-    };
+    let whole = |e: &TraceEntry| e.status != MISSING && app.store.file_problem(e).is_none();
     let existing = app.store.catalog.get(&got.id)?;
     if let Some(e) = existing.as_ref().filter(|e| whole(e)) {
         return Ok((StatusCode::OK, Json(entry_json(&app, e))));
