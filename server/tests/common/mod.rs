@@ -9,6 +9,8 @@ pub mod foreign_hosts;
 pub mod naive_tagger;
 pub mod small_disk;
 pub mod symbols_report;
+#[cfg(unix)]
+pub mod team;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -49,10 +51,21 @@ impl Server {
 
     /// `etlscope COMMAND` (serve or open) on a free port.
     pub fn start_command(command: &str, data_dir: &Path, extra: &[&str]) -> Server {
+        Server::start_env(command, data_dir, extra, &[])
+    }
+
+    /// `start_command` with these environment variables set for the server.
+    pub fn start_env(
+        command: &str,
+        data_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut child = Command::new(binary())
             .args([command, "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
