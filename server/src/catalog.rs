@@ -139,8 +139,11 @@ pub trait Catalog: Send + Sync {
     /// (links kept, bytes of their targets): what `--max-links` and `--max-links-mb` cap.
     fn link_usage(&self) -> anyhow::Result<(u64, u64)>;
     fn link(&self, id: &str) -> anyhow::Result<Option<String>>;
-    /// Remove the trace's row and its symbol path; false if there was none.
+    /// Remove the trace's row and its symbol path, leaving a tombstone
+    /// (every replica then answers 410 for it); false if there was none.
     fn delete(&self, id: &str) -> anyhow::Result<bool>;
+    /// Whether the trace was deleted (and not added again since).
+    fn deleted(&self, id: &str) -> anyhow::Result<bool>;
     /// The trace's own symbol path, if one was set.
     fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>>;
     /// Set (Some) or clear (None: the server's path again) a trace's symbol path.

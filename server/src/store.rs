@@ -164,6 +164,8 @@ pub struct Store {
     clock: AtomicU64,
     /// Numbers symbolization runs, so the newest result wins.
     symbol_runs: AtomicU64,
+    /// The catalog or the trace bytes are shared with other replicas.
+    shared: bool,
     /// Memory promised to running ingests (admission control).
     reservations: Reservations,
     /// Stack tag sets uploaded to this server.
@@ -211,6 +213,7 @@ impl Store {
             data_dir: data_dir.to_path_buf(),
             traces_dir,
             remote,
+            shared,
             symbol_path,
             catalog,
             memory_budget,
@@ -410,6 +413,13 @@ impl Store {
 
     /// The loaded trace, or why not; starts loading it when needed.
     pub fn get(self: &Arc<Self>, id: &str) -> Result<Arc<LoadedTrace>, NotReady> {
+        // Deleted through another replica: dropped here too.
+        if self.shared && matches!(self.catalog.deleted(id), Ok(true)) {
+            if let Some(Slot::Ingesting(p)) = self.slots().remove(id) {
+                p.cancel();
+            }
+            return Err(NotReady::NotFound);
+        }
         {
             let slots = self.slots();
             match slots.get(id) {

@@ -144,7 +144,7 @@ pub async fn get(
         .store
         .catalog
         .get(&id)?
-        .ok_or_else(|| ApiError::not_found(format!("no trace {id}")))?;
+        .ok_or_else(|| no_trace(&app, &id))?;
     let mut v = entry_json(&app, &e);
     if let Ok(t) = app.store.get(&id) {
         v["summary"] = summary_json(&t);
@@ -162,9 +162,18 @@ pub async fn delete(
     }
     check_id(&id)?;
     if !app.store.delete(&id)? {
-        return Err(ApiError::not_found(format!("no trace {id}")));
+        return Err(no_trace(&app, &id));
     }
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// 410 for a deleted trace (its tombstone, on every replica), else 404.
+pub fn no_trace(app: &AppState, id: &str) -> ApiError {
+    match app.store.catalog.deleted(id) {
+        Ok(true) => ApiError::new(StatusCode::GONE, "gone", format!("trace {id} was deleted")),
+        Ok(false) => ApiError::not_found(format!("no trace {id}")),
+        Err(e) => e.into(),
+    }
 }
 
 /// The loaded trace, waiting a little for an ingest under way.
@@ -172,7 +181,7 @@ pub async fn loaded(app: &AppState, id: &str) -> ApiResult<Arc<LoadedTrace>> {
     check_id(id)?;
     match app.store.wait_ready(id, app.config.query_wait).await {
         Ok(t) => Ok(t),
-        Err(NotReady::NotFound) => Err(ApiError::not_found(format!("no trace {id}"))),
+        Err(NotReady::NotFound) => Err(no_trace(app, id)),
         Err(NotReady::Failed(m)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "ingest_failed",
@@ -241,7 +250,7 @@ pub async fn progress(
     read_auth(&app, &headers)?;
     check_id(&id)?;
     if app.store.catalog.get(&id)?.is_none() {
-        return Err(ApiError::not_found(format!("no trace {id}")));
+        return Err(no_trace(&app, &id));
     }
     // A live trace: one event per new model (the live path serves them back
     // to back), until the last one is a normal entry. A look every 10 ms

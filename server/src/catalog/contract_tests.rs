@@ -135,6 +135,23 @@ fn symbol_paths_go_with_their_trace(c: &dyn Catalog) {
     assert_eq!(c.symbol_path("t").unwrap(), None);
 }
 
+fn a_deleted_trace_leaves_a_tombstone_until_added_again(c: &dyn Catalog) {
+    assert!(!c.deleted("d").unwrap());
+    c.insert(&entry("d")).unwrap();
+    assert!(!c.deleted("d").unwrap());
+    assert!(c.delete("d").unwrap());
+    assert!(c.deleted("d").unwrap(), "a tombstone");
+    assert!(!c.deleted("never").unwrap());
+    // The same bytes uploaded again: a trace again, no tombstone.
+    c.insert_then(&entry("d"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap();
+    assert!(!c.deleted("d").unwrap());
+    assert!(c.delete("d").unwrap());
+    c.insert(&entry("d")).unwrap();
+    assert!(!c.deleted("d").unwrap());
+}
+
 type Check = (&'static str, fn(&dyn Catalog));
 
 const CHECKS: &[Check] = &[
@@ -159,6 +176,10 @@ const CHECKS: &[Check] = &[
     (
         "symbol_paths_go_with_their_trace",
         symbol_paths_go_with_their_trace,
+    ),
+    (
+        "a_deleted_trace_leaves_a_tombstone_until_added_again",
+        a_deleted_trace_leaves_a_tombstone_until_added_again,
     ),
 ];
 

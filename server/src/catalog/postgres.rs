@@ -37,6 +37,11 @@ const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         symbol_path TEXT NOT NULL
     );",
+    // 2: deleted traces, so their links and API answer 410 Gone on every replica.
+    "CREATE TABLE tombstones (
+        id TEXT PRIMARY KEY,
+        deleted_at TEXT NOT NULL
+    );",
 ];
 
 /// Any number, the same in every replica: migrations run under it, one
@@ -256,6 +261,7 @@ fn s(v: &str) -> Box<dyn ToSql + Sync + Send> {
 impl Catalog for PgCatalog {
     fn insert(&self, e: &TraceEntry) -> anyhow::Result<()> {
         const SQL: &str = concat!(insert_trace!(), " ON CONFLICT (id) DO NOTHING");
+        self.execute("DELETE FROM tombstones WHERE id = $1", vec![s(&e.id)])?;
         self.execute(SQL, entry_params(e)).map(|_| ())
     }
 
@@ -275,6 +281,7 @@ impl Catalog for PgCatalog {
               uploader = EXCLUDED.uploader, notes = EXCLUDED.notes, status = EXCLUDED.status,
               error = EXCLUDED.error, members = EXCLUDED.members",
         );
+        self.execute("DELETE FROM tombstones WHERE id = $1", vec![s(&e.id)])?;
         self.execute(SQL, entry_params(e))?;
         Ok(Ok(()))
     }
@@ -354,8 +361,21 @@ impl Catalog for PgCatalog {
             let n = c
                 .execute("DELETE FROM traces WHERE id = $1", &[&id])
                 .await?;
+            if n > 0 {
+                c.execute(
+                    "INSERT INTO tombstones (id, deleted_at) VALUES ($1, $2)
+                     ON CONFLICT (id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at",
+                    &[&id, &crate::store::now_rfc3339()],
+                )
+                .await?;
+            }
             Ok(n > 0)
         })
+    }
+
+    fn deleted(&self, id: &str) -> anyhow::Result<bool> {
+        let rows = self.rows("SELECT 1 FROM tombstones WHERE id = $1", vec![s(id)])?;
+        Ok(!rows.is_empty())
     }
 
     fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>> {

@@ -38,6 +38,11 @@ const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         symbol_path TEXT NOT NULL
     );",
+    // 5: deleted traces, so their links and API answer 410 Gone.
+    "CREATE TABLE tombstones (
+        id TEXT PRIMARY KEY,
+        deleted_at TEXT NOT NULL
+    );",
 ];
 
 pub struct SqliteCatalog {
@@ -76,6 +81,7 @@ impl SqliteCatalog {
 impl Catalog for SqliteCatalog {
     fn insert(&self, e: &TraceEntry) -> anyhow::Result<()> {
         self.with(|c| {
+            c.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
             c.execute(
                 "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -91,6 +97,7 @@ impl Catalog for SqliteCatalog {
             .lock()
             .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
         let tx = conn.transaction()?;
+        tx.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
         tx.execute(
             "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -189,8 +196,22 @@ impl Catalog for SqliteCatalog {
     fn delete(&self, id: &str) -> anyhow::Result<bool> {
         self.with(|c| {
             c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?;
-            c.execute("DELETE FROM traces WHERE id = ?1", [id])
-                .map(|n| n > 0)
+            let gone = c.execute("DELETE FROM traces WHERE id = ?1", [id])? > 0;
+            if gone {
+                c.execute(
+                    "INSERT OR REPLACE INTO tombstones (id, deleted_at) VALUES (?1, ?2)",
+                    params![id, crate::store::now_rfc3339()],
+                )?;
+            }
+            Ok(gone)
+        })
+    }
+
+    fn deleted(&self, id: &str) -> anyhow::Result<bool> {
+        self.with(|c| {
+            c.query_row("SELECT 1 FROM tombstones WHERE id = ?1", [id], |_| Ok(()))
+                .optional()
+                .map(|r| r.is_some())
         })
     }
 
