@@ -144,6 +144,13 @@ pub trait Catalog: Send + Sync {
     fn delete(&self, id: &str) -> anyhow::Result<bool>;
     /// Whether the trace was deleted (and not added again since).
     fn deleted(&self, id: &str) -> anyhow::Result<bool>;
+    /// Stack tag sets shared by the replicas of a team server: (name, XML
+    /// as uploaded), by name. (A server of its own keeps them as files.)
+    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>>;
+    /// Keep `xml` as set `name`, replacing one of that name.
+    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()>;
+    /// Whether there was a set `name` to delete.
+    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool>;
     /// The trace's own symbol path, if one was set.
     fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>>;
     /// Set (Some) or clear (None: the server's path again) a trace's symbol path.

@@ -158,7 +158,7 @@ pub struct Store {
     remote: Option<Arc<dyn remote::RemoteTraces>>,
     /// `--symbol-path` / `_NT_SYMBOL_PATH`.
     pub symbol_path: Option<String>,
-    pub catalog: Box<dyn Catalog>,
+    pub catalog: Arc<dyn Catalog>,
     memory_budget: u64,
     slots: Mutex<HashMap<String, Slot>>,
     clock: AtomicU64,
@@ -186,9 +186,9 @@ impl Store {
         for e in std::fs::read_dir(data_dir.join("tmp"))?.flatten() {
             std::fs::remove_file(e.path()).ok();
         }
-        let catalog: Box<dyn Catalog> = match &backends.catalog {
-            None => Box::new(crate::heal::open_catalog(data_dir)?),
-            Some(url) => crate::catalog::open_url(url)?,
+        let catalog: Arc<dyn Catalog> = match &backends.catalog {
+            None => Arc::new(crate::heal::open_catalog(data_dir)?),
+            Some(url) => Arc::from(crate::catalog::open_url(url)?),
         };
         let (traces_dir, remote) = match backends.store.as_deref() {
             None => (data_dir.join("traces"), None),
@@ -209,6 +209,11 @@ impl Store {
         // Shared with other replicas: their rows and files are not this
         // one's to heal, nor their ingests to resume.
         let shared = backends.catalog.is_some() || remote.is_some();
+        let stack_tags = match backends.catalog {
+            // Shared by the replicas: in the catalog.
+            Some(_) => crate::stack_tag_store::TagStore::shared(catalog.clone()),
+            None => crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
+        };
         let store = Arc::new(Store {
             data_dir: data_dir.to_path_buf(),
             traces_dir,
@@ -221,7 +226,7 @@ impl Store {
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
             reservations: Reservations::default(),
-            stack_tags: crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
+            stack_tags,
         });
         if !shared {
             let stale = crate::heal::reconcile(store.catalog.as_ref(), &store.traces_dir, |e| {

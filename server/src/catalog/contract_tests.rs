@@ -152,6 +152,23 @@ fn a_deleted_trace_leaves_a_tombstone_until_added_again(c: &dyn Catalog) {
     assert!(!c.deleted("d").unwrap());
 }
 
+fn stack_tag_sets_are_kept_by_name(c: &dyn Catalog) {
+    assert_eq!(c.stack_tag_sets().unwrap(), vec![]);
+    c.put_stack_tags("b", "<xml b/>").unwrap();
+    c.put_stack_tags("a", "<xml a/>").unwrap();
+    c.put_stack_tags("b", "<xml b2/>").unwrap();
+    assert_eq!(
+        c.stack_tag_sets().unwrap(),
+        vec![
+            ("a".into(), "<xml a/>".into()),
+            ("b".into(), "<xml b2/>".into())
+        ]
+    );
+    assert!(c.delete_stack_tags("a").unwrap());
+    assert!(!c.delete_stack_tags("a").unwrap());
+    assert_eq!(c.stack_tag_sets().unwrap().len(), 1);
+}
+
 type Check = (&'static str, fn(&dyn Catalog));
 
 const CHECKS: &[Check] = &[
@@ -180,6 +197,10 @@ const CHECKS: &[Check] = &[
     (
         "a_deleted_trace_leaves_a_tombstone_until_added_again",
         a_deleted_trace_leaves_a_tombstone_until_added_again,
+    ),
+    (
+        "stack_tag_sets_are_kept_by_name",
+        stack_tag_sets_are_kept_by_name,
     ),
 ];
 

@@ -42,6 +42,11 @@ const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         deleted_at TEXT NOT NULL
     );",
+    // 3: stack tag sets shared by the replicas.
+    "CREATE TABLE stack_tag_sets (
+        name TEXT PRIMARY KEY,
+        xml TEXT NOT NULL
+    );",
 ];
 
 /// Any number, the same in every replica: migrations run under it, one
@@ -371,6 +376,27 @@ impl Catalog for PgCatalog {
             }
             Ok(n > 0)
         })
+    }
+
+    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>> {
+        let rows = self.rows(
+            "SELECT name, xml FROM stack_tag_sets ORDER BY name COLLATE \"C\"",
+            Vec::new(),
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()> {
+        self.execute(
+            "INSERT INTO stack_tag_sets (name, xml) VALUES ($1, $2)
+             ON CONFLICT (name) DO UPDATE SET xml = EXCLUDED.xml",
+            vec![s(name), s(xml)],
+        )
+        .map(|_| ())
+    }
+
+    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool> {
+        Ok(self.execute("DELETE FROM stack_tag_sets WHERE name = $1", vec![s(name)])? > 0)
     }
 
     fn deleted(&self, id: &str) -> anyhow::Result<bool> {

@@ -43,6 +43,11 @@ const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         deleted_at TEXT NOT NULL
     );",
+    // 6: stack tag sets (used when the catalog is shared, `--catalog`).
+    "CREATE TABLE stack_tag_sets (
+        name TEXT PRIMARY KEY,
+        xml TEXT NOT NULL
+    );",
 ];
 
 pub struct SqliteCatalog {
@@ -204,6 +209,31 @@ impl Catalog for SqliteCatalog {
                 )?;
             }
             Ok(gone)
+        })
+    }
+
+    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>> {
+        self.with(|c| {
+            let mut st = c.prepare("SELECT name, xml FROM stack_tag_sets ORDER BY name")?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        })
+    }
+
+    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR REPLACE INTO stack_tag_sets (name, xml) VALUES (?1, ?2)",
+                params![name, xml],
+            )
+            .map(|_| ())
+        })
+    }
+
+    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool> {
+        self.with(|c| {
+            c.execute("DELETE FROM stack_tag_sets WHERE name = ?1", [name])
+                .map(|n| n > 0)
         })
     }
 
