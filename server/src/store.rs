@@ -234,6 +234,15 @@ impl Store {
             })?;
             store.resume(stale);
         }
+        if let Some(r) = store.remote.clone() {
+            let catalog = store.catalog.clone();
+            std::thread::spawn(move || {
+                let grace = remote::orphan_grace();
+                if let Err(e) = remote::sweep_orphans(r.as_ref(), catalog.as_ref(), grace) {
+                    tracing::warn!(error = %format!("{e:#}"), "orphan sweep of the object store failed");
+                }
+            });
+        }
         Ok(store)
     }
 

@@ -248,6 +248,26 @@ impl RemoteTraces for ObjectTraces {
         got.map(|()| self.cache.path(name))
     }
 
+    fn list(&self) -> Result<Vec<(String, Duration)>, StoreError> {
+        let store = self.store.clone();
+        let prefix = self.prefix.clone();
+        self.wait(async move {
+            let p = (!prefix.as_ref().is_empty()).then_some(prefix);
+            let mut list = store.list(p.as_ref());
+            let mut out = Vec::new();
+            let now = std::time::SystemTime::now();
+            while let Some(m) = list.next().await {
+                let m = m.map_err(classify)?;
+                let modified: std::time::SystemTime = m.last_modified.into();
+                let age = now.duration_since(modified).unwrap_or_default();
+                if let Some(n) = m.location.filename() {
+                    out.push((n.to_string(), age));
+                }
+            }
+            Ok(out)
+        })
+    }
+
     /// Remove the object and its cached file.
     fn delete(&self, name: &str) -> Result<(), StoreError> {
         self.cache.remove(name);

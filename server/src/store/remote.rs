@@ -43,6 +43,45 @@ pub trait RemoteTraces: Send + Sync {
     fn local(&self, name: &str, size: u64) -> Result<PathBuf, StoreError>;
     /// Remove the object and its cached file (an absent one is no error).
     fn delete(&self, name: &str) -> Result<(), StoreError>;
+    /// Every object's name and age.
+    fn list(&self) -> Result<Vec<(String, std::time::Duration)>, StoreError>;
+}
+
+/// How old an object without a catalog row must be before the sweep
+/// removes it: an upload in flight on another replica writes its object
+/// first and its row just after. `ETLSCOPE_ORPHAN_GRACE_SECS` sets it (tests).
+pub fn orphan_grace() -> std::time::Duration {
+    let secs = std::env::var("ETLSCOPE_ORPHAN_GRACE_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600);
+    std::time::Duration::from_secs(secs)
+}
+
+/// Remove objects that no catalog row names (an upload killed between its
+/// object and its row, a delete while the store was away) once older than
+/// `grace`. Returns how many went.
+pub fn sweep_orphans(
+    remote: &dyn RemoteTraces,
+    catalog: &dyn crate::catalog::Catalog,
+    grace: std::time::Duration,
+) -> anyhow::Result<usize> {
+    let mut removed = 0;
+    for (name, age) in remote.list()? {
+        let Some(id) = crate::heal::stored_file_id(&name) else {
+            continue;
+        };
+        if age < grace {
+            continue;
+        }
+        let named = catalog.get(id)?.is_some_and(|e| e.file_name == name);
+        if !named {
+            tracing::warn!(object = %name, "removing an object that no catalog row names");
+            remote.delete(&name)?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 /// The remote store named by `--store` (None: local files).
