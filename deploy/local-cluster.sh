@@ -11,7 +11,8 @@
 #
 # Everything lives in DIR (default /tmp/etlscope-cluster): data, logs, pid
 # files, and cluster.env (the URLs and ports, for scripts and tests).
-# ETLSCOPE_BIN picks the binary (default target/release/etlscope), S3S_FS
+# ETLSCOPE_BIN picks the binary (default target/release/etlscope, built with
+# `cargo build --release -p etlscope --features team`), S3S_FS
 # the s3s-fs binary (default: on PATH, else ~/.cargo/bin/s3s-fs).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -81,7 +82,7 @@ start_replica() { # index
 }
 
 up() {
-    [ -x "$bin" ] || { echo "no etlscope binary at $bin: cargo build --release -p etlscope, or set ETLSCOPE_BIN" >&2; exit 1; }
+    [ -x "$bin" ] || { echo "no etlscope binary at $bin: cargo build --release -p etlscope --features team, or set ETLSCOPE_BIN" >&2; exit 1; }
     [ -x "$s3s" ] || { echo "no s3s-fs at $s3s: cargo install s3s-fs --version 0.14.1 --features binary --locked" >&2; exit 1; }
     [ -x "$pgbin/pg_ctl" ] || { echo "no PostgreSQL: apt-get install postgresql" >&2; exit 1; }
     [ -x "$nginx" ] || { echo "no nginx: apt-get install nginx-light" >&2; exit 1; }

@@ -7,13 +7,13 @@
 
 #[cfg(test)]
 mod contract_tests;
-#[cfg(not(windows))]
+#[cfg(all(feature = "team", not(windows)))]
 mod postgres;
 mod sqlite;
-#[cfg(all(test, not(windows)))]
+#[cfg(all(test, feature = "team", not(windows)))]
 pub mod test_postgres;
 
-#[cfg(not(windows))]
+#[cfg(all(feature = "team", not(windows)))]
 pub use postgres::PgCatalog;
 pub use sqlite::SqliteCatalog;
 
@@ -165,10 +165,12 @@ pub fn open_url(url: &str) -> anyhow::Result<Box<dyn Catalog>> {
         return Ok(Box::new(SqliteCatalog::open(Path::new(file))?));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        #[cfg(not(windows))]
+        #[cfg(all(feature = "team", not(windows)))]
         return Ok(Box::new(PgCatalog::connect(url)?));
-        #[cfg(windows)]
-        anyhow::bail!("--catalog postgres:// is not available in the Windows build");
+        #[cfg(not(all(feature = "team", not(windows))))]
+        anyhow::bail!(
+            "--catalog postgres:// needs a build with the team server: cargo build --release -p etlscope --features team (not on Windows)"
+        );
     }
     anyhow::bail!("--catalog {url:?} is neither postgres://USER@HOST:PORT/DB nor sqlite://FILE")
 }

@@ -7,7 +7,7 @@
 
 mod local;
 pub mod lru_cache;
-#[cfg(not(windows))]
+#[cfg(all(feature = "team", not(windows)))]
 mod object;
 pub mod remote;
 

@@ -2,7 +2,7 @@
 //! point 6): the trace's API, its viewer page and its short links answer
 //! 410 Gone (a tombstone in the shared catalog), not 404, on the replica
 //! that still held it loaded too; the same bytes uploaded again restore it.
-#![cfg(unix)]
+#![cfg(all(unix, feature = "team"))]
 
 mod common;
 

@@ -3,7 +3,7 @@
 //! leave none half-visible, and no orphan object once swept; PostgreSQL
 //! restarted: requests in the window get 503 with Retry-After, nothing is
 //! lost, and the replica reconnects by itself.
-#![cfg(unix)]
+#![cfg(all(unix, feature = "team"))]
 
 mod common;
 
@@ -156,18 +156,7 @@ fn kill_9_of_replicas_during_upload_ingest_and_query_loses_nothing() {
     }
     // No orphan object once swept: a replica started with no grace period
     // removes objects without a row (an upload killed between the two).
-    let sweeper = {
-        let store = format!("s3://{}/{}", common::team::BUCKET, b.prefix);
-        let env = b.s3.env();
-        let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        env.push(("ETLSCOPE_ORPHAN_GRACE_SECS", "0"));
-        Server::start_env(
-            "serve",
-            &common::temp_dir("etlscope-sweeper"),
-            &["--catalog", &b.catalog, "--store", &store],
-            &env,
-        )
-    };
+    let sweeper = b.replica_env(&[], &[("ETLSCOPE_ORPHAN_GRACE_SECS", "0")]);
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let objects: Vec<String> =

@@ -3,7 +3,7 @@
 //! the store in parts, any replica loads it from the store on a miss, the
 //! local cache stays under --cache-gb, a delete removes the object, and a
 //! stopped store gets uploads a 503 while loaded traces keep answering.
-#![cfg(unix)]
+#![cfg(all(unix, feature = "team"))]
 
 mod common;
 

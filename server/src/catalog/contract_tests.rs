@@ -213,7 +213,7 @@ fn sqlite_catalog_contract() {
 }
 
 /// Each check on a fresh database of one real server.
-#[cfg(not(windows))]
+#[cfg(all(feature = "team", not(windows)))]
 #[test]
 fn postgres_catalog_contract() {
     use super::PgCatalog;
@@ -229,7 +229,7 @@ fn postgres_catalog_contract() {
 
 /// Versioned migrations: a second open (another replica, a restart) finds
 /// the schema current and the rows kept; two opened at once both succeed.
-#[cfg(not(windows))]
+#[cfg(all(feature = "team", not(windows)))]
 #[test]
 fn postgres_migrations_run_once_and_concurrently() {
     use super::PgCatalog;
@@ -255,7 +255,7 @@ fn postgres_migrations_run_once_and_concurrently() {
 
 /// A restarted server: the call in the window is `Unavailable` (the API's
 /// 503), and the catalog reconnects by itself once it is back.
-#[cfg(not(windows))]
+#[cfg(all(feature = "team", not(windows)))]
 #[test]
 fn postgres_restart_is_unavailable_then_reconnects() {
     use super::PgCatalog;

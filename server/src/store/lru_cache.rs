@@ -17,6 +17,8 @@ pub struct LruCache {
     clock: AtomicU64,
 }
 
+// Opened and read only by the object store (the `team` build).
+#[cfg_attr(not(all(feature = "team", not(windows))), allow(dead_code))]
 impl LruCache {
     /// The cache in `dir`, its files found there counted (oldest first by
     /// modification time, as the order of their last use is not kept).

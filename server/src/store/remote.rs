@@ -85,7 +85,7 @@ pub fn sweep_orphans(
 }
 
 /// The remote store named by `--store` (None: local files).
-#[cfg(not(windows))]
+#[cfg(all(feature = "team", not(windows)))]
 pub fn open(
     url: &str,
     cache_dir: &Path,
@@ -98,11 +98,13 @@ pub fn open(
     )?))
 }
 
-#[cfg(windows)]
+#[cfg(not(all(feature = "team", not(windows))))]
 pub fn open(
     url: &str,
     _cache_dir: &Path,
     _cache_bytes: u64,
 ) -> anyhow::Result<std::sync::Arc<dyn RemoteTraces>> {
-    anyhow::bail!("--store {url}: object stores are not available in the Windows build")
+    anyhow::bail!(
+        "--store {url}: object stores need a build with the team server: cargo build --release -p etlscope --features team (not on Windows)"
+    )
 }

@@ -109,7 +109,7 @@ pub fn start(
             std::fs::create_dir_all(&dir).unwrap();
             let mut args = vec!["--catalog", &catalog, "--store", &store];
             args.extend_from_slice(extra);
-            Server::start_one(command, &dir, &args, &all_env)
+            Server::start_bin(&super::team::team_binary(), command, &dir, &args, &all_env)
         })
         .collect();
     let first = replicas.remove(0);

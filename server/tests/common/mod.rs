@@ -84,7 +84,18 @@ impl Server {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
-        let mut child = Command::new(binary())
+        Server::start_bin(&binary(), command, data_dir, extra, env)
+    }
+
+    /// `start_one` of the binary at `bin`.
+    pub fn start_bin(
+        bin: &Path,
+        command: &str,
+        data_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        let mut child = Command::new(bin)
             .args([command, "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(extra)

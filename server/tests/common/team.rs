@@ -12,6 +12,15 @@ use std::time::{Duration, Instant};
 pub mod pg;
 pub use pg::TestPostgres;
 
+/// The binary the replicas run: `$ETLSCOPE_TEAM_BIN`, else the one cargo
+/// built for these tests (with the `team` feature; `$ETLSCOPE_BIN` may be a
+/// default release build without it).
+pub fn team_binary() -> PathBuf {
+    std::env::var_os("ETLSCOPE_TEAM_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_etlscope")))
+}
+
 pub const ACCESS_KEY: &str = "etlscope-test";
 pub const SECRET_KEY: &str = "etlscope-test-secret";
 pub const BUCKET: &str = "traces";
@@ -167,12 +176,18 @@ impl Backends {
     /// A replica of `etlscope serve` on these backends, with its own data
     /// folder (caches only) and `extra` flags.
     pub fn replica(&self, extra: &[&str]) -> Server {
+        self.replica_env(extra, &[])
+    }
+
+    /// `replica` with more environment variables.
+    pub fn replica_env(&self, extra: &[&str], more_env: &[(&str, &str)]) -> Server {
         let data = temp_dir("etlscope-replica");
         let store = format!("s3://{BUCKET}/{}", self.prefix);
         let mut args = vec!["--catalog", &self.catalog, "--store", &store];
         args.extend_from_slice(extra);
         let env = self.s3.env();
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        Server::start_env("serve", &data, &args, &env)
+        let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        env.extend_from_slice(more_env);
+        Server::start_bin(&team_binary(), "serve", &data, &args, &env)
     }
 }
