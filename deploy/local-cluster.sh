@@ -14,7 +14,7 @@
 # ETLSCOPE_BIN picks the binary (default target/release/etlscope, built with
 # `cargo build --release -p etlscope --features team`), S3S_FS
 # the s3s-fs binary (default: on PATH, else ~/.cargo/bin/s3s-fs).
-set -euo pipefail
+set -Eeuo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 
@@ -53,10 +53,14 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-wait_port() { # port seconds
+wait_port() { # port seconds [pid: stop waiting once it has exited]
     local i
     for ((i = 0; i < $2 * 20; i++)); do
         (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+            echo "the process for 127.0.0.1:$1 exited" >&2
+            return 1
+        fi
         sleep 0.05
     done
     echo "nothing listens on 127.0.0.1:$1 after $2 s" >&2
@@ -78,7 +82,7 @@ start_replica() { # index
         --max-upload-mb "$max_upload_mb" \
         ${ETLSCOPE_REPLICA_FLAGS:-} >"$dir/replica-$i/log" 2>&1 &
     echo $! >"$dir/replica-$i/pid"
-    wait_port "$rport" 20
+    wait_port "$rport" 20 "$(cat "$dir/replica-$i/pid")" || { tail -3 "$dir/replica-$i/log" >&2; return 1; }
 }
 
 up() {
@@ -87,6 +91,8 @@ up() {
     [ -x "$pgbin/pg_ctl" ] || { echo "no PostgreSQL: apt-get install postgresql" >&2; exit 1; }
     [ -x "$nginx" ] || { echo "no nginx: apt-get install nginx-light" >&2; exit 1; }
     if [ -f "$dir/cluster.env" ]; then echo "a cluster is already in $dir: $0 down --dir $dir first" >&2; exit 1; fi
+    # A step that fails stops what the earlier ones started.
+    trap 'echo "up failed: stopping what was started" >&2; down >&2' ERR
     mkdir -p "$dir"
     chmod 755 "$dir"
 
@@ -143,6 +149,7 @@ ENV
     printf '%s\n' "$conf" >"$dir/nginx/nginx.conf"
     "$nginx" -p "$dir/nginx" -c "$dir/nginx/nginx.conf"
     wait_port "$port" 10
+    trap - ERR
     echo "etlscope team server: http://127.0.0.1:$port/ ($replicas replicas, PostgreSQL on $pgport, S3 on $s3port; state in $dir)"
 }
 
