@@ -126,6 +126,14 @@ pub trait Catalog: Send + Sync {
     /// between the two, which the start-up reconcile heals) a file without
     /// its row is left.
     fn insert_then(&self, e: &TraceEntry, place: Place<'_>) -> anyhow::Result<std::io::Result<()>>;
+    /// `insert_then` for a trace the caller found absent: false (the row
+    /// left as it is) when another writer (a replica) added it meanwhile,
+    /// so that of the same bytes sent at once one upload is the new one.
+    fn insert_new_then(
+        &self,
+        e: &TraceEntry,
+        place: Place<'_>,
+    ) -> anyhow::Result<std::io::Result<bool>>;
     fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>>;
     /// Newest first, then by name.
     fn list(&self) -> anyhow::Result<Vec<TraceEntry>>;

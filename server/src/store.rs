@@ -348,40 +348,50 @@ impl Store {
     /// as one step (see `Catalog::insert_then`).
     /// With a remote store, the bytes go to it first (in parts, from the
     /// temporary file), and the file becomes the cache's copy.
-    pub fn add_upload(&self, entry: &TraceEntry, temp: TempFile) -> Result<(), UploadError> {
+    ///
+    /// `new`: the trace was not in the catalog; then the result is false
+    /// when another replica added it meanwhile (this upload is not the new
+    /// one). A restored trace (`new` false) is always added.
+    pub fn add_upload(
+        &self,
+        entry: &TraceEntry,
+        temp: TempFile,
+        new: bool,
+    ) -> Result<bool, UploadError> {
         let dest = self.traces_dir.join(&entry.file_name);
         let name = entry.file_name.clone();
         let remote = self.remote.clone();
-        let placed = self
-            .catalog
-            .insert_then(
-                entry,
-                Box::new(|| {
-                    if let Some(r) = &remote {
-                        r.put_file(&temp.path, &name)?;
-                        r.cache().make_room(entry.size, &name);
-                    }
-                    temp.persist_or_copy(&dest)?;
-                    if let Some(r) = &remote {
-                        r.cache().added(&name, entry.size);
-                    }
-                    Ok(())
-                }),
-            )
-            .map_err(|e| {
-                // The file may be in place without its row: take it back.
+        let place: crate::catalog::Place<'_> = Box::new(|| {
+            if let Some(r) = &remote {
+                r.put_file(&temp.path, &name)?;
+                r.cache().make_room(entry.size, &name);
+            }
+            temp.persist_or_copy(&dest)?;
+            if let Some(r) = &remote {
+                r.cache().added(&name, entry.size);
+            }
+            Ok(())
+        });
+        let placed = if new {
+            self.catalog.insert_new_then(entry, place)
+        } else {
+            self.catalog
+                .insert_then(entry, place)
+                .map(|r| r.map(|()| true))
+        };
+        let placed = placed.map_err(|e| {
+            // A local file may be in place without its row: take it
+            // back. An object is left to the orphan sweep (another
+            // replica may have added the same bytes under the same name).
+            if self.remote.is_none() {
                 let _ = std::fs::remove_file(&dest);
-                if let Some(r) = &self.remote {
-                    if let Err(err) = r.delete(&name) {
-                        tracing::warn!(error = %err, %name, "cannot remove an object whose row was not written");
-                    }
-                }
-                if crate::catalog::is_unavailable(&e) {
-                    UploadError::Unavailable(format!("cannot record the upload: {e:#}"))
-                } else {
-                    UploadError::Io(format!("cannot record the upload: {e:#}"))
-                }
-            })?;
+            }
+            if crate::catalog::is_unavailable(&e) {
+                UploadError::Unavailable(format!("cannot record the upload: {e:#}"))
+            } else {
+                UploadError::Io(format!("cannot record the upload: {e:#}"))
+            }
+        })?;
         placed.map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotConnected {
                 UploadError::Unavailable(format!("cannot store the upload: {e}"))

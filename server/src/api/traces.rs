@@ -61,6 +61,7 @@ pub async fn upload(
         return Ok((StatusCode::OK, Json(entry_json(&app, e))));
     }
     let file_name = format!("{}.{kind}", got.id);
+    let new = existing.is_none();
     let entry = match existing {
         // Its stored file had vanished or changed: the same bytes restore it.
         Some(e) => TraceEntry {
@@ -85,9 +86,15 @@ pub async fn upload(
     };
     let store = app.store.clone();
     let e = entry.clone();
-    tokio::task::spawn_blocking(move || store.add_upload(&e, got.temp))
+    let added = tokio::task::spawn_blocking(move || store.add_upload(&e, got.temp, new))
         .await
         .map_err(|e| ApiError::internal(e.to_string()))??;
+    if !added {
+        // Another replica added the same bytes meanwhile: this is theirs.
+        if let Some(e) = app.store.catalog.get(&got.id)? {
+            return Ok((StatusCode::OK, Json(entry_json(&app, &e))));
+        }
+    }
     app.store.start_ingest(entry.clone());
     Ok((StatusCode::CREATED, Json(entry_json(&app, &entry))))
 }

@@ -169,6 +169,32 @@ fn stack_tag_sets_are_kept_by_name(c: &dyn Catalog) {
     assert_eq!(c.stack_tag_sets().unwrap().len(), 1);
 }
 
+fn insert_new_then_adds_once(c: &dyn Catalog) {
+    let refused = c
+        .insert_new_then(&entry("n"), Box::new(|| Err(std::io::Error::other("full"))))
+        .unwrap();
+    assert!(refused.is_err());
+    assert!(c.get("n").unwrap().is_none(), "no row without its file");
+    assert!(c
+        .insert_new_then(&entry("n"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap());
+    let mut second = entry("n");
+    second.name = "other.etl".into();
+    let added = c
+        .insert_new_then(&second, Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap();
+    assert!(!added, "the second writer finds it added");
+    assert_eq!(c.get("n").unwrap().unwrap().name, "a.etl");
+    assert!(c.delete("n").unwrap());
+    assert!(c
+        .insert_new_then(&entry("n"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap());
+    assert!(!c.deleted("n").unwrap());
+}
+
 type Check = (&'static str, fn(&dyn Catalog));
 
 const CHECKS: &[Check] = &[
@@ -202,6 +228,7 @@ const CHECKS: &[Check] = &[
         "stack_tag_sets_are_kept_by_name",
         stack_tag_sets_are_kept_by_name,
     ),
+    ("insert_new_then_adds_once", insert_new_then_adds_once),
 ];
 
 #[test]

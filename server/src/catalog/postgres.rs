@@ -291,6 +291,21 @@ impl Catalog for PgCatalog {
         Ok(Ok(()))
     }
 
+    /// The object is placed first (the same bytes under the same name,
+    /// whoever wins), then the row inserted unless one is there.
+    fn insert_new_then(
+        &self,
+        e: &TraceEntry,
+        place: Place<'_>,
+    ) -> anyhow::Result<std::io::Result<bool>> {
+        if let Err(err) = place() {
+            return Ok(Err(err));
+        }
+        const SQL: &str = concat!(insert_trace!(), " ON CONFLICT (id) DO NOTHING");
+        self.execute("DELETE FROM tombstones WHERE id = $1", vec![s(&e.id)])?;
+        Ok(Ok(self.execute(SQL, entry_params(e))? > 0))
+    }
+
     fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>> {
         let rows = self.rows(
             "SELECT id, name, size, file_name, uploaded_at, uploader, notes, status, error, members

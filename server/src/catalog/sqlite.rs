@@ -118,6 +118,35 @@ impl Catalog for SqliteCatalog {
         }
     }
 
+    fn insert_new_then(
+        &self,
+        e: &TraceEntry,
+        place: Place<'_>,
+    ) -> anyhow::Result<std::io::Result<bool>> {
+        let mut conn = self
+            .conn
+            .lock()
+            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
+        let tx = conn.transaction()?;
+        tx.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
+        let added = tx.execute(
+            "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
+        )?;
+        if added == 0 {
+            // Dropping the transaction keeps everything as it was.
+            return Ok(Ok(false));
+        }
+        match place() {
+            Ok(()) => {
+                tx.commit()?;
+                Ok(Ok(true))
+            }
+            Err(err) => Ok(Err(err)),
+        }
+    }
+
     fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>> {
         self.with(|c| {
             c.query_row(
