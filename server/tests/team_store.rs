@@ -152,6 +152,8 @@ fn the_cache_stays_under_cache_gb() {
     r.wait_ready(first, 60);
     assert!(dir_bytes(&cache) <= 30 << 20);
     assert!(cache.join(format!("{first}.etl.zip")).is_file());
+    drop(r);
+    std::fs::remove_dir_all(&cache).ok();
 }
 
 /// The store stopped: an upload gets 503 with Retry-After, a loaded trace

@@ -158,6 +158,17 @@ pub struct Backends {
     pub s3: S3Server,
     pub catalog: String,
     pub prefix: String,
+    /// The replicas' data folders (their caches hold trace copies),
+    /// removed with the backends, after the replicas (declared later).
+    dirs: std::cell::RefCell<Vec<PathBuf>>,
+}
+
+impl Drop for Backends {
+    fn drop(&mut self) {
+        for d in self.dirs.borrow().iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
 }
 
 impl Backends {
@@ -170,6 +181,7 @@ impl Backends {
             s3,
             catalog,
             prefix: format!("team-{tag}"),
+            dirs: Default::default(),
         })
     }
 
@@ -182,6 +194,7 @@ impl Backends {
     /// `replica` with more environment variables.
     pub fn replica_env(&self, extra: &[&str], more_env: &[(&str, &str)]) -> Server {
         let data = temp_dir("etlscope-replica");
+        self.dirs.borrow_mut().push(data.clone());
         let store = format!("s3://{BUCKET}/{}", self.prefix);
         let mut args = vec!["--catalog", &self.catalog, "--store", &store];
         args.extend_from_slice(extra);
