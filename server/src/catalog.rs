@@ -1,42 +1,25 @@
-//! The trace catalog in SQLite: what was uploaded, by whom, and whether it
-//! ingested. Schema changes go through numbered migrations (PRAGMA user_version).
+//! The trace catalog: what was uploaded, by whom, and whether it ingested,
+//! with short links and per-trace symbol paths. One trait, two engines:
+//! SQLite in the data directory (the embedded default, `sqlite.rs`) and
+//! PostgreSQL shared by the replicas of a team server (`postgres.rs`).
+//! Both run numbered migrations at open; `contract_tests.rs` runs the same
+//! tests against each.
 
-use rusqlite::{params, Connection, OptionalExtension};
+#[cfg(test)]
+mod contract_tests;
+#[cfg(all(feature = "team", not(windows)))]
+mod postgres;
+mod sqlite;
+#[cfg(all(test, feature = "team", not(windows)))]
+pub mod test_postgres;
+
+#[cfg(all(feature = "team", not(windows)))]
+pub use postgres::PgCatalog;
+pub use sqlite::SqliteCatalog;
+
 use serde::Serialize;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::UNIX_EPOCH;
-
-/// Each entry moves the schema one version up; never edit a released one.
-const MIGRATIONS: &[&str] = &[
-    // 1: the traces table.
-    "CREATE TABLE traces (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        file_name TEXT NOT NULL,
-        uploaded_at TEXT NOT NULL,
-        uploader TEXT NOT NULL DEFAULT '',
-        notes TEXT NOT NULL DEFAULT '',
-        status TEXT NOT NULL DEFAULT 'pending',
-        error TEXT NOT NULL DEFAULT ''
-    );",
-    // 2: traces of several files (served by reference): every member's path
-    // and size as JSON; '' for a trace of one file (file_name and size).
-    "ALTER TABLE traces ADD COLUMN members TEXT NOT NULL DEFAULT '';",
-    // 3: short links: a content-addressed id for a view's path and query.
-    "CREATE TABLE links (
-        id TEXT PRIMARY KEY,
-        target TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    );",
-    // 4: a trace's own symbol path (the Symbols panel), in place of the
-    // server's; a table of its own so that re-adding a trace keeps it.
-    "CREATE TABLE symbol_paths (
-        id TEXT PRIMARY KEY,
-        symbol_path TEXT NOT NULL
-    );",
-];
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct TraceEntry {
@@ -103,7 +86,104 @@ impl TraceEntry {
     }
 }
 
-fn members_text(e: &TraceEntry) -> String {
+/// The catalog was unreachable (a database restarting, a dropped
+/// connection): the request may succeed later. The API answers 503 with
+/// `Retry-After` for it instead of 500.
+#[derive(Debug)]
+pub struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the catalog is unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for Unavailable {}
+
+/// Whether `e` (anywhere in its chain) says the catalog or the trace store
+/// was unreachable for a while, not that the request was wrong.
+pub fn is_unavailable(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.is::<Unavailable>()
+            || matches!(
+                c.downcast_ref::<crate::store::remote::StoreError>(),
+                Some(crate::store::remote::StoreError::Away(_))
+            )
+    })
+}
+
+/// Moves a stored file into place; its error is the storage's own.
+pub type Place<'a> = Box<dyn FnOnce() -> std::io::Result<()> + Send + 'a>;
+
+/// What the server keeps about its traces. Every method is blocking
+/// (callers on the async runtime already treat it as a quick local call).
+pub trait Catalog: Send + Sync {
+    /// Add `e` unless a row with its id exists.
+    fn insert(&self, e: &TraceEntry) -> anyhow::Result<()>;
+    /// Insert (or replace) `e` and run `place` (which moves its file into
+    /// the library) as one step: the row is committed only if `place`
+    /// succeeded, so neither a row without its file nor (short of a crash
+    /// between the two, which the start-up reconcile heals) a file without
+    /// its row is left.
+    fn insert_then(&self, e: &TraceEntry, place: Place<'_>) -> anyhow::Result<std::io::Result<()>>;
+    /// `insert_then` for a trace the caller found absent: false (the row
+    /// left as it is) when another writer (a replica) added it meanwhile,
+    /// so that of the same bytes sent at once one upload is the new one.
+    fn insert_new_then(
+        &self,
+        e: &TraceEntry,
+        place: Place<'_>,
+    ) -> anyhow::Result<std::io::Result<bool>>;
+    fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>>;
+    /// Newest first, then by name.
+    fn list(&self) -> anyhow::Result<Vec<TraceEntry>>;
+    fn set_status(&self, id: &str, status: &str, error: &str) -> anyhow::Result<()>;
+    /// Point a trace served by reference at its files as they are now
+    /// (opened again: the same content, maybe moved or touched).
+    fn set_files(&self, e: &TraceEntry) -> anyhow::Result<()>;
+    /// Keep the short link `id` for `target` (an in-app path with its query).
+    /// Returns the target already kept under `id`, if another one is.
+    fn insert_link(&self, id: &str, target: &str, now: &str) -> anyhow::Result<Option<String>>;
+    /// (links kept, bytes of their targets): what `--max-links` and `--max-links-mb` cap.
+    fn link_usage(&self) -> anyhow::Result<(u64, u64)>;
+    fn link(&self, id: &str) -> anyhow::Result<Option<String>>;
+    /// Remove the trace's row and its symbol path, leaving a tombstone
+    /// (every replica then answers 410 for it); false if there was none.
+    fn delete(&self, id: &str) -> anyhow::Result<bool>;
+    /// Whether the trace was deleted (and not added again since).
+    fn deleted(&self, id: &str) -> anyhow::Result<bool>;
+    /// Stack tag sets shared by the replicas of a team server: (name, XML
+    /// as uploaded), by name. (A server of its own keeps them as files.)
+    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>>;
+    /// Keep `xml` as set `name`, replacing one of that name.
+    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()>;
+    /// Whether there was a set `name` to delete.
+    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool>;
+    /// The trace's own symbol path, if one was set.
+    fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>>;
+    /// Set (Some) or clear (None: the server's path again) a trace's symbol path.
+    fn set_symbol_path(&self, id: &str, path: Option<&str>) -> anyhow::Result<()>;
+}
+
+/// The catalog named by `--catalog`: `postgres://...` (a team server's),
+/// `sqlite://FILE`, or None for `catalog.sqlite` in the data directory
+/// (opened, healed if broken, by `heal::open_catalog`).
+pub fn open_url(url: &str) -> anyhow::Result<Box<dyn Catalog>> {
+    if let Some(file) = url.strip_prefix("sqlite://") {
+        return Ok(Box::new(SqliteCatalog::open(Path::new(file))?));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(all(feature = "team", not(windows)))]
+        return Ok(Box::new(PgCatalog::connect(url)?));
+        #[cfg(not(all(feature = "team", not(windows))))]
+        anyhow::bail!(
+            "--catalog postgres:// needs a build with the team server: cargo build --release -p etlscope --features team (not on Windows)"
+        );
+    }
+    anyhow::bail!("--catalog {url:?} is neither postgres://USER@HOST:PORT/DB nor sqlite://FILE")
+}
+
+pub(crate) fn members_text(e: &TraceEntry) -> String {
     if e.members.is_empty() {
         String::new()
     } else {
@@ -111,374 +191,8 @@ fn members_text(e: &TraceEntry) -> String {
     }
 }
 
-pub struct Catalog {
-    conn: Mutex<Connection>,
-}
-
-impl Catalog {
-    pub fn open(path: &Path) -> anyhow::Result<Catalog> {
-        let conn = Connection::open(path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        migrate(&conn)?;
-        Ok(Catalog {
-            conn: Mutex::new(conn),
-        })
-    }
-
-    #[cfg(test)]
-    pub fn in_memory() -> anyhow::Result<Catalog> {
-        let conn = Connection::open_in_memory()?;
-        migrate(&conn)?;
-        Ok(Catalog {
-            conn: Mutex::new(conn),
-        })
-    }
-
-    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> anyhow::Result<T> {
-        let conn = self
-            .conn
-            .lock()
-            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
-        Ok(f(&conn)?)
-    }
-
-    pub fn insert(&self, e: &TraceEntry) -> anyhow::Result<()> {
-        self.with(|c| {
-            c.execute(
-                "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
-            )
-            .map(|_| ())
-        })
-    }
-
-    /// Insert `e` and run `place` (which moves its file into the library) as
-    /// one step: the row is committed only if `place` succeeded, so neither
-    /// a row without its file nor (short of a crash between the two, which
-    /// the start-up reconcile heals) a file without its row is left.
-    pub fn insert_then<E>(
-        &self,
-        e: &TraceEntry,
-        place: impl FnOnce() -> Result<(), E>,
-    ) -> anyhow::Result<Result<(), E>> {
-        let mut conn = self
-            .conn
-            .lock()
-            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
-        )?;
-        match place() {
-            Ok(()) => {
-                tx.commit()?;
-                Ok(Ok(()))
-            }
-            // Dropping the transaction rolls the insert back.
-            Err(err) => Ok(Err(err)),
-        }
-    }
-
-    pub fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>> {
-        self.with(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM traces WHERE id = ?1"),
-                [id],
-                row_to_entry,
-            )
-            .optional()
-        })
-    }
-
-    pub fn list(&self) -> anyhow::Result<Vec<TraceEntry>> {
-        self.with(|c| {
-            let mut st = c.prepare(&format!(
-                "SELECT {COLUMNS} FROM traces ORDER BY uploaded_at DESC, name"
-            ))?;
-            let rows = st.query_map([], row_to_entry)?;
-            rows.collect()
-        })
-    }
-
-    pub fn set_status(&self, id: &str, status: &str, error: &str) -> anyhow::Result<()> {
-        self.with(|c| {
-            c.execute(
-                "UPDATE traces SET status = ?2, error = ?3 WHERE id = ?1",
-                params![id, status, error],
-            )
-            .map(|_| ())
-        })
-    }
-
-    /// Point a trace served by reference at its files as they are now
-    /// (opened again: the same content, maybe moved or touched).
-    pub fn set_files(&self, e: &TraceEntry) -> anyhow::Result<()> {
-        self.with(|c| {
-            c.execute(
-                "UPDATE traces SET file_name = ?2, size = ?3, members = ?4 WHERE id = ?1",
-                params![e.id, e.file_name, e.size as i64, members_text(e)],
-            )
-            .map(|_| ())
-        })
-    }
-
-    /// Keep the short link `id` for `target` (an in-app path with its query).
-    /// Returns the target already kept under `id`, if another one is.
-    pub fn insert_link(&self, id: &str, target: &str, now: &str) -> anyhow::Result<Option<String>> {
-        self.with(|c| {
-            c.execute(
-                "INSERT OR IGNORE INTO links (id, target, created_at) VALUES (?1, ?2, ?3)",
-                params![id, target, now],
-            )?;
-            let kept: String =
-                c.query_row("SELECT target FROM links WHERE id = ?1", [id], |r| r.get(0))?;
-            Ok((kept != target).then_some(kept))
-        })
-    }
-
-    /// (links kept, bytes of their targets): what `--max-links` and `--max-links-mb` cap.
-    pub fn link_usage(&self) -> anyhow::Result<(u64, u64)> {
-        self.with(|c| {
-            c.query_row(
-                "SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(target AS BLOB))), 0) FROM links",
-                [],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?.max(0) as u64,
-                        r.get::<_, i64>(1)?.max(0) as u64,
-                    ))
-                },
-            )
-        })
-    }
-
-    pub fn link(&self, id: &str) -> anyhow::Result<Option<String>> {
-        self.with(|c| {
-            c.query_row("SELECT target FROM links WHERE id = ?1", [id], |r| r.get(0))
-                .optional()
-        })
-    }
-
-    pub fn delete(&self, id: &str) -> anyhow::Result<bool> {
-        self.with(|c| {
-            c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?;
-            c.execute("DELETE FROM traces WHERE id = ?1", [id])
-                .map(|n| n > 0)
-        })
-    }
-
-    /// The trace's own symbol path, if one was set.
-    pub fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>> {
-        self.with(|c| {
-            c.query_row(
-                "SELECT symbol_path FROM symbol_paths WHERE id = ?1",
-                [id],
-                |r| r.get(0),
-            )
-            .optional()
-        })
-    }
-
-    /// Set (Some) or clear (None: the server's path again) a trace's symbol path.
-    pub fn set_symbol_path(&self, id: &str, path: Option<&str>) -> anyhow::Result<()> {
-        self.with(|c| {
-            match path {
-                Some(p) => c.execute(
-                    "INSERT OR REPLACE INTO symbol_paths (id, symbol_path) VALUES (?1, ?2)",
-                    params![id, p],
-                )?,
-                None => c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?,
-            };
-            Ok(())
-        })
-    }
-}
-
-const COLUMNS: &str =
-    "id, name, size, file_name, uploaded_at, uploader, notes, status, error, members";
-
-fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<TraceEntry> {
-    Ok(TraceEntry {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        size: r.get::<_, i64>(2)? as u64,
-        file_name: r.get(3)?,
-        uploaded_at: r.get(4)?,
-        uploader: r.get(5)?,
-        notes: r.get(6)?,
-        status: r.get(7)?,
-        error: r.get(8)?,
-        // Unreadable member JSON (a damaged row) reads as one file: the
-        // by-reference checks then refuse it rather than read a wrong set.
-        members: serde_json::from_str(&r.get::<_, String>(9)?).unwrap_or_default(),
-    })
-}
-
-fn migrate(conn: &Connection) -> anyhow::Result<()> {
-    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
-        conn.execute_batch(&format!(
-            "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
-            i + 1
-        ))?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(id: &str) -> TraceEntry {
-        TraceEntry {
-            id: id.into(),
-            name: "a.etl".into(),
-            size: 10,
-            file_name: format!("{id}.etl"),
-            uploaded_at: "2026-01-01T00:00:00Z".into(),
-            uploader: "me".into(),
-            notes: String::new(),
-            status: "pending".into(),
-            error: String::new(),
-            members: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn insert_list_update_delete() {
-        let c = Catalog::in_memory().unwrap();
-        c.insert(&entry("x")).unwrap();
-        c.insert(&entry("x")).unwrap();
-        assert_eq!(c.list().unwrap().len(), 1);
-        c.set_status("x", "failed", "bad").unwrap();
-        assert_eq!(c.get("x").unwrap().unwrap().error, "bad");
-        assert!(c.delete("x").unwrap());
-        assert!(c.get("x").unwrap().is_none());
-    }
-
-    /// A catalog written before traces had several files (schema 1, as
-    /// released) opens with its rows intact, each a trace of one file; a
-    /// trace of several files keeps its members across a reopen.
-    #[test]
-    fn schema_1_catalog_migrates_and_members_persist() {
-        let dir = testdata::TempDir::new("etlscope-cat-v1");
-        let p = dir.path().join("c.sqlite");
-        {
-            let conn = Connection::open(&p).unwrap();
-            conn.execute_batch(
-                "CREATE TABLE traces (
-                    id TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL,
-                    file_name TEXT NOT NULL, uploaded_at TEXT NOT NULL,
-                    uploader TEXT NOT NULL DEFAULT '', notes TEXT NOT NULL DEFAULT '',
-                    status TEXT NOT NULL DEFAULT 'pending', error TEXT NOT NULL DEFAULT '');
-                 INSERT INTO traces (id, name, size, file_name, uploaded_at, status)
-                 VALUES ('old', 'old.etl', 42, '/home/me/old.etl', '2026-01-01T00:00:00Z', 'ready');
-                 PRAGMA user_version = 1;",
-            )
-            .unwrap();
-        }
-        let c = Catalog::open(&p).unwrap();
-        let old = c.get("old").unwrap().unwrap();
-        assert_eq!(old.status, "ready");
-        assert!(old.members.is_empty());
-        assert_eq!(
-            old.files(),
-            vec![MemberFile {
-                path: "/home/me/old.etl".into(),
-                size: 42,
-                modified_ns: None,
-            }]
-        );
-        let members = vec![
-            MemberFile {
-                path: "/t/x.etl".into(),
-                size: 10,
-                modified_ns: None,
-            },
-            MemberFile {
-                path: "/t/x.kernel.etl".into(),
-                size: 20,
-                modified_ns: Some(1_700_000_000_123_456_789),
-            },
-        ];
-        let mut multi = entry("multi");
-        multi.members = members.clone();
-        c.insert(&multi).unwrap();
-        drop(c);
-        let c = Catalog::open(&p).unwrap();
-        assert_eq!(c.get("multi").unwrap().unwrap().files(), members);
-        assert_eq!(c.list().unwrap().len(), 2);
-        let version: i64 = c
-            .with(|conn| conn.pragma_query_value(None, "user_version", |r| r.get(0)))
-            .unwrap();
-        assert_eq!(version, MIGRATIONS.len() as i64);
-    }
-
-    /// A schema-2 catalog (before symbol paths) opens; a trace's symbol
-    /// path survives a reopen and a re-insert, and goes with its trace.
-    #[test]
-    fn symbol_paths_persist_and_go_with_their_trace() {
-        let dir = testdata::TempDir::new("etlscope-cat-v2");
-        let p = dir.path().join("c.sqlite");
-        {
-            let conn = Connection::open(&p).unwrap();
-            for sql in &MIGRATIONS[..2] {
-                conn.execute_batch(sql).unwrap();
-            }
-            conn.execute_batch(
-                "INSERT INTO traces (id, name, size, file_name, uploaded_at)
-                 VALUES ('t', 't.etl', 1, 't.etl', '2026-01-01T00:00:00Z');
-                 PRAGMA user_version = 2;",
-            )
-            .unwrap();
-        }
-        let c = Catalog::open(&p).unwrap();
-        assert_eq!(c.get("t").unwrap().unwrap().name, "t.etl");
-        assert_eq!(c.symbol_path("t").unwrap(), None);
-        c.set_symbol_path("t", Some(r"srv*C:\sym*https://x;C:\pdbs"))
-            .unwrap();
-        drop(c);
-        let c = Catalog::open(&p).unwrap();
-        assert_eq!(
-            c.symbol_path("t").unwrap().as_deref(),
-            Some(r"srv*C:\sym*https://x;C:\pdbs")
-        );
-        c.insert_then(&entry("t"), || Ok::<(), ()>(()))
-            .unwrap()
-            .unwrap();
-        assert!(c.symbol_path("t").unwrap().is_some(), "kept on re-insert");
-        c.set_symbol_path("t", None).unwrap();
-        assert_eq!(c.symbol_path("t").unwrap(), None);
-        c.set_symbol_path("t", Some("x")).unwrap();
-        assert!(c.delete("t").unwrap());
-        assert_eq!(c.symbol_path("t").unwrap(), None);
-    }
-
-    #[test]
-    fn a_link_is_kept_once_and_a_clash_is_reported() {
-        let c = Catalog::in_memory().unwrap();
-        assert_eq!(c.insert_link("a", "/t/x?v=2", "now").unwrap(), None);
-        assert_eq!(c.insert_link("a", "/t/x?v=2", "later").unwrap(), None);
-        assert_eq!(
-            c.insert_link("a", "/t/y?v=2", "now").unwrap().as_deref(),
-            Some("/t/x?v=2")
-        );
-        assert_eq!(c.link("a").unwrap().as_deref(), Some("/t/x?v=2"));
-        assert_eq!(c.link("b").unwrap(), None);
-    }
-
-    #[test]
-    fn migrations_are_idempotent() {
-        let dir = std::env::temp_dir().join(format!("etlscope-cat-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("c.sqlite");
-        Catalog::open(&p).unwrap().insert(&entry("y")).unwrap();
-        let c = Catalog::open(&p).unwrap();
-        assert_eq!(c.get("y").unwrap().unwrap().name, "a.etl");
-        std::fs::remove_dir_all(&dir).ok();
-    }
+/// A stored members column: unreadable JSON (a damaged row) reads as one
+/// file, so the by-reference checks refuse it rather than read a wrong set.
+pub(crate) fn members_of(text: &str) -> Vec<MemberFile> {
+    serde_json::from_str(text).unwrap_or_default()
 }

@@ -13,7 +13,7 @@
 //!   middle of an ingest or of a replay) are returned, to read again: no
 //!   one is reading them any more, so they end `ready` or `failed`.
 
-use crate::catalog::{Catalog, MemberFile, TraceEntry};
+use crate::catalog::{Catalog, MemberFile, SqliteCatalog, TraceEntry};
 use crate::upload::valid_id;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -68,14 +68,14 @@ pub fn file_problem(
 }
 
 /// Open the catalog, starting a new one when it is missing, empty or broken.
-pub fn open_catalog(data_dir: &Path) -> anyhow::Result<Catalog> {
+pub fn open_catalog(data_dir: &Path) -> anyhow::Result<SqliteCatalog> {
     let path = data_dir.join("catalog.sqlite");
     let empty = std::fs::metadata(&path).map_or(true, |m| m.len() == 0);
     if empty {
         // A journal left by a lost catalog belongs to other pages.
         remove_journal(&path);
     }
-    let opened = Catalog::open(&path).and_then(|c| c.list().map(|_| c));
+    let opened = SqliteCatalog::open(&path).and_then(|c| c.list().map(|_| c));
     match opened {
         Ok(c) => Ok(c),
         // A full disk or a refused write says nothing of the catalog: set
@@ -89,7 +89,7 @@ pub fn open_catalog(data_dir: &Path) -> anyhow::Result<Catalog> {
             tracing::warn!(error = %format!("{e:#}"), aside = %aside.display(), "the catalog cannot be read; starting a new one from the stored traces");
             std::fs::rename(&path, &aside)?;
             remove_journal(&path);
-            Catalog::open(&path)
+            SqliteCatalog::open(&path)
         }
     }
 }
@@ -139,7 +139,7 @@ pub fn stored_file_id(name: &str) -> Option<&str> {
 /// Bring `catalog` in line with `traces/` and with the files of traces
 /// served by reference (`files_of`); returns the rows to ingest again.
 pub fn reconcile(
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     traces_dir: &Path,
     files_of: impl Fn(&TraceEntry) -> Vec<(PathBuf, MemberFile)>,
 ) -> anyhow::Result<Vec<TraceEntry>> {

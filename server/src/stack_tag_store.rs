@@ -46,6 +46,14 @@ pub struct TagStore {
     dir: PathBuf,
     sets: Mutex<BTreeMap<String, Arc<StackTags>>>,
     tagged: Mutex<Vec<Tagged>>,
+    /// A team server's replicas keep the sets in their shared catalog
+    /// (then `dir` is unused); `xmls` is what `sets` were parsed from.
+    shared: Option<Arc<dyn crate::catalog::Catalog>>,
+    xmls: Mutex<BTreeMap<String, String>>,
+}
+
+fn catalog_error(e: anyhow::Error) -> std::io::Error {
+    std::io::Error::other(format!("{e:#}"))
 }
 
 /// Names are file names: a short, plain alphabet, never `default`.
@@ -90,11 +98,64 @@ impl TagStore {
             dir: dir.to_path_buf(),
             sets: Mutex::new(sets),
             tagged: Mutex::new(Vec::new()),
+            shared: None,
+            xmls: Mutex::new(BTreeMap::new()),
         })
+    }
+
+    /// The sets of a team server, kept in the catalog its replicas share:
+    /// a set uploaded through one replica is used by every other.
+    pub fn shared(catalog: Arc<dyn crate::catalog::Catalog>) -> TagStore {
+        TagStore {
+            dir: PathBuf::new(),
+            sets: Mutex::new(BTreeMap::new()),
+            tagged: Mutex::new(Vec::new()),
+            shared: Some(catalog),
+            xmls: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Bring the parsed sets in line with the shared catalog's (those
+    /// whose XML did not change are kept as parsed).
+    fn refresh(&self) {
+        let Some(catalog) = &self.shared else { return };
+        let stored = match catalog.stack_tag_sets() {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %format!("{e:#}"), "cannot read the stack tag sets from the catalog");
+                return;
+            }
+        };
+        let (Ok(mut sets), Ok(mut xmls)) = (self.sets.lock(), self.xmls.lock()) else {
+            return;
+        };
+        let mut next = BTreeMap::new();
+        let mut next_xml = BTreeMap::new();
+        for (name, xml) in stored {
+            let kept = sets
+                .get(&name)
+                .filter(|_| xmls.get(&name) == Some(&xml))
+                .cloned();
+            let set = match kept {
+                Some(s) => s,
+                None => match StackTags::parse(&name, &xml) {
+                    Ok(s) => Arc::new(s),
+                    Err(e) => {
+                        tracing::warn!("stack tags {name}: {e}");
+                        continue;
+                    }
+                },
+            };
+            next.insert(name.clone(), set);
+            next_xml.insert(name, xml);
+        }
+        *sets = next;
+        *xmls = next_xml;
     }
 
     /// The built-in set first, then the stored ones by name.
     pub fn list(&self) -> Vec<Arc<StackTags>> {
+        self.refresh();
         let mut v = vec![StackTags::builtin()];
         if let Ok(s) = self.sets.lock() {
             v.extend(s.values().cloned());
@@ -106,6 +167,7 @@ impl TagStore {
         if name == DEFAULT_NAME {
             return Some(StackTags::builtin());
         }
+        self.refresh();
         self.sets.lock().ok()?.get(name).cloned()
     }
 
@@ -115,6 +177,9 @@ impl TagStore {
             return Some(DEFAULT_XML.to_string());
         }
         self.get(name)?;
+        if self.shared.is_some() {
+            return self.xmls.lock().ok()?.get(name).cloned();
+        }
         std::fs::read_to_string(self.path(name)).ok()
     }
 
@@ -128,6 +193,19 @@ impl TagStore {
             return Err(PutError::BadName(name.to_string()));
         }
         let set = Arc::new(StackTags::parse(name, xml).map_err(PutError::Parse)?);
+        if let Some(catalog) = &self.shared {
+            let stored = catalog
+                .stack_tag_sets()
+                .map_err(|e| PutError::Io(catalog_error(e)))?;
+            if stored.len() >= MAX_SETS && !stored.iter().any(|(n, _)| n == name) {
+                return Err(PutError::TooMany);
+            }
+            catalog
+                .put_stack_tags(name, xml)
+                .map_err(|e| PutError::Io(catalog_error(e)))?;
+            self.refresh();
+            return Ok(set);
+        }
         let mut sets = self.sets.lock().map_err(|_| PutError::TooMany)?;
         if sets.len() >= MAX_SETS && !sets.contains_key(name) {
             return Err(PutError::TooMany);
@@ -144,6 +222,14 @@ impl TagStore {
     pub fn delete(&self, name: &str) -> std::io::Result<bool> {
         if !valid_name(name) {
             return Ok(false);
+        }
+        if let Some(catalog) = &self.shared {
+            let had = catalog.delete_stack_tags(name).map_err(catalog_error)?;
+            if let Ok(mut t) = self.tagged.lock() {
+                t.retain(|x| x.set.name != name);
+            }
+            self.refresh();
+            return Ok(had);
         }
         let Ok(mut sets) = self.sets.lock() else {
             return Ok(false);

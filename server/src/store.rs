@@ -6,6 +6,10 @@
 //! budget; the least recently used are dropped and reloaded on demand.
 
 mod local;
+pub mod lru_cache;
+#[cfg(all(feature = "team", not(windows)))]
+mod object;
+pub mod remote;
 
 use crate::admission::{ingest_estimate, too_big_message, Held, Reservation, Reservations};
 use crate::catalog::{Catalog, MemberFile, TraceEntry};
@@ -133,16 +137,35 @@ pub enum NotReady {
     Failed(String),
 }
 
+/// Where the catalog and the trace bytes live (`serve --catalog`, `--store`,
+/// `--cache-dir`, `--cache-gb`); all None: the data directory's own.
+#[derive(Debug, Clone, Default)]
+pub struct Backends {
+    /// `postgres://...` or `sqlite://FILE`.
+    pub catalog: Option<String>,
+    /// `s3://BUCKET/PREFIX` or `file:///DIR`.
+    pub store: Option<String>,
+    pub cache_dir: Option<PathBuf>,
+    pub cache_bytes: u64,
+}
+
 pub struct Store {
     pub data_dir: PathBuf,
+    /// Uploaded trace files: `traces/` (or `--store file:///DIR`), or the
+    /// local cache of the remote store's.
+    traces_dir: PathBuf,
+    /// The object store holding the trace bytes (`--store s3://...`).
+    remote: Option<Arc<dyn remote::RemoteTraces>>,
     /// `--symbol-path` / `_NT_SYMBOL_PATH`.
     pub symbol_path: Option<String>,
-    pub catalog: Catalog,
+    pub catalog: Arc<dyn Catalog>,
     memory_budget: u64,
     slots: Mutex<HashMap<String, Slot>>,
     clock: AtomicU64,
     /// Numbers symbolization runs, so the newest result wins.
     symbol_runs: AtomicU64,
+    /// The catalog or the trace bytes are shared with other replicas.
+    shared: bool,
     /// Memory promised to running ingests (admission control).
     reservations: Reservations,
     /// Stack tag sets uploaded to this server.
@@ -156,6 +179,7 @@ impl Store {
         data_dir: &Path,
         memory_budget: u64,
         symbol_path: Option<String>,
+        backends: &Backends,
     ) -> anyhow::Result<Arc<Store>> {
         for sub in ["traces", "tmp", "symbols"] {
             std::fs::create_dir_all(data_dir.join(sub))?;
@@ -164,9 +188,39 @@ impl Store {
         for e in std::fs::read_dir(data_dir.join("tmp"))?.flatten() {
             std::fs::remove_file(e.path()).ok();
         }
-        let catalog = crate::heal::open_catalog(data_dir)?;
+        let catalog: Arc<dyn Catalog> = match &backends.catalog {
+            None => Arc::new(crate::heal::open_catalog(data_dir)?),
+            Some(url) => Arc::from(crate::catalog::open_url(url)?),
+        };
+        let (traces_dir, remote) = match backends.store.as_deref() {
+            None => (data_dir.join("traces"), None),
+            Some(url) if url.starts_with("file://") => {
+                let dir = PathBuf::from(&url["file://".len()..]);
+                std::fs::create_dir_all(&dir)?;
+                (dir, None)
+            }
+            Some(url) => {
+                let cache = backends
+                    .cache_dir
+                    .clone()
+                    .unwrap_or_else(|| data_dir.join("cache"));
+                let r = remote::open(url, &cache, backends.cache_bytes)?;
+                (cache, Some(r))
+            }
+        };
+        // Shared with other replicas: their rows and files are not this
+        // one's to heal, nor their ingests to resume.
+        let shared = backends.catalog.is_some() || remote.is_some();
+        let stack_tags = match backends.catalog {
+            // Shared by the replicas: in the catalog.
+            Some(_) => crate::stack_tag_store::TagStore::shared(catalog.clone()),
+            None => crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
+        };
         let store = Arc::new(Store {
             data_dir: data_dir.to_path_buf(),
+            traces_dir,
+            remote,
+            shared,
             symbol_path,
             catalog,
             memory_budget,
@@ -174,13 +228,24 @@ impl Store {
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
             reservations: Reservations::default(),
-            stack_tags: crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
+            stack_tags,
             schemas: crate::schema_store::SchemaStore::open(&data_dir.join("schemas"))?,
         });
-        let stale = crate::heal::reconcile(&store.catalog, &data_dir.join("traces"), |e| {
-            store.trace_files(e)
-        })?;
-        store.resume(stale);
+        if !shared {
+            let stale = crate::heal::reconcile(store.catalog.as_ref(), &store.traces_dir, |e| {
+                store.trace_files(e)
+            })?;
+            store.resume(stale);
+        }
+        if let Some(r) = store.remote.clone() {
+            let catalog = store.catalog.clone();
+            std::thread::spawn(move || {
+                let grace = remote::orphan_grace();
+                if let Err(e) = remote::sweep_orphans(r.as_ref(), catalog.as_ref(), grace) {
+                    tracing::warn!(error = %format!("{e:#}"), "orphan sweep of the object store failed");
+                }
+            });
+        }
         Ok(store)
     }
 
@@ -235,14 +300,12 @@ impl Store {
         let now = held(&self.slots());
         // The files are looked at without the lock (a slow disk must not
         // hold up every query).
-        let (status, message) = now.clone().unwrap_or_else(|| {
-            match crate::heal::file_problem(e, &self.trace_files(e)) {
-                Some((status, message)) => (status.to_string(), message),
-                None if crate::heal::STALE.contains(&e.status.as_str()) || e.status == MISSING => {
-                    ("pending".to_string(), String::new())
-                }
-                None => (e.status.clone(), e.error.clone()),
+        let (status, message) = now.clone().unwrap_or_else(|| match self.file_problem(e) {
+            Some((status, message)) => (status.to_string(), message),
+            None if crate::heal::STALE.contains(&e.status.as_str()) || e.status == MISSING => {
+                ("pending".to_string(), String::new())
             }
+            None => (e.status.clone(), e.error.clone()),
         });
         if status != e.status || message != e.error {
             let slots = self.slots();
@@ -261,8 +324,18 @@ impl Store {
         if p.is_absolute() {
             p.to_path_buf()
         } else {
-            self.data_dir.join("traces").join(file_name)
+            self.traces_dir.join(file_name)
         }
+    }
+
+    /// Why the files of `e` are not the trace the library holds (see
+    /// `heal::file_problem`). An upload in a remote store is whole as the
+    /// catalog says: its local copy is only a cache.
+    pub fn file_problem(&self, e: &TraceEntry) -> Option<(&'static str, String)> {
+        if self.remote.is_some() && self.owned_path(e).is_some() {
+            return None;
+        }
+        crate::heal::file_problem(e, &self.trace_files(e))
     }
 
     /// The file of `e` if the server wrote it (an upload in `traces/`, named
@@ -271,22 +344,64 @@ impl Store {
     pub fn owned_path(&self, e: &TraceEntry) -> Option<PathBuf> {
         let ours = [format!("{}.etl", e.id), format!("{}.etl.zip", e.id)];
         (crate::upload::valid_id(&e.id) && ours.contains(&e.file_name))
-            .then(|| self.data_dir.join("traces").join(&e.file_name))
+            .then(|| self.traces_dir.join(&e.file_name))
     }
 
     /// Put an upload into the library: its row and its file in `traces/`
     /// as one step (see `Catalog::insert_then`).
-    pub fn add_upload(&self, entry: &TraceEntry, temp: TempFile) -> Result<(), UploadError> {
-        let dest = self.data_dir.join("traces").join(&entry.file_name);
-        let placed = self
-            .catalog
-            .insert_then(entry, || temp.persist(&dest))
-            .map_err(|e| {
-                // The file may be in place without its row: take it back.
+    /// With a remote store, the bytes go to it first (in parts, from the
+    /// temporary file), and the file becomes the cache's copy.
+    ///
+    /// `new`: the trace was not in the catalog; then the result is false
+    /// when another replica added it meanwhile (this upload is not the new
+    /// one). A restored trace (`new` false) is always added.
+    pub fn add_upload(
+        &self,
+        entry: &TraceEntry,
+        temp: TempFile,
+        new: bool,
+    ) -> Result<bool, UploadError> {
+        let dest = self.traces_dir.join(&entry.file_name);
+        let name = entry.file_name.clone();
+        let remote = self.remote.clone();
+        let place: crate::catalog::Place<'_> = Box::new(|| {
+            if let Some(r) = &remote {
+                r.put_file(&temp.path, &name)?;
+                r.cache().make_room(entry.size, &name);
+            }
+            temp.persist_or_copy(&dest)?;
+            if let Some(r) = &remote {
+                r.cache().added(&name, entry.size);
+            }
+            Ok(())
+        });
+        let placed = if new {
+            self.catalog.insert_new_then(entry, place)
+        } else {
+            self.catalog
+                .insert_then(entry, place)
+                .map(|r| r.map(|()| true))
+        };
+        let placed = placed.map_err(|e| {
+            // A local file may be in place without its row: take it
+            // back. An object is left to the orphan sweep (another
+            // replica may have added the same bytes under the same name).
+            if self.remote.is_none() {
                 let _ = std::fs::remove_file(&dest);
+            }
+            if crate::catalog::is_unavailable(&e) {
+                UploadError::Unavailable(format!("cannot record the upload: {e:#}"))
+            } else {
                 UploadError::Io(format!("cannot record the upload: {e:#}"))
-            })?;
-        placed.map_err(|e| UploadError::write("cannot store the upload", &e))
+            }
+        })?;
+        placed.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotConnected {
+                UploadError::Unavailable(format!("cannot store the upload: {e}"))
+            } else {
+                UploadError::write("cannot store the upload", &e)
+            }
+        })
     }
 
     /// Remove a trace from the library: stop its ingest, drop it from
@@ -299,7 +414,12 @@ impl Store {
         if let Some(Slot::Ingesting(p)) = self.slots().remove(id) {
             p.cancel();
         }
-        if let Some(path) = self.owned_path(&e) {
+        if let (Some(r), Some(_)) = (&self.remote, self.owned_path(&e)) {
+            // Left behind when the store is away: the orphan sweep takes it.
+            if let Err(err) = r.delete(&e.file_name) {
+                tracing::warn!(%id, error = %err, "cannot remove a deleted trace's object");
+            }
+        } else if let Some(path) = self.owned_path(&e) {
             if let Err(err) = std::fs::remove_file(&path) {
                 if err.kind() != std::io::ErrorKind::NotFound {
                     tracing::warn!(%id, error = %err, "cannot remove a deleted trace's file");
@@ -320,6 +440,13 @@ impl Store {
 
     /// The loaded trace, or why not; starts loading it when needed.
     pub fn get(self: &Arc<Self>, id: &str) -> Result<Arc<LoadedTrace>, NotReady> {
+        // Deleted through another replica: dropped here too.
+        if self.shared && matches!(self.catalog.deleted(id), Ok(true)) {
+            if let Some(Slot::Ingesting(p)) = self.slots().remove(id) {
+                p.cancel();
+            }
+            return Err(NotReady::NotFound);
+        }
         {
             let slots = self.slots();
             match slots.get(id) {
@@ -401,6 +528,29 @@ impl Store {
     }
 
     fn ingest(self: Arc<Self>, entry: TraceEntry, progress: Arc<BuildProgress>) {
+        if let (Some(r), Some(_)) = (&self.remote, self.owned_path(&entry)) {
+            match r.local(&entry.file_name, entry.size) {
+                Ok(_) => {}
+                // Not the trace's fault: nothing is marked failed, the
+                // next request tries again.
+                Err(remote::StoreError::Away(m)) => {
+                    tracing::warn!(id = %entry.id, error = %m, "cannot fetch the trace from the object store");
+                    let mut slots = self.slots();
+                    if matches!(slots.get(&entry.id), Some(Slot::Ingesting(p)) if Arc::ptr_eq(p, &progress))
+                    {
+                        slots.remove(&entry.id);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    self.slots()
+                        .insert(entry.id.clone(), Slot::Failed(msg.clone()));
+                    self.record_status(&entry.id, "failed", &msg);
+                    return;
+                }
+            }
+        }
         self.record_status(&entry.id, "ingesting", "");
         let files = self.trace_files(&entry);
         let started = Instant::now();

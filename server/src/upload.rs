@@ -18,6 +18,8 @@ pub enum UploadError {
     NoSpace(String),
     Io(String),
     Client(String),
+    /// The catalog or the object store is unreachable for now (503).
+    Unavailable(String),
 }
 
 impl UploadError {
@@ -64,6 +66,22 @@ impl TempFile {
         std::fs::rename(&self.path, dest)?;
         self.keep = true;
         Ok(())
+    }
+
+    /// Move into place; across filesystems (a cache folder on another
+    /// disk), by a copy to a temporary name there and a rename.
+    pub fn persist_or_copy(self, dest: &Path) -> std::io::Result<()> {
+        if std::fs::rename(&self.path, dest).is_ok() {
+            let mut me = self;
+            me.keep = true;
+            return Ok(());
+        }
+        let part = dest.with_extension("part");
+        let copied = std::fs::copy(&self.path, &part).and_then(|_| std::fs::rename(&part, dest));
+        if copied.is_err() {
+            let _ = std::fs::remove_file(&part);
+        }
+        copied
     }
 }
 

@@ -27,11 +27,12 @@ fn rss_kib(server: &Server) -> u64 {
         .unwrap()
 }
 
-/// Every way of asking about `id` says 404.
+/// Every way of asking about `id` says 410 Gone (issue 36: a deleted
+/// trace leaves a tombstone; an id never seen is 404).
 fn gone(server: &Server, id: &str) {
     for path in ["", "/summary", "/symbols", "/columns", "/progress"] {
         let (s, b) = server.get(&format!("/api/traces/{id}{path}"));
-        assert_eq!(s, 404, "GET {path}: {b}");
+        assert_eq!(s, 410, "GET {path}: {b}");
     }
     for what in ["table", "flame", "timeline"] {
         let body = if what == "table" {
@@ -40,7 +41,7 @@ fn gone(server: &Server, id: &str) {
             "{}"
         };
         let (s, b) = server.post(&format!("/api/traces/{id}/{what}"), body.as_bytes());
-        assert_eq!(s, 404, "POST {what}: {b}");
+        assert_eq!(s, 410, "POST {what}: {b}");
     }
 }
 

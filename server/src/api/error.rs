@@ -14,6 +14,9 @@ pub struct ApiError {
     pub detail: Option<serde_json::Value>,
 }
 
+/// `Retry-After` of a 503 `unavailable` (a backend away while it restarts).
+const RETRY_AFTER_SECS: u32 = 2;
+
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         ApiError {
@@ -32,6 +35,11 @@ impl ApiError {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
     }
+    /// 503 with `Retry-After`: the catalog or the object store is away
+    /// (restarting); the same request succeeds once it is back.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
+    }
     pub fn unauthorized() -> Self {
         Self::new(
             StatusCode::UNAUTHORIZED,
@@ -43,19 +51,29 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let retry = self.code == "unavailable";
         let mut err = json!({"code": self.code, "message": self.message});
         if let (Some(serde_json::Value::Object(extra)), Some(obj)) =
             (self.detail, err.as_object_mut())
         {
             obj.extend(extra);
         }
-        (self.status, Json(json!({ "error": err }))).into_response()
+        let mut r = (self.status, Json(json!({ "error": err }))).into_response();
+        if retry {
+            r.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, RETRY_AFTER_SECS.into());
+        }
+        r
     }
 }
 
 impl From<anyhow::Error> for ApiError {
     fn from(e: anyhow::Error) -> Self {
-        ApiError::internal(format!("{e:#}"))
+        if crate::catalog::is_unavailable(&e) {
+            ApiError::unavailable(format!("{e:#}"))
+        } else {
+            ApiError::internal(format!("{e:#}"))
+        }
     }
 }
 

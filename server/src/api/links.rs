@@ -203,10 +203,26 @@ fn lookup(app: &AppState, id: &str) -> ApiResult<String> {
     if !well_formed {
         return Err(ApiError::not_found(format!("no short link {id:?}")));
     }
-    app.store
+    let target = app
+        .store
         .catalog
         .link(id)?
-        .ok_or_else(|| ApiError::not_found(format!("no short link {id}")))
+        .ok_or_else(|| ApiError::not_found(format!("no short link {id}")))?;
+    // A link to a deleted trace is gone with it (410), on every replica.
+    let trace = target
+        .strip_prefix("/t/")
+        .and_then(|rest| rest.get(..32))
+        .filter(|t| crate::upload::valid_id(t));
+    if let Some(t) = trace {
+        if app.store.catalog.deleted(t)? {
+            return Err(ApiError::new(
+                axum::http::StatusCode::GONE,
+                "gone",
+                format!("short link {id} is to trace {t}, which was deleted"),
+            ));
+        }
+    }
+    Ok(target)
 }
 
 fn hex(bytes: &[u8]) -> String {

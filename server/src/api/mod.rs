@@ -99,7 +99,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api", api)
         .route("/", get(ui::index))
-        .route("/t/{id}", get(ui::index))
+        .route("/t/{id}", get(ui::trace_page))
         .route("/v/{id}", get(links::redirect))
         .route("/compare/{base}/{new}", get(ui::index))
         .fallback(ui::asset)

@@ -26,6 +26,7 @@ impl From<UploadError> for ApiError {
             }
             UploadError::Io(m) => ApiError::internal(m),
             UploadError::Client(m) => ApiError::bad_request(m),
+            UploadError::Unavailable(m) => ApiError::unavailable(m),
         }
     }
 }

@@ -71,7 +71,7 @@ pub async fn put_path(
     let body: PathBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("bad body: {e}")))?;
     if app.store.catalog.get(&id)?.is_none() {
-        return Err(ApiError::not_found(format!("no trace {id}")));
+        return Err(super::traces::no_trace(&app, &id));
     }
     let path = body
         .symbol_path

@@ -38,9 +38,7 @@ pub async fn upload(
     let got = super::receive::receive(&app, body).await?;
     // Whole: nothing to store. Its file gone or changed (behind the
     // server's back, even while the trace is loaded): these bytes are it.
-    let whole = |e: &TraceEntry| {
-        e.status != MISSING && crate::heal::file_problem(e, &app.store.trace_files(e)).is_none()
-    };
+    let whole = |e: &TraceEntry| e.status != MISSING && app.store.file_problem(e).is_none();
     let existing = app.store.catalog.get(&got.id)?;
     if let Some(e) = existing.as_ref().filter(|e| whole(e)) {
         return Ok((StatusCode::OK, Json(entry_json(&app, e))));
@@ -63,6 +61,7 @@ pub async fn upload(
         return Ok((StatusCode::OK, Json(entry_json(&app, e))));
     }
     let file_name = format!("{}.{kind}", got.id);
+    let new = existing.is_none();
     let entry = match existing {
         // Its stored file had vanished or changed: the same bytes restore it.
         Some(e) => TraceEntry {
@@ -87,9 +86,15 @@ pub async fn upload(
     };
     let store = app.store.clone();
     let e = entry.clone();
-    tokio::task::spawn_blocking(move || store.add_upload(&e, got.temp))
+    let added = tokio::task::spawn_blocking(move || store.add_upload(&e, got.temp, new))
         .await
         .map_err(|e| ApiError::internal(e.to_string()))??;
+    if !added {
+        // Another replica added the same bytes meanwhile: this is theirs.
+        if let Some(e) = app.store.catalog.get(&got.id)? {
+            return Ok((StatusCode::OK, Json(entry_json(&app, &e))));
+        }
+    }
     app.store.start_ingest(entry.clone());
     Ok((StatusCode::CREATED, Json(entry_json(&app, &entry))))
 }
@@ -146,7 +151,7 @@ pub async fn get(
         .store
         .catalog
         .get(&id)?
-        .ok_or_else(|| ApiError::not_found(format!("no trace {id}")))?;
+        .ok_or_else(|| no_trace(&app, &id))?;
     let mut v = entry_json(&app, &e);
     if let Ok(t) = app.store.get(&id) {
         v["summary"] = summary_json(&t);
@@ -164,9 +169,18 @@ pub async fn delete(
     }
     check_id(&id)?;
     if !app.store.delete(&id)? {
-        return Err(ApiError::not_found(format!("no trace {id}")));
+        return Err(no_trace(&app, &id));
     }
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// 410 for a deleted trace (its tombstone, on every replica), else 404.
+pub fn no_trace(app: &AppState, id: &str) -> ApiError {
+    match app.store.catalog.deleted(id) {
+        Ok(true) => ApiError::new(StatusCode::GONE, "gone", format!("trace {id} was deleted")),
+        Ok(false) => ApiError::not_found(format!("no trace {id}")),
+        Err(e) => e.into(),
+    }
 }
 
 /// The loaded trace, waiting a little for an ingest under way.
@@ -174,7 +188,7 @@ pub async fn loaded(app: &AppState, id: &str) -> ApiResult<Arc<LoadedTrace>> {
     check_id(id)?;
     match app.store.wait_ready(id, app.config.query_wait).await {
         Ok(t) => Ok(t),
-        Err(NotReady::NotFound) => Err(ApiError::not_found(format!("no trace {id}"))),
+        Err(NotReady::NotFound) => Err(no_trace(app, id)),
         Err(NotReady::Failed(m)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "ingest_failed",
@@ -255,7 +269,7 @@ pub async fn progress(
     read_auth(&app, &headers)?;
     check_id(&id)?;
     if app.store.catalog.get(&id)?.is_none() {
-        return Err(ApiError::not_found(format!("no trace {id}")));
+        return Err(no_trace(&app, &id));
     }
     // A live trace: one event per new model (the live path serves them back
     // to back), until the last one is a normal entry. A look every 10 ms

@@ -48,6 +48,21 @@ pub async fn index() -> Response {
         .unwrap_or_else(|| (StatusCode::NOT_FOUND, "UI not built").into_response())
 }
 
+/// The viewer of one trace: the UI, or 410 once the trace was deleted.
+pub async fn trace_page(
+    axum::extract::State(app): axum::extract::State<super::state::AppState>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    if crate::upload::valid_id(&id) && matches!(app.store.catalog.deleted(&id), Ok(true)) {
+        return (
+            StatusCode::GONE,
+            format!("etlscope: trace {id} was deleted\n"),
+        )
+            .into_response();
+    }
+    index().await
+}
+
 /// Static files of the UI.
 pub async fn asset(uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');

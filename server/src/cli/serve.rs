@@ -85,6 +85,23 @@ pub struct ServeArgs {
     /// Also serve the bundled demo trace (embedded in the binary with its PDBs).
     #[arg(long)]
     pub demo: bool,
+    /// The catalog: postgres://USER@HOST:PORT/DB (shared by the replicas
+    /// of a team server) or sqlite://FILE [default: catalog.sqlite in the
+    /// data directory].
+    #[arg(long, env = "ETLSCOPE_CATALOG", hide_env_values = true)]
+    pub catalog: Option<String>,
+    /// Where uploaded trace bytes live: s3://BUCKET/PREFIX (endpoint and
+    /// credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+    /// AWS_REGION) or file:///DIR [default: traces/ in the data directory].
+    #[arg(long, env = "ETLSCOPE_STORE")]
+    pub store: Option<String>,
+    /// The local cache of traces fetched from an s3:// store
+    /// [default: cache/ in the data directory].
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Most GiB of trace files kept in the cache (least recently used go first).
+    #[arg(long, default_value_t = 20.0)]
+    pub cache_gb: f64,
 }
 
 /// The view of the demo investigation (README walkthrough): 7-23 s, Process
@@ -220,8 +237,22 @@ pub fn run(
     };
     let allowed_hosts = allowed_hosts(&args)?;
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
-    let store = Store::open(&data_dir, memory_budget, args.symbol_path.clone())
-        .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
+    if !(args.cache_gb.is_finite() && args.cache_gb >= 0.0) {
+        bail!("--cache-gb {} is not a size in GiB", args.cache_gb);
+    }
+    let backends = crate::store::Backends {
+        catalog: args.catalog.clone(),
+        store: args.store.clone(),
+        cache_dir: args.cache_dir.clone(),
+        cache_bytes: (args.cache_gb * f64::from(1u32 << 30)) as u64,
+    };
+    let store = Store::open(
+        &data_dir,
+        memory_budget,
+        args.symbol_path.clone(),
+        &backends,
+    )
+    .with_context(|| format!("cannot open the data directory {}", data_dir.display()))?;
     // `etlscope` alone, or `serve --demo`, serves the bundled demo too.
     if demo || args.demo {
         groups.extend(

@@ -4,11 +4,15 @@
 
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod cluster;
 pub mod fixture_trace;
 pub mod foreign_hosts;
 pub mod naive_tagger;
 pub mod small_disk;
 pub mod symbols_report;
+#[cfg(unix)]
+pub mod team;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -40,6 +44,10 @@ pub struct Server {
     pub addr: String,
     /// Everything it wrote to stderr so far (also passed on to ours).
     pub log: Arc<Mutex<String>>,
+    /// Under `ETLSCOPE_CLUSTER`: the other replicas and nginx, whose
+    /// address `addr` is (`child` is the first replica).
+    #[cfg(unix)]
+    pub cluster: Option<cluster::Parts>,
 }
 
 impl Server {
@@ -49,10 +57,49 @@ impl Server {
 
     /// `etlscope COMMAND` (serve or open) on a free port.
     pub fn start_command(command: &str, data_dir: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(binary())
+        Server::start_env(command, data_dir, extra, &[])
+    }
+
+    /// `start_command` with these environment variables set for the server.
+    /// Under `ETLSCOPE_CLUSTER` (the cluster.env of deploy/local-cluster.sh),
+    /// the server is three replicas on that cluster's PostgreSQL and object
+    /// store behind nginx: the same tests, another base URL.
+    pub fn start_env(
+        command: &str,
+        data_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        #[cfg(unix)]
+        if let Some(s) = cluster::start(command, data_dir, extra, env) {
+            return s;
+        }
+        Server::start_one(command, data_dir, extra, env)
+    }
+
+    /// One `etlscope COMMAND` process on a free port.
+    pub fn start_one(
+        command: &str,
+        data_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        Server::start_bin(&binary(), command, data_dir, extra, env)
+    }
+
+    /// `start_one` of the binary at `bin`.
+    pub fn start_bin(
+        bin: &Path,
+        command: &str,
+        data_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        let mut child = Command::new(bin)
             .args([command, "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -109,7 +156,13 @@ impl Server {
         }
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server { child, addr, log }
+        Server {
+            child,
+            addr,
+            log,
+            #[cfg(unix)]
+            cluster: None,
+        }
     }
 
     pub fn get(&self, path: &str) -> (u16, String) {

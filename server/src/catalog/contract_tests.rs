@@ -1,0 +1,301 @@
+//! One set of checks run against every catalog engine: SQLite (in memory)
+//! and PostgreSQL (a real server on loopback; skipped loudly when it is not
+//! installed, a failure under CI=true).
+
+use super::{Catalog, MemberFile, SqliteCatalog, TraceEntry};
+
+fn entry(id: &str) -> TraceEntry {
+    TraceEntry {
+        id: id.into(),
+        name: "a.etl".into(),
+        size: 10,
+        file_name: format!("{id}.etl"),
+        uploaded_at: "2026-01-01T00:00:00Z".into(),
+        uploader: "me".into(),
+        notes: String::new(),
+        status: "pending".into(),
+        error: String::new(),
+        members: Vec::new(),
+    }
+}
+
+fn insert_list_update_delete(c: &dyn Catalog) {
+    c.insert(&entry("x")).unwrap();
+    c.insert(&entry("x")).unwrap();
+    assert_eq!(c.list().unwrap().len(), 1);
+    c.set_status("x", "failed", "bad").unwrap();
+    assert_eq!(c.get("x").unwrap().unwrap().error, "bad");
+    assert!(c.delete("x").unwrap());
+    assert!(!c.delete("x").unwrap());
+    assert!(c.get("x").unwrap().is_none());
+}
+
+fn insert_keeps_the_first_row(c: &dyn Catalog) {
+    c.insert(&entry("k")).unwrap();
+    let mut other = entry("k");
+    other.name = "b.etl".into();
+    c.insert(&other).unwrap();
+    assert_eq!(c.get("k").unwrap().unwrap().name, "a.etl");
+}
+
+fn insert_then_commits_only_a_placed_file(c: &dyn Catalog) {
+    let refused = c
+        .insert_then(
+            &entry("r"),
+            Box::new(|| Err(std::io::Error::other("disk full"))),
+        )
+        .unwrap();
+    assert!(refused.is_err());
+    assert!(c.get("r").unwrap().is_none(), "no row without its file");
+    c.insert_then(&entry("r"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap();
+    assert_eq!(c.get("r").unwrap().unwrap().status, "pending");
+    // A re-insert (the same bytes restoring a missing file) replaces the row.
+    let mut again = entry("r");
+    again.status = "ready".into();
+    again.name = "renamed.etl".into();
+    c.insert_then(&again, Box::new(|| Ok(()))).unwrap().unwrap();
+    assert_eq!(c.get("r").unwrap().unwrap(), again);
+}
+
+fn every_field_and_members_round_trip(c: &dyn Catalog) {
+    let mut e = entry("m");
+    e.size = 5_000_000_000;
+    e.notes = "line 1\nline 2 — ü 'quoted'".into();
+    e.members = vec![
+        MemberFile {
+            path: "/t/x.etl".into(),
+            size: 10,
+            modified_ns: None,
+        },
+        MemberFile {
+            path: "/t/x.kernel.etl".into(),
+            size: 20,
+            modified_ns: Some(1_700_000_000_123_456_789),
+        },
+    ];
+    c.insert(&e).unwrap();
+    assert_eq!(c.get("m").unwrap().unwrap(), e);
+    let mut moved = e.clone();
+    moved.file_name = "/u/x.etl".into();
+    moved.size = 7;
+    moved.members.truncate(1);
+    c.set_files(&moved).unwrap();
+    assert_eq!(c.get("m").unwrap().unwrap(), moved);
+}
+
+fn list_is_newest_first_then_by_name(c: &dyn Catalog) {
+    for (id, name, at) in [
+        ("1", "b.etl", "2026-01-01T00:00:00Z"),
+        ("2", "a.etl", "2026-01-01T00:00:00Z"),
+        ("3", "Z.etl", "2026-02-01T00:00:00Z"),
+        ("4", "_.etl", "2026-01-01T00:00:00Z"),
+    ] {
+        let mut e = entry(id);
+        e.name = name.into();
+        e.uploaded_at = at.into();
+        c.insert(&e).unwrap();
+    }
+    let ids: Vec<String> = c.list().unwrap().into_iter().map(|e| e.id).collect();
+    // Byte order: '_' (0x5f) before 'a', 'Z' is newest.
+    assert_eq!(ids, ["3", "4", "2", "1"]);
+}
+
+fn a_link_is_kept_once_and_a_clash_is_reported(c: &dyn Catalog) {
+    assert_eq!(c.link_usage().unwrap(), (0, 0));
+    assert_eq!(c.insert_link("a", "/t/x?v=2", "now").unwrap(), None);
+    assert_eq!(c.insert_link("a", "/t/x?v=2", "later").unwrap(), None);
+    assert_eq!(
+        c.insert_link("a", "/t/y?v=2", "now").unwrap().as_deref(),
+        Some("/t/x?v=2")
+    );
+    assert_eq!(c.link("a").unwrap().as_deref(), Some("/t/x?v=2"));
+    assert_eq!(c.link("b").unwrap(), None);
+    c.insert_link("é", "/t/é", "now").unwrap();
+    // Bytes, not characters.
+    assert_eq!(c.link_usage().unwrap(), (2, 8 + 5));
+}
+
+fn symbol_paths_go_with_their_trace(c: &dyn Catalog) {
+    c.insert(&entry("t")).unwrap();
+    assert_eq!(c.symbol_path("t").unwrap(), None);
+    c.set_symbol_path("t", Some(r"srv*C:\sym*https://x;C:\pdbs"))
+        .unwrap();
+    c.set_symbol_path("t", Some("second")).unwrap();
+    assert_eq!(c.symbol_path("t").unwrap().as_deref(), Some("second"));
+    c.insert_then(&entry("t"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap();
+    assert!(c.symbol_path("t").unwrap().is_some(), "kept on re-insert");
+    c.set_symbol_path("t", None).unwrap();
+    assert_eq!(c.symbol_path("t").unwrap(), None);
+    c.set_symbol_path("t", Some("x")).unwrap();
+    assert!(c.delete("t").unwrap());
+    assert_eq!(c.symbol_path("t").unwrap(), None);
+}
+
+fn a_deleted_trace_leaves_a_tombstone_until_added_again(c: &dyn Catalog) {
+    assert!(!c.deleted("d").unwrap());
+    c.insert(&entry("d")).unwrap();
+    assert!(!c.deleted("d").unwrap());
+    assert!(c.delete("d").unwrap());
+    assert!(c.deleted("d").unwrap(), "a tombstone");
+    assert!(!c.deleted("never").unwrap());
+    // The same bytes uploaded again: a trace again, no tombstone.
+    c.insert_then(&entry("d"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap();
+    assert!(!c.deleted("d").unwrap());
+    assert!(c.delete("d").unwrap());
+    c.insert(&entry("d")).unwrap();
+    assert!(!c.deleted("d").unwrap());
+}
+
+fn stack_tag_sets_are_kept_by_name(c: &dyn Catalog) {
+    assert_eq!(c.stack_tag_sets().unwrap(), vec![]);
+    c.put_stack_tags("b", "<xml b/>").unwrap();
+    c.put_stack_tags("a", "<xml a/>").unwrap();
+    c.put_stack_tags("b", "<xml b2/>").unwrap();
+    assert_eq!(
+        c.stack_tag_sets().unwrap(),
+        vec![
+            ("a".into(), "<xml a/>".into()),
+            ("b".into(), "<xml b2/>".into())
+        ]
+    );
+    assert!(c.delete_stack_tags("a").unwrap());
+    assert!(!c.delete_stack_tags("a").unwrap());
+    assert_eq!(c.stack_tag_sets().unwrap().len(), 1);
+}
+
+fn insert_new_then_adds_once(c: &dyn Catalog) {
+    let refused = c
+        .insert_new_then(&entry("n"), Box::new(|| Err(std::io::Error::other("full"))))
+        .unwrap();
+    assert!(refused.is_err());
+    assert!(c.get("n").unwrap().is_none(), "no row without its file");
+    assert!(c
+        .insert_new_then(&entry("n"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap());
+    let mut second = entry("n");
+    second.name = "other.etl".into();
+    let added = c
+        .insert_new_then(&second, Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap();
+    assert!(!added, "the second writer finds it added");
+    assert_eq!(c.get("n").unwrap().unwrap().name, "a.etl");
+    assert!(c.delete("n").unwrap());
+    assert!(c
+        .insert_new_then(&entry("n"), Box::new(|| Ok(())))
+        .unwrap()
+        .unwrap());
+    assert!(!c.deleted("n").unwrap());
+}
+
+type Check = (&'static str, fn(&dyn Catalog));
+
+const CHECKS: &[Check] = &[
+    ("insert_list_update_delete", insert_list_update_delete),
+    ("insert_keeps_the_first_row", insert_keeps_the_first_row),
+    (
+        "insert_then_commits_only_a_placed_file",
+        insert_then_commits_only_a_placed_file,
+    ),
+    (
+        "every_field_and_members_round_trip",
+        every_field_and_members_round_trip,
+    ),
+    (
+        "list_is_newest_first_then_by_name",
+        list_is_newest_first_then_by_name,
+    ),
+    (
+        "a_link_is_kept_once_and_a_clash_is_reported",
+        a_link_is_kept_once_and_a_clash_is_reported,
+    ),
+    (
+        "symbol_paths_go_with_their_trace",
+        symbol_paths_go_with_their_trace,
+    ),
+    (
+        "a_deleted_trace_leaves_a_tombstone_until_added_again",
+        a_deleted_trace_leaves_a_tombstone_until_added_again,
+    ),
+    (
+        "stack_tag_sets_are_kept_by_name",
+        stack_tag_sets_are_kept_by_name,
+    ),
+    ("insert_new_then_adds_once", insert_new_then_adds_once),
+];
+
+#[test]
+fn sqlite_catalog_contract() {
+    for (name, check) in CHECKS {
+        eprintln!("sqlite: {name}");
+        check(&SqliteCatalog::in_memory().unwrap());
+    }
+}
+
+/// Each check on a fresh database of one real server.
+#[cfg(all(feature = "team", not(windows)))]
+#[test]
+fn postgres_catalog_contract() {
+    use super::PgCatalog;
+    let Some(pg) = super::test_postgres::TestPostgres::start("contract") else {
+        return;
+    };
+    for (name, check) in CHECKS {
+        eprintln!("postgres: {name}");
+        let c = PgCatalog::connect(&pg.create_db(name)).unwrap();
+        check(&c);
+    }
+}
+
+/// Versioned migrations: a second open (another replica, a restart) finds
+/// the schema current and the rows kept; two opened at once both succeed.
+#[cfg(all(feature = "team", not(windows)))]
+#[test]
+fn postgres_migrations_run_once_and_concurrently() {
+    use super::PgCatalog;
+    let Some(pg) = super::test_postgres::TestPostgres::start("migrate") else {
+        return;
+    };
+    let url = pg.create_db("m");
+    let opened: Vec<_> = (0..3)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || PgCatalog::connect(&url).map(|_| ()))
+        })
+        .collect();
+    for t in opened {
+        t.join().unwrap().unwrap();
+    }
+    let c = PgCatalog::connect(&url).unwrap();
+    c.insert(&entry("y")).unwrap();
+    let c = PgCatalog::connect(&url).unwrap();
+    assert_eq!(c.get("y").unwrap().unwrap().name, "a.etl");
+    assert_eq!(c.schema_version().unwrap(), PgCatalog::migrations() as i64);
+}
+
+/// A restarted server: the call in the window is `Unavailable` (the API's
+/// 503), and the catalog reconnects by itself once it is back.
+#[cfg(all(feature = "team", not(windows)))]
+#[test]
+fn postgres_restart_is_unavailable_then_reconnects() {
+    use super::PgCatalog;
+    let Some(pg) = super::test_postgres::TestPostgres::start("restart") else {
+        return;
+    };
+    let c = PgCatalog::connect(&pg.create_db("r")).unwrap();
+    c.insert(&entry("a")).unwrap();
+    pg.ctl_stop();
+    let err = c.get("a").unwrap_err();
+    assert!(super::is_unavailable(&err), "{err:#}");
+    let err = c.get("a").unwrap_err();
+    assert!(super::is_unavailable(&err), "{err:#}");
+    pg.ctl_start();
+    assert_eq!(c.get("a").unwrap().unwrap().id, "a");
+}

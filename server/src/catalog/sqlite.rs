@@ -1,0 +1,463 @@
+//! The catalog in SQLite (`catalog.sqlite` in the data directory): the
+//! embedded default. Schema changes go through numbered migrations
+//! (PRAGMA user_version).
+
+#[cfg(test)]
+use super::MemberFile;
+use super::{members_of, members_text, Catalog, Place, TraceEntry};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Each entry moves the schema one version up; never edit a released one.
+const MIGRATIONS: &[&str] = &[
+    // 1: the traces table.
+    "CREATE TABLE traces (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        file_name TEXT NOT NULL,
+        uploaded_at TEXT NOT NULL,
+        uploader TEXT NOT NULL DEFAULT '',
+        notes TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'pending',
+        error TEXT NOT NULL DEFAULT ''
+    );",
+    // 2: traces of several files (served by reference): every member's path
+    // and size as JSON; '' for a trace of one file (file_name and size).
+    "ALTER TABLE traces ADD COLUMN members TEXT NOT NULL DEFAULT '';",
+    // 3: short links: a content-addressed id for a view's path and query.
+    "CREATE TABLE links (
+        id TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );",
+    // 4: a trace's own symbol path (the Symbols panel), in place of the
+    // server's; a table of its own so that re-adding a trace keeps it.
+    "CREATE TABLE symbol_paths (
+        id TEXT PRIMARY KEY,
+        symbol_path TEXT NOT NULL
+    );",
+    // 5: deleted traces, so their links and API answer 410 Gone.
+    "CREATE TABLE tombstones (
+        id TEXT PRIMARY KEY,
+        deleted_at TEXT NOT NULL
+    );",
+    // 6: stack tag sets (used when the catalog is shared, `--catalog`).
+    "CREATE TABLE stack_tag_sets (
+        name TEXT PRIMARY KEY,
+        xml TEXT NOT NULL
+    );",
+];
+
+pub struct SqliteCatalog {
+    conn: Mutex<Connection>,
+}
+
+impl SqliteCatalog {
+    pub fn open(path: &Path) -> anyhow::Result<SqliteCatalog> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        migrate(&conn)?;
+        Ok(SqliteCatalog {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    #[cfg(test)]
+    pub fn in_memory() -> anyhow::Result<SqliteCatalog> {
+        let conn = Connection::open_in_memory()?;
+        migrate(&conn)?;
+        Ok(SqliteCatalog {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> anyhow::Result<T> {
+        let conn = self
+            .conn
+            .lock()
+            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
+        Ok(f(&conn)?)
+    }
+}
+
+impl Catalog for SqliteCatalog {
+    fn insert(&self, e: &TraceEntry) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
+            c.execute(
+                "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
+            )
+            .map(|_| ())
+        })
+    }
+
+    fn insert_then(&self, e: &TraceEntry, place: Place<'_>) -> anyhow::Result<std::io::Result<()>> {
+        let mut conn = self
+            .conn
+            .lock()
+            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
+        let tx = conn.transaction()?;
+        tx.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
+        tx.execute(
+            "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
+        )?;
+        match place() {
+            Ok(()) => {
+                tx.commit()?;
+                Ok(Ok(()))
+            }
+            // Dropping the transaction rolls the insert back.
+            Err(err) => Ok(Err(err)),
+        }
+    }
+
+    fn insert_new_then(
+        &self,
+        e: &TraceEntry,
+        place: Place<'_>,
+    ) -> anyhow::Result<std::io::Result<bool>> {
+        let mut conn = self
+            .conn
+            .lock()
+            .map_err(|_| anyhow::anyhow!("catalog lock poisoned"))?;
+        let tx = conn.transaction()?;
+        tx.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
+        let added = tx.execute(
+            "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
+        )?;
+        if added == 0 {
+            // Dropping the transaction keeps everything as it was.
+            return Ok(Ok(false));
+        }
+        match place() {
+            Ok(()) => {
+                tx.commit()?;
+                Ok(Ok(true))
+            }
+            Err(err) => Ok(Err(err)),
+        }
+    }
+
+    fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>> {
+        self.with(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM traces WHERE id = ?1"),
+                [id],
+                row_to_entry,
+            )
+            .optional()
+        })
+    }
+
+    fn list(&self) -> anyhow::Result<Vec<TraceEntry>> {
+        self.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM traces ORDER BY uploaded_at DESC, name"
+            ))?;
+            let rows = st.query_map([], row_to_entry)?;
+            rows.collect()
+        })
+    }
+
+    fn set_status(&self, id: &str, status: &str, error: &str) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE traces SET status = ?2, error = ?3 WHERE id = ?1",
+                params![id, status, error],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Point a trace served by reference at its files as they are now
+    /// (opened again: the same content, maybe moved or touched).
+    fn set_files(&self, e: &TraceEntry) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE traces SET file_name = ?2, size = ?3, members = ?4 WHERE id = ?1",
+                params![e.id, e.file_name, e.size as i64, members_text(e)],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Keep the short link `id` for `target` (an in-app path with its query).
+    /// Returns the target already kept under `id`, if another one is.
+    fn insert_link(&self, id: &str, target: &str, now: &str) -> anyhow::Result<Option<String>> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO links (id, target, created_at) VALUES (?1, ?2, ?3)",
+                params![id, target, now],
+            )?;
+            let kept: String =
+                c.query_row("SELECT target FROM links WHERE id = ?1", [id], |r| r.get(0))?;
+            Ok((kept != target).then_some(kept))
+        })
+    }
+
+    /// (links kept, bytes of their targets): what `--max-links` and `--max-links-mb` cap.
+    fn link_usage(&self) -> anyhow::Result<(u64, u64)> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(target AS BLOB))), 0) FROM links",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?.max(0) as u64,
+                        r.get::<_, i64>(1)?.max(0) as u64,
+                    ))
+                },
+            )
+        })
+    }
+
+    fn link(&self, id: &str) -> anyhow::Result<Option<String>> {
+        self.with(|c| {
+            c.query_row("SELECT target FROM links WHERE id = ?1", [id], |r| r.get(0))
+                .optional()
+        })
+    }
+
+    fn delete(&self, id: &str) -> anyhow::Result<bool> {
+        self.with(|c| {
+            c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?;
+            let gone = c.execute("DELETE FROM traces WHERE id = ?1", [id])? > 0;
+            if gone {
+                c.execute(
+                    "INSERT OR REPLACE INTO tombstones (id, deleted_at) VALUES (?1, ?2)",
+                    params![id, crate::store::now_rfc3339()],
+                )?;
+            }
+            Ok(gone)
+        })
+    }
+
+    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>> {
+        self.with(|c| {
+            let mut st = c.prepare("SELECT name, xml FROM stack_tag_sets ORDER BY name")?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        })
+    }
+
+    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR REPLACE INTO stack_tag_sets (name, xml) VALUES (?1, ?2)",
+                params![name, xml],
+            )
+            .map(|_| ())
+        })
+    }
+
+    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool> {
+        self.with(|c| {
+            c.execute("DELETE FROM stack_tag_sets WHERE name = ?1", [name])
+                .map(|n| n > 0)
+        })
+    }
+
+    fn deleted(&self, id: &str) -> anyhow::Result<bool> {
+        self.with(|c| {
+            c.query_row("SELECT 1 FROM tombstones WHERE id = ?1", [id], |_| Ok(()))
+                .optional()
+                .map(|r| r.is_some())
+        })
+    }
+
+    /// The trace's own symbol path, if one was set.
+    fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT symbol_path FROM symbol_paths WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()
+        })
+    }
+
+    /// Set (Some) or clear (None: the server's path again) a trace's symbol path.
+    fn set_symbol_path(&self, id: &str, path: Option<&str>) -> anyhow::Result<()> {
+        self.with(|c| {
+            match path {
+                Some(p) => c.execute(
+                    "INSERT OR REPLACE INTO symbol_paths (id, symbol_path) VALUES (?1, ?2)",
+                    params![id, p],
+                )?,
+                None => c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?,
+            };
+            Ok(())
+        })
+    }
+}
+
+const COLUMNS: &str =
+    "id, name, size, file_name, uploaded_at, uploader, notes, status, error, members";
+
+fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<TraceEntry> {
+    Ok(TraceEntry {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        size: r.get::<_, i64>(2)? as u64,
+        file_name: r.get(3)?,
+        uploaded_at: r.get(4)?,
+        uploader: r.get(5)?,
+        notes: r.get(6)?,
+        status: r.get(7)?,
+        error: r.get(8)?,
+        members: members_of(&r.get::<_, String>(9)?),
+    })
+}
+
+fn migrate(conn: &Connection) -> anyhow::Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        conn.execute_batch(&format!(
+            "BEGIN; {sql} PRAGMA user_version = {}; COMMIT;",
+            i + 1
+        ))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str) -> TraceEntry {
+        TraceEntry {
+            id: id.into(),
+            name: "a.etl".into(),
+            size: 10,
+            file_name: format!("{id}.etl"),
+            uploaded_at: "2026-01-01T00:00:00Z".into(),
+            uploader: "me".into(),
+            notes: String::new(),
+            status: "pending".into(),
+            error: String::new(),
+            members: Vec::new(),
+        }
+    }
+
+    /// A catalog written before traces had several files (schema 1, as
+    /// released) opens with its rows intact, each a trace of one file; a
+    /// trace of several files keeps its members across a reopen.
+    #[test]
+    fn schema_1_catalog_migrates_and_members_persist() {
+        let dir = testdata::TempDir::new("etlscope-cat-v1");
+        let p = dir.path().join("c.sqlite");
+        {
+            let conn = Connection::open(&p).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE traces (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL,
+                    file_name TEXT NOT NULL, uploaded_at TEXT NOT NULL,
+                    uploader TEXT NOT NULL DEFAULT '', notes TEXT NOT NULL DEFAULT '',
+                    status TEXT NOT NULL DEFAULT 'pending', error TEXT NOT NULL DEFAULT '');
+                 INSERT INTO traces (id, name, size, file_name, uploaded_at, status)
+                 VALUES ('old', 'old.etl', 42, '/home/me/old.etl', '2026-01-01T00:00:00Z', 'ready');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let c = SqliteCatalog::open(&p).unwrap();
+        let old = c.get("old").unwrap().unwrap();
+        assert_eq!(old.status, "ready");
+        assert!(old.members.is_empty());
+        assert_eq!(
+            old.files(),
+            vec![MemberFile {
+                path: "/home/me/old.etl".into(),
+                size: 42,
+                modified_ns: None,
+            }]
+        );
+        let members = vec![
+            MemberFile {
+                path: "/t/x.etl".into(),
+                size: 10,
+                modified_ns: None,
+            },
+            MemberFile {
+                path: "/t/x.kernel.etl".into(),
+                size: 20,
+                modified_ns: Some(1_700_000_000_123_456_789),
+            },
+        ];
+        let mut multi = entry("multi");
+        multi.members = members.clone();
+        c.insert(&multi).unwrap();
+        drop(c);
+        let c = SqliteCatalog::open(&p).unwrap();
+        assert_eq!(c.get("multi").unwrap().unwrap().files(), members);
+        assert_eq!(c.list().unwrap().len(), 2);
+        let version: i64 = c
+            .with(|conn| conn.pragma_query_value(None, "user_version", |r| r.get(0)))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    /// A schema-2 catalog (before symbol paths) opens; a trace's symbol
+    /// path survives a reopen and a re-insert, and goes with its trace.
+    #[test]
+    fn symbol_paths_persist_and_go_with_their_trace() {
+        let dir = testdata::TempDir::new("etlscope-cat-v2");
+        let p = dir.path().join("c.sqlite");
+        {
+            let conn = Connection::open(&p).unwrap();
+            for sql in &MIGRATIONS[..2] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.execute_batch(
+                "INSERT INTO traces (id, name, size, file_name, uploaded_at)
+                 VALUES ('t', 't.etl', 1, 't.etl', '2026-01-01T00:00:00Z');
+                 PRAGMA user_version = 2;",
+            )
+            .unwrap();
+        }
+        let c = SqliteCatalog::open(&p).unwrap();
+        assert_eq!(c.get("t").unwrap().unwrap().name, "t.etl");
+        assert_eq!(c.symbol_path("t").unwrap(), None);
+        c.set_symbol_path("t", Some(r"srv*C:\sym*https://x;C:\pdbs"))
+            .unwrap();
+        drop(c);
+        let c = SqliteCatalog::open(&p).unwrap();
+        assert_eq!(
+            c.symbol_path("t").unwrap().as_deref(),
+            Some(r"srv*C:\sym*https://x;C:\pdbs")
+        );
+        c.insert_then(&entry("t"), Box::new(|| Ok(())))
+            .unwrap()
+            .unwrap();
+        assert!(c.symbol_path("t").unwrap().is_some(), "kept on re-insert");
+        c.set_symbol_path("t", None).unwrap();
+        assert_eq!(c.symbol_path("t").unwrap(), None);
+        c.set_symbol_path("t", Some("x")).unwrap();
+        assert!(c.delete("t").unwrap());
+        assert_eq!(c.symbol_path("t").unwrap(), None);
+    }
+
+    #[test]
+    fn migrations_are_idempotent() {
+        let dir = std::env::temp_dir().join(format!("etlscope-cat-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("c.sqlite");
+        SqliteCatalog::open(&p)
+            .unwrap()
+            .insert(&entry("y"))
+            .unwrap();
+        let c = SqliteCatalog::open(&p).unwrap();
+        assert_eq!(c.get("y").unwrap().unwrap().name, "a.etl");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
