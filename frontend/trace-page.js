@@ -69,7 +69,7 @@ export class TracePage {
       entry = await api.getTrace(this.id);
     } catch (e) {
       clear(head);
-      head.append(h('div', { class: 'state error', text: e.status === 404 ? `No trace ${this.id} in this library.` : `Cannot load the trace: ${e.message}` }),
+      head.append(h('div', { class: 'state error', text: e.status === 404 ? `No trace ${this.id} in this library.` : e.status === 410 ? `Trace ${this.id} was deleted from this library.` : `Cannot load the trace: ${e.message}` }),
         h('a', { href: '/', text: '← Back to the library', onclick: (ev) => { ev.preventDefault(); this.navigate('/'); } }));
       return;
     }

@@ -132,3 +132,23 @@ test('the same file chosen twice in the file picker: the second says it is alrea
   assert.deepEqual(errors, []);
   await c.close();
 });
+
+test('a link to a deleted trace says it was deleted, with the way back to the library (410, issue 36)', async () => {
+  const file = path.join(tmp, 'deleted.etl');
+  const w = spawnSync(binary(), ['synth', 'bench', '-o', file, '--samples', '2000', '--threads', '1'], { encoding: 'utf8' });
+  assert.equal(w.status, 0, w.stderr);
+  const up = await fetch(`${srv.url}/api/traces?name=deleted.etl`, { method: 'POST', headers: { 'x-etlscope': '1', 'content-type': 'application/octet-stream' }, body: fs.readFileSync(file) });
+  const body = await up.text();
+  assert.equal(up.status, 201, body);
+  const { id } = JSON.parse(body);
+  const del = await fetch(`${srv.url}/api/traces/${id}`, { method: 'DELETE', headers: { 'x-etlscope': '1' } });
+  assert.ok(del.ok, `delete: ${del.status}`);
+  const { p, c } = await newPage(browser);
+  const r = await p.goto(`${srv.url}/t/${id}`);
+  assert.equal(r?.status(), 410);
+  await p.waitForSelector('.trace-head .state.error');
+  assert.equal(await p.textContent('.trace-head .state.error'), `Trace ${id} was deleted from this library.`);
+  await p.click('text=← Back to the library');
+  await p.waitForSelector('[data-testid=library] tbody tr');
+  await c.close();
+});

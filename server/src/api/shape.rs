@@ -90,11 +90,20 @@ fn is_json(resp: &Response) -> bool {
         .is_some_and(|v| v.starts_with("application/json"))
 }
 
+/// The UI's own page (a deleted trace's viewer answers 410 with it, so the
+/// page can say so): not an API error to reshape.
+fn is_html(resp: &Response) -> bool {
+    resp.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"))
+}
+
 /// An error response that is not already our JSON becomes it, with a short
 /// excerpt of the original text as the message.
 async fn normalize(resp: Response) -> Response {
     let status = resp.status();
-    if !(status.is_client_error() || status.is_server_error()) || is_json(&resp) {
+    if !(status.is_client_error() || status.is_server_error()) || is_json(&resp) || is_html(&resp) {
         return resp;
     }
     let (parts, body) = resp.into_parts();

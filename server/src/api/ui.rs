@@ -48,19 +48,17 @@ pub async fn index() -> Response {
         .unwrap_or_else(|| (StatusCode::NOT_FOUND, "UI not built").into_response())
 }
 
-/// The viewer of one trace: the UI, or 410 once the trace was deleted.
+/// The viewer of one trace: the UI, answered 410 once the trace was deleted
+/// (the page then says so, from the API's 410, with a way back to the library).
 pub async fn trace_page(
     axum::extract::State(app): axum::extract::State<super::state::AppState>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> Response {
+    let mut page = index().await;
     if crate::upload::valid_id(&id) && matches!(app.store.catalog.deleted(&id), Ok(true)) {
-        return (
-            StatusCode::GONE,
-            format!("etlscope: trace {id} was deleted\n"),
-        )
-            .into_response();
+        *page.status_mut() = StatusCode::GONE;
     }
-    index().await
+    page
 }
 
 /// Static files of the UI.
