@@ -4,14 +4,17 @@
 //! Each event's TRACE_EVENT_INFO is the blob KernelTraceControl's MetaData
 //! events carry, so our own parser reads it (`tdh::parse_event_info`) and
 //! `pack::from_schemas` makes the pack: the conversion is tested on every
-//! platform, this file only calls TDH.
+//! platform, this file only calls TDH. Value and bit maps come from
+//! `TdhGetEventMapInformation`, which wants an event record: one holding only
+//! the provider's GUID names the provider, the only part the lookup reads.
 
 use etl::decode::schema::{pack, tdh};
 use windows::core::GUID;
+use windows::core::PCWSTR;
 use windows::Win32::System::Diagnostics::Etw::{
-    TdhEnumerateManifestProviderEvents, TdhEnumerateProviders, TdhGetManifestEventInformation,
-    EVENT_DESCRIPTOR, PROVIDER_ENUMERATION_INFO, PROVIDER_EVENT_INFO, TRACE_EVENT_INFO,
-    TRACE_PROVIDER_INFO,
+    TdhEnumerateManifestProviderEvents, TdhEnumerateProviders, TdhGetEventMapInformation,
+    TdhGetManifestEventInformation, EVENT_DESCRIPTOR, EVENT_MAP_INFO, EVENT_RECORD,
+    PROVIDER_ENUMERATION_INFO, PROVIDER_EVENT_INFO, TRACE_EVENT_INFO, TRACE_PROVIDER_INFO,
 };
 
 const ERROR_SUCCESS: u32 = 0;
@@ -102,9 +105,42 @@ fn events(provider: &GUID) -> Vec<EVENT_DESCRIPTOR> {
         .collect()
 }
 
+/// The names of the maps `fields` (and their struct members) refer to.
+fn map_names(fields: &[etl::decode::schema::Field], out: &mut Vec<String>) {
+    for f in fields {
+        if let Some(m) = &f.map {
+            if !out.contains(m) {
+                out.push(m.clone());
+            }
+        }
+        map_names(&f.members, out);
+    }
+}
+
+/// One value or bit map of `provider`, read as an EventMapInfo payload
+/// (the provider's GUID, then EVENT_MAP_INFO) by the parser the traces use.
+fn value_map(provider: &GUID, name: &str) -> Option<etl::decode::schema::ValueMap> {
+    let mut record = EVENT_RECORD::default();
+    record.EventHeader.ProviderId = *provider;
+    let wide: Vec<u16> = name.encode_utf16().chain(std::iter::once(0)).collect();
+    let blob = sized(|b, n| unsafe {
+        TdhGetEventMapInformation(
+            &record,
+            PCWSTR(wide.as_ptr()),
+            Some(b.cast::<EVENT_MAP_INFO>()),
+            n,
+        )
+    })
+    .ok()?;
+    let mut payload = guid_of(provider).to_bytes_le().to_vec();
+    payload.extend_from_slice(&blob);
+    tdh::parse_map_info(&payload).ok().map(|(_, map)| map)
+}
+
 /// The schemas of the providers named (names or GUIDs; none: all).
 pub fn export(wanted: &[String]) -> anyhow::Result<pack::Pack> {
     let mut schemas = Vec::new();
+    let mut maps = Vec::new();
     let mut matched = 0;
     for (guid, name) in providers()? {
         let g = guid_of(&guid);
@@ -117,6 +153,7 @@ pub fn export(wanted: &[String]) -> anyhow::Result<pack::Pack> {
             continue;
         }
         matched += 1;
+        let first = schemas.len();
         for d in events(&guid) {
             let Ok(blob) = sized(|b, n| unsafe {
                 TdhGetManifestEventInformation(&guid, &d, Some(b.cast::<TRACE_EVENT_INFO>()), n)
@@ -127,11 +164,22 @@ pub fn export(wanted: &[String]) -> anyhow::Result<pack::Pack> {
                 schemas.push((d.Id, d.Version, info.schema));
             }
         }
+        let mut names = Vec::new();
+        for (_, _, s) in &schemas[first..] {
+            map_names(&s.fields, &mut names);
+        }
+        let found: Vec<_> = names.iter().filter_map(|n| value_map(&guid, n)).collect();
+        if !found.is_empty() {
+            maps.push((g, found));
+        }
     }
     if matched == 0 {
         anyhow::bail!("no registered provider matches {}", wanted.join(", "));
     }
     let mut p = pack::from_schemas(schemas);
+    for (guid, found) in maps {
+        pack::add_maps(&mut p, guid, found);
+    }
     p.notes.push(format!(
         "exported by etlscope manifests export through TDH on {}",
         std::env::var("COMPUTERNAME").unwrap_or_else(|_| "this machine".into())

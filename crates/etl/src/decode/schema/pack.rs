@@ -149,6 +149,27 @@ impl Pack {
     }
 }
 
+/// Add value and bit maps read elsewhere (TDH's EVENT_MAP_INFO, as
+/// `etlscope manifests export` reads them) to `provider`'s entry; a map
+/// whose name it already has is kept as it was. Returns how many were added.
+pub fn add_maps(
+    pack: &mut Pack,
+    provider: Guid,
+    maps: impl IntoIterator<Item = ValueMap>,
+) -> usize {
+    let Some(p) = pack.providers.iter_mut().find(|p| p.guid == provider) else {
+        return 0;
+    };
+    let mut added = 0;
+    for m in maps {
+        if !p.maps.iter().any(|x| x.name == m.name) {
+            p.maps.push(m);
+            added += 1;
+        }
+    }
+    added
+}
+
 /// A pack of schemas read elsewhere (TDH's TRACE_EVENT_INFO of each
 /// event, as `etlscope manifests export` reads them on Windows): one
 /// provider per GUID, events sharing a template when their fields are equal.
@@ -642,6 +663,59 @@ mod tests {
         let again: Vec<_> = q.schemas().map(|(k, s, _)| (k, s)).collect();
         let want: Vec<_> = p.providers[0].schemas().map(|(k, s, _)| (k, s)).collect();
         assert_eq!(again[..2], want[..]);
+    }
+
+    /// `manifests export`'s maps: an EVENT_MAP_INFO blob as TDH answers it
+    /// (@0 NameOffset, @4 Flag, @8 EntryCount, @12 value type, entries of
+    /// OutputOffset + Value from @16, strings UTF-16 after them; Microsoft's
+    /// tdh.h), read by the traces' parser, kept by the pack's text.
+    #[test]
+    fn maps_from_tdh_join_their_provider_and_survive_the_text() {
+        let mut p = sample();
+        let g = p.providers[0].guid;
+        let wide = |t: &str| -> Vec<u8> {
+            t.encode_utf16()
+                .chain([0])
+                .flat_map(u16::to_le_bytes)
+                .collect()
+        };
+        let mut blob = Vec::new();
+        let (name, up, down) = (wide("LinkState"), wide("Up"), wide("Down"));
+        let strings = 16 + 2 * 8;
+        for v in [strings as u32, 1, 2, 0] {
+            blob.extend(v.to_le_bytes());
+        }
+        let up_at = strings + name.len();
+        let down_at = up_at + up.len();
+        for (at, value) in [(up_at, 1u32), (down_at, 2)] {
+            blob.extend((at as u32).to_le_bytes());
+            blob.extend(value.to_le_bytes());
+        }
+        blob.extend(&name);
+        blob.extend(&up);
+        blob.extend(&down);
+        let mut payload = g.to_bytes_le().to_vec();
+        payload.extend(&blob);
+        let (_, map) = super::super::tdh::parse_map_info(&payload).unwrap();
+        assert_eq!(
+            map.entries,
+            vec![(1, "Up".to_string()), (2, "Down".to_string())]
+        );
+        assert_eq!(add_maps(&mut p, g, [map.clone()]), 1);
+        // Again, or for a provider the pack lacks: nothing added.
+        assert_eq!(add_maps(&mut p, g, [map.clone()]), 0);
+        assert_eq!(add_maps(&mut p, Guid::default(), [map]), 0);
+        let back = parse(&write(&p)).unwrap();
+        let m = back.providers[0]
+            .maps
+            .iter()
+            .find(|m| m.name == "LinkState")
+            .unwrap();
+        assert_eq!(
+            m.entries,
+            vec![(1, "Up".to_string()), (2, "Down".to_string())]
+        );
+        assert!(!m.bitmap);
     }
 
     #[test]
