@@ -287,5 +287,5 @@ fn commit_classes_follow_the_selected_range() {
     };
     let file = dir.join("commit.etl");
     std::fs::write(&file, write_memory_events(&m).unwrap()).unwrap();
-    check(&file, "virtual-alloc", "Impacting Type", &lives);
+    check(&file, "virtual-alloc", "Type", &lives);
 }

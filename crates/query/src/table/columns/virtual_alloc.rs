@@ -40,10 +40,12 @@ pub(super) fn table(t: &Trace, range: Option<TimeRange>) -> TableDef<'_> {
                 };
                 (e - get(&c.alloc_time, i)).max(0)
             }),
-            // WPA's AIFI/AIFO/AOFI/AOFO of the commit against the range.
-            class_column("Impacting Type", move |i| {
+            // WPA's AIFI/AIFO/AOFI/AOFO of the commit against the range
+            // (WPA's column is "Type").
+            class_column("Type", move |i| {
                 sel.class(get(&c.alloc_time, i), get(&c.free_time, i))
-            }),
+            })
+            .alias(&["Impacting Type"]),
             size("Impacting Size", move |i| {
                 sel.impacting(get(&c.alloc_time, i), get(&c.free_time, i), get(&c.size, i))
             })
