@@ -267,13 +267,24 @@ impl RowTable {
         definition(&self.trace, &self.tags, self.kind, range)
     }
 
-    /// Key columns of `def`'s range-relative columns, built for this
-    /// request (the cached ones are over the whole trace); `None` for the
-    /// others, read from the cache.
-    fn ranged_keys(&self, def: &TableDef<'_>, range: Option<TimeRange>) -> Vec<Option<KeyColumn>> {
+    /// Key columns of the range-relative columns `req` groups, filters or
+    /// reads values of, built for its range (the cached ones are over the
+    /// whole trace); `None` for the others, read from the cache.
+    fn ranged_keys(&self, def: &TableDef<'_>, req: &RowTableRequest) -> Vec<Option<KeyColumn>> {
+        // Number value columns read the cells themselves, not keys.
+        let used = |c: usize, number: bool| {
+            req.columns.contains(&c)
+                || req.filters.iter().any(|f| f.column == c)
+                || (!number && req.values.iter().any(|v| v.of == ValueOf::Column(c)))
+        };
         def.columns
             .iter()
-            .map(|c| (range.is_some() && c.ranged).then(|| KeyColumn::build(c, def.rows)))
+            .enumerate()
+            .map(|(i, c)| {
+                let number = matches!(c.cells, Cells::Number(_));
+                (req.range.is_some() && c.ranged && used(i, number))
+                    .then(|| KeyColumn::build(c, def.rows))
+            })
             .collect()
     }
 
@@ -378,7 +389,7 @@ impl RowTable {
         }
         let def = self.def_in(req.range);
         let cancel = Cancel::current();
-        let local = self.ranged_keys(&def, req.range);
+        let local = self.ranged_keys(&def, req);
         let kc = |c: usize| match local.get(c) {
             Some(Some(k)) => Some(k),
             _ => self.key_column(c),
