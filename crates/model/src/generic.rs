@@ -119,8 +119,10 @@ impl GenericEventTable {
                 Err(e) => vec![("Error".into(), e.to_string())],
             };
         }
-        // A pack's schema comes after our typed decoders (docs/schema-packs.md).
-        if !self.schema_from_pack(i) {
+        // A pack's schema comes after our typed decoders (docs/schema-packs.md),
+        // except Kernel-Network's: its typed decoder reads only the part of
+        // the layout the Network table needs, the manifest names every field.
+        if !self.schema_from_pack(i) || self.is_kernel_network(i) {
             if let Some(fields) = self.manifest_fields(i) {
                 return fields;
             }
@@ -145,6 +147,13 @@ impl GenericEventTable {
             .get(i)
             .and_then(|&s| self.registry.source(s))
             .is_some_and(|s| matches!(s, Source::User | Source::BuiltIn))
+    }
+
+    /// Whether row `i` is a Microsoft-Windows-Kernel-Network event.
+    fn is_kernel_network(&self, i: usize) -> bool {
+        let provider = self.provider.get(i);
+        provider.and_then(|&p| self.providers.guid.get(p as usize).copied().flatten())
+            == Some(etl::decode::tcpip::KERNEL_NETWORK)
     }
 
     /// The manifest schema of row `i`.

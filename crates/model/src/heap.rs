@@ -1,7 +1,9 @@
 //! Heap Allocations: one row per heap block, from its Alloc (or the
 //! ReAlloc that made it) to the Free, ReAlloc or Destroy that ended it.
 
-/// WPA's classes of a block against a range: Allocated Inside/Outside,
+/// WPA's classes of a block against the whole trace (the tables class
+/// rows against the selected range: `query::table::columns::range_class`):
+/// Allocated Inside/Outside,
 /// Freed Inside/Outside. Here the range is the whole trace: AIFI freed in
 /// the trace, AIFO still allocated at its end, AOFI allocated before it
 /// (a free of a block no Alloc named), AOFO never seen.

@@ -1,4 +1,4 @@
-//! Network: one row per kernel TcpIp/UdpIp event, attributed to the
+//! Network: one row per kernel TcpIp/UdpIp (or Kernel-Network) event, attributed to the
 //! process its payload names.
 
 use crate::strings::StrId;

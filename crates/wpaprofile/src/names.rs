@@ -51,6 +51,37 @@ const SYNONYMS: &[(&str, &str, &str, &str)] = &[
     ("generic", "Thread Id", "Thread", ""),
     ("generic", "ThreadId", "Thread", ""),
     ("generic", "Timestamp", "Time", ""),
+    // MSO-Scripts' VirtualAlloc, Heap, MemFileAccess, Registry and Network
+    // profiles.
+    ("virtual-alloc", "Commit LifeTime", "Lifetime", ""),
+    ("virtual-alloc", "Commit Time", "Allocation Time", ""),
+    ("virtual-alloc", "Decommit Time", "Free Time", ""),
+    ("virtual-alloc", "Committing ThreadId", "Thread", ""),
+    ("heap", "AllocTime", "Allocation Time", ""),
+    ("heap", "FreeTime", "Free Time", ""),
+    ("hard-faults", "File Name", "File Path", ""),
+    (
+        "hard-faults",
+        "Path Tree",
+        "File Path",
+        "whole paths, not a folder tree",
+    ),
+    ("hard-faults", "File Offset", "Byte Offset", ""),
+    ("hard-faults", "ByteCount", "Size", ""),
+    ("hard-faults", "Thread ID", "Thread", ""),
+    ("hard-faults", "Log Time", "Start Time", ""),
+    ("network", "Bytes", "Size", ""),
+    ("network", "Event Type", "Event", ""),
+    ("registry", "Entire Key (Base+Remainder)", "Key Path", ""),
+    (
+        "registry",
+        "Entire Key (Base+Remainder) Tree",
+        "Key Path",
+        "whole paths, not a key tree",
+    ),
+    ("registry", "Elapsed Time", "Duration", ""),
+    ("registry", "Operation Time", "Start Time", ""),
+    ("registry", "Thread ID", "Thread", ""),
 ];
 
 /// Our name for WPA's column `wpa` in `table`, and what differs.

@@ -55,6 +55,37 @@ pub const WPA_TABLES: &[WpaTable] = &[
         title: "Generic Events",
         ours: Some("generic"),
     },
+    // Microsoft's MSO-Scripts profiles name these (src/WPAP/VirtualAlloc,
+    // Heap, MemFileAccess, Network .wpaProfile; UIforETW's
+    // bin/HeapAnalysis.wpaProfile the Heap one too). Hard Faults is known
+    // by its columns (File Name, File Offset, ByteCount, IO Time, Virtual
+    // Address); TcpIp by the View MSO-Scripts gives it (Process, Remote and
+    // Local Address, Protocol, Event Type, Bytes).
+    WpaTable {
+        guid: "e6a4a964-3a87-46ef-9762-f9d9b9208051",
+        title: "VirtualAlloc Commit LifeTimes",
+        ours: Some("virtual-alloc"),
+    },
+    WpaTable {
+        guid: "1a64d983-f796-45f8-aa64-ac50b95d0e45",
+        title: "Heap Allocations",
+        ours: Some("heap"),
+    },
+    WpaTable {
+        guid: "7c60aeff-a47f-4ba8-942c-d2b154087ab9",
+        title: "Hard Faults",
+        ours: Some("hard-faults"),
+    },
+    WpaTable {
+        guid: "21214383-88f8-4603-9eac-2a6422756b11",
+        title: "TcpIp",
+        ours: Some("network"),
+    },
+    WpaTable {
+        guid: "e97b189d-b977-4e41-9448-8c214c166f84",
+        title: "Registry",
+        ours: Some("registry"),
+    },
     // Tables etlscope does not have, named so that a skip says which.
     WpaTable {
         guid: "1fe3bbaa-6738-41b9-941e-7a6825821b35",
@@ -74,11 +105,6 @@ pub const WPA_TABLES: &[WpaTable] = &[
     WpaTable {
         guid: "1ce7fd53-2344-4ea8-acd6-1a0722a51427",
         title: "Regions of Interest",
-        ours: None,
-    },
-    WpaTable {
-        guid: "e97b189d-b977-4e41-9448-8c214c166f84",
-        title: "Registry",
         ours: None,
     },
 ];

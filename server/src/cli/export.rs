@@ -204,6 +204,17 @@ pub fn export_tagged(
         limit: args.limit,
     };
     let plan = plan::plan(&def, &ask)?;
+    // Columns relative to the range (WPA's allocation classes, Impacting
+    // Size) are made for it; the columns keep their places.
+    let def = match plan.range {
+        Some(r) if def.has_ranged_columns() => if list && !wants_tags {
+            TableDef::of_in(trace, args.table, Some(r))
+        } else {
+            TableDef::of_tagged_in(trace, args.table, &keys, Some(r))
+        }
+        .ok_or_else(unknown)?,
+        _ => def,
+    };
     if list {
         return Ok(flat::list(
             trace,

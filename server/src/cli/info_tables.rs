@@ -4,7 +4,7 @@
 //! for each it cannot, what the recording lacked.
 
 use etl::census::Census;
-use etl::decode::kernel_classes;
+use etl::decode::{kernel_classes, tcpip};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -20,7 +20,7 @@ const RULES: &[Rule] = &[
     (
         "network",
         etl::decode::tcpip::is_net_hook,
-        "no TcpIp/UdpIp events (groups 0x06, 0x08): the kernel session's NETWORKTRACE flag was off",
+        "no TcpIp/UdpIp events (groups 0x06, 0x08) nor Microsoft-Windows-Kernel-Network ones: the kernel session's NETWORKTRACE flag was off",
     ),
     (
         "page-faults",
@@ -44,15 +44,20 @@ const RULES: &[Rule] = &[
     ),
 ];
 
-/// Events per hook id: system-header events, and classic events of a
-/// kernel event class by the hook id they would have.
+/// Events per hook id: system-header events, classic events of a kernel
+/// event class and Microsoft-Windows-Kernel-Network events by the hook id
+/// they would have (they fill the same tables).
 fn hook_counts(c: &Census) -> BTreeMap<u16, u64> {
     let mut out = c.kernel_hooks.clone();
     for (&(g, id), &n) in &c.provider_ids {
-        if let Some(h) = u8::try_from(id)
-            .ok()
-            .and_then(|op| kernel_classes::hook_of(g, op))
-        {
+        let hook = if g == tcpip::KERNEL_NETWORK {
+            tcpip::kernel_network_hook(id)
+        } else {
+            u8::try_from(id)
+                .ok()
+                .and_then(|op| kernel_classes::hook_of(g, op))
+        };
+        if let Some(h) = hook {
             *out.entry(h).or_default() += n;
         }
     }

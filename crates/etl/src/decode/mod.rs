@@ -297,6 +297,13 @@ fn decode_event_header<'a>(
     if provider == KERNEL_PROCESS {
         return kernel_process::decode(ev);
     }
+    // Kernel-Network's events are the kernel TcpIp/UdpIp layouts (from the
+    // PID to the ports): decoded as the classic event of the same kind.
+    if provider == tcpip::KERNEL_NETWORK {
+        let mut k = *ev;
+        k.hook_id = Some(tcpip::kernel_network_hook(ev.event_id)?);
+        return run(&k, Decoded::Net);
+    }
     if provider == CLR_RUNTIME || provider == CLR_RUNDOWN {
         if clr::method_event(provider, ev.event_id).is_some() {
             return run(ev, Decoded::ClrMethod);

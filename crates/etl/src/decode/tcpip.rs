@@ -69,6 +69,26 @@ pub struct NetEvent {
     pub failure_code: u16,
 }
 
+/// Microsoft-Windows-Kernel-Network.
+pub const KERNEL_NETWORK: crate::Guid =
+    crate::Guid::from_u128(0x7dd42a49_5329_4832_8dfd_43d979153a88);
+
+/// The classic hook id of a Microsoft-Windows-Kernel-Network event id. Its
+/// manifest (Windows 10 10240/17134/18990, github.com/repnz/etw-providers-docs,
+/// our built-in pack) numbers TCP events as the kernel TcpIp opcodes (10-18
+/// IPv4, 26-34 IPv6) and UDP ones 32 above UdpIp's (42, 43, 49 IPv4; 58, 59
+/// IPv6), and its templates begin as the classic layouts: PID, size, daddr,
+/// saddr, dport, sport (TCP/UDP failures: Proto, FailureCode).
+pub fn kernel_network_hook(event_id: u16) -> Option<u16> {
+    let (group, opcode) = match event_id {
+        10..=34 => (0x06u16, event_id),
+        42..=66 => (0x08, event_id - 32),
+        _ => return None,
+    };
+    let hook = (group << 8) | opcode;
+    is_net_hook(hook).then_some(hook)
+}
+
 /// Whether a kernel hook id is a TcpIp/UdpIp event this module decodes
 /// (UDP has only Send, Recv and Fail).
 pub fn is_net_hook(hook: u16) -> bool {
@@ -154,6 +174,23 @@ impl NetEvent {
 mod tests {
     use super::*;
     use crate::decode::test_util::kernel_event;
+
+    #[test]
+    fn kernel_network_ids_map_to_the_classic_hooks() {
+        let m = |id| kernel_network_hook(id);
+        assert_eq!(m(10), Some(0x060A));
+        assert_eq!(m(18), Some(0x0612));
+        assert_eq!(m(26), Some(0x061A));
+        assert_eq!(m(34), Some(0x0622));
+        assert_eq!(m(33), None);
+        assert_eq!(
+            (m(42), m(43), m(49)),
+            (Some(0x080A), Some(0x080B), Some(0x0811))
+        );
+        assert_eq!((m(58), m(59)), (Some(0x081A), Some(0x081B)));
+        // UDP has no connect; other ids are not network data.
+        assert_eq!((m(44), m(9), m(1)), (None, None, None));
+    }
 
     #[test]
     fn udp_v4_receive_and_tcp_v6_send() {

@@ -62,8 +62,9 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
         level: e.level,
         version: e.version as u8,
         keyword: e.keyword,
+        pid: e.pid,
         // Kernel network events say pid -1; their payload names the process.
-        pid: decode::schema::kernel::payload_pid(e).or(e.pid),
+        payload_pid: decode::schema::kernel::payload_pid(e),
         tid: e.tid,
         cpu: e.cpu,
         pointer_size: e.pointer_size,
@@ -184,7 +185,8 @@ pub fn build_generic_rows(
         };
         t.name.push(name);
         let header_pid = r.pid.unwrap_or(u32::MAX);
-        let payload_pid = t.registry.schema(event_schema).and_then(|s| {
+        let payload_pid = r.payload_pid.or_else(|| {
+            let s = t.registry.schema(event_schema)?;
             let row = t.time.len() - 1;
             etl::decode::schema::packs::payload_process(s, t.payload(row))
         });

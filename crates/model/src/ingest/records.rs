@@ -506,7 +506,10 @@ pub struct GenericRec {
     pub level: u8,
     pub version: u8,
     pub keyword: u64,
+    /// The header's pid.
     pub pid: Option<u32>,
+    /// The process a kernel TcpIp/UdpIp payload names (its header has none).
+    pub payload_pid: Option<u32>,
     pub tid: Option<u32>,
     pub cpu: u16,
     pub pointer_size: u8,

@@ -4,7 +4,7 @@
 
 use crate::index::call_tree::{CallTree, ROOT};
 use crate::scan::filter::STACK_SELF;
-use crate::table::columns::{number_text, Cells, ColumnType};
+use crate::table::columns::{number_text, Cells, ColumnType, TableColumn};
 use crate::{Column, Engine};
 use model::NONE;
 use rustc_hash::FxHashMap;
@@ -33,8 +33,15 @@ pub(crate) enum KeyColumn {
 impl KeyColumn {
     /// The keys of a text or number column of `rows` rows (stack columns
     /// need the engine: `stack`).
-    pub(crate) fn build(cells: &Cells<'_>, rows: usize) -> KeyColumn {
-        match cells {
+    pub(crate) fn build(column: &TableColumn<'_>, rows: usize) -> KeyColumn {
+        if let (Some(labels), Cells::Keyed { key, .. }) = (column.fixed_labels, &column.cells) {
+            // Keys index the fixed labels: the same in every range.
+            return KeyColumn::Text {
+                keys: (0..rows).map(key).collect(),
+                labels: labels.iter().map(|l| l.to_string()).collect(),
+            };
+        }
+        match &column.cells {
             Cells::Number(f) => number_column((0..rows).map(|r| f.at(r))),
             Cells::Keyed { key, text } => {
                 let mut by_key: FxHashMap<u32, u32> = FxHashMap::default();

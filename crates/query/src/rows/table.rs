@@ -203,7 +203,7 @@ impl RowTable {
         let trace = Arc::clone(&engine.trace);
         let tags = Arc::new(StackTagKeys::for_table(engine, kind.name()));
         let (defs, weight_name, values, sum_columns, weight_column, timed, stacks) = {
-            let def = definition(&trace, &tags, kind);
+            let def = definition(&trace, &tags, kind, None);
             let defs: Vec<ColumnDef> = def.columns.iter().map(|c| c.def).collect();
             let col = |n: &str| def.column(n);
             let sum_columns: Vec<usize> = def.ui_sums.iter().filter_map(|s| col(s.1)).collect();
@@ -258,7 +258,34 @@ impl RowTable {
 
     /// The table's column definitions (what value specs and the planner read).
     pub fn def(&self) -> TableDef<'_> {
-        definition(&self.trace, &self.tags, self.kind)
+        definition(&self.trace, &self.tags, self.kind, None)
+    }
+
+    /// `def` with its range-relative columns (WPA's allocation classes,
+    /// Impacting Size) against `range`.
+    pub fn def_in(&self, range: Option<TimeRange>) -> TableDef<'_> {
+        definition(&self.trace, &self.tags, self.kind, range)
+    }
+
+    /// Key columns of the range-relative columns `req` groups, filters or
+    /// reads values of, built for its range (the cached ones are over the
+    /// whole trace); `None` for the others, read from the cache.
+    fn ranged_keys(&self, def: &TableDef<'_>, req: &RowTableRequest) -> Vec<Option<KeyColumn>> {
+        // Number value columns read the cells themselves, not keys.
+        let used = |c: usize, number: bool| {
+            req.columns.contains(&c)
+                || req.filters.iter().any(|f| f.column == c)
+                || (!number && req.values.iter().any(|v| v.of == ValueOf::Column(c)))
+        };
+        def.columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let number = matches!(c.cells, Cells::Number(_));
+                (req.range.is_some() && c.ranged && used(i, number))
+                    .then(|| KeyColumn::build(c, def.rows))
+            })
+            .collect()
     }
 
     pub fn len(&self) -> usize {
@@ -303,7 +330,7 @@ impl RowTable {
         let cell = self.keys.get(c)?;
         Some(cell.get_or_init(|| {
             let def = self.def();
-            KeyColumn::build(&def.columns[c].cells, def.rows)
+            KeyColumn::build(&def.columns[c], def.rows)
         }))
     }
 
@@ -360,19 +387,28 @@ impl RowTable {
         {
             return Err(QueryError::BadRequest("no such value column".into()));
         }
-        let def = self.def();
+        let def = self.def_in(req.range);
         let cancel = Cancel::current();
+        let local = self.ranged_keys(&def, req);
+        let kc = |c: usize| match local.get(c) {
+            Some(Some(k)) => Some(k),
+            _ => self.key_column(c),
+        };
+        let label_of = |c: usize, key: u32| {
+            let ty = self.defs.get(c).map_or(ColumnType::Text, |d| d.ty);
+            kc(c).map_or_else(String::new, |k| k.label(ty, key))
+        };
         let key_cols: Vec<(usize, &KeyColumn)> = req
             .columns
             .iter()
-            .filter_map(|&c| Some((c, self.key_column(c)?)))
+            .filter_map(|&c| Some((c, kc(c)?)))
             .collect();
         let filter_cols: Vec<(&RowFilter, &KeyColumn)> = req
             .filters
             .iter()
-            .filter_map(|f| Some((f, self.key_column(f.column)?)))
+            .filter_map(|f| Some((f, kc(f.column)?)))
             .collect();
-        let readers = self.value_readers(&def, &req.values)?;
+        let readers = self.value_readers(&def, &req.values, &kc)?;
         // The weight and summed columns, found once rather than per row;
         // a row without a number adds 0.
         let weight = self.weight_column.and_then(|c| number_cells(&def, c));
@@ -527,7 +563,7 @@ impl RowTable {
                 Row {
                     key,
                     label: match next_column {
-                        Some(c) if by_label => self.label(c, key),
+                        Some(c) if by_label => label_of(c, key),
                         _ => String::new(),
                     },
                     count: g_head.count,
@@ -545,7 +581,7 @@ impl RowTable {
             .and_then(|c| self.defs.get(c))
             .map_or(ColumnType::Text, |d| d.ty);
         let value_types: Vec<ColumnType> = req.values.iter().map(|v| v.shown_type(&def)).collect();
-        let next_kc = next_column.and_then(|c| self.key_column(c));
+        let next_kc = next_column.and_then(kc);
         let by = req.sort;
         let cmp = |a: &Row, b: &Row| {
             let o = match (req.sort_aggregate, req.sort_value, by.column) {
@@ -579,7 +615,7 @@ impl RowTable {
         if !by_label {
             if let Some(c) = next_column {
                 for r in &mut rows {
-                    r.label = self.label(c, r.key);
+                    r.label = label_of(c, r.key);
                 }
             }
         }
@@ -604,6 +640,7 @@ impl RowTable {
         &'d self,
         def: &'d TableDef<'d>,
         values: &[ValueSpec],
+        key_column: &dyn Fn(usize) -> Option<&'d KeyColumn>,
     ) -> Result<Vec<Reader<'d>>, QueryError> {
         values
             .iter()
@@ -619,7 +656,7 @@ impl RowTable {
                     }
                     Ok(match &column.cells {
                         Cells::Number(f) => Reader::Number(f, column.def.ty),
-                        _ => match self.key_column(c).and_then(KeyColumn::text_keys) {
+                        _ => match key_column(c).and_then(KeyColumn::text_keys) {
                             Some((keys, labels)) => Reader::Text(keys, labels),
                             None => {
                                 return Err(QueryError::BadRequest("no such value column".into()))
@@ -661,9 +698,15 @@ impl RowTable {
 }
 
 /// The table definition of a row table kind.
-fn definition<'a>(t: &'a Trace, tags: &'a StackTagKeys, kind: RowTableKind) -> TableDef<'a> {
+fn definition<'a>(
+    t: &'a Trace,
+    tags: &'a StackTagKeys,
+    kind: RowTableKind,
+    range: Option<TimeRange>,
+) -> TableDef<'a> {
     // Every row table kind is a table of `table::columns`.
-    TableDef::of_tagged(t, kind.name(), tags).unwrap_or_else(|| TableDef::empty(kind.name()))
+    TableDef::of_tagged_in(t, kind.name(), tags, range)
+        .unwrap_or_else(|| TableDef::empty(kind.name()))
 }
 
 /// One value column's reader.

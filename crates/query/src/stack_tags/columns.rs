@@ -3,6 +3,7 @@
 //! aggregates like any text column.
 
 use super::keys::StackTagKeys;
+use crate::scan::filter::TimeRange;
 use crate::table::columns::{keyed, Cells, TableColumn, TableDef};
 use model::Trace;
 
@@ -47,8 +48,18 @@ impl<'a> TableDef<'a> {
     /// The table `name` of `t` with a Stack Tag column per stack column
     /// (before Count), tagged by `tags`.
     pub fn of_tagged(t: &'a Trace, name: &str, tags: &'a StackTagKeys) -> Option<TableDef<'a>> {
-        let mut def = TableDef::columns_of(t, name)?;
-        let twin = TableDef::columns_of(t, name)?;
+        TableDef::of_tagged_in(t, name, tags, None)
+    }
+
+    /// `of_tagged` with the range-relative columns against `range`.
+    pub fn of_tagged_in(
+        t: &'a Trace,
+        name: &str,
+        tags: &'a StackTagKeys,
+        range: Option<TimeRange>,
+    ) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_in(t, name, range)?;
+        let twin = TableDef::columns_in(t, name, range)?;
         add(&mut def, twin, tags);
         def.push_count();
         Some(def)

@@ -1,15 +1,20 @@
 //! Heap Allocations: one row per heap block, alive from its allocation to
 //! its free (or the trace's end).
 
+use super::range_class::{class_column, Selection};
 use super::{
-    address, duration, end_time, get, keyed, size, stack, start_time, text, thread_id, time_cell,
+    address, duration, end_time, get, keyed, size, stack, start_time, thread_id, time_cell,
     Numbers, PercentOf, TableDef,
 };
+use crate::scan::filter::TimeRange;
 use model::processes::OPEN;
 use model::Trace;
 
-pub(super) fn table(t: &Trace) -> TableDef<'_> {
+/// The table, its Type and Impacting Size relative to `range` (the whole
+/// trace without one).
+pub(super) fn table(t: &Trace, range: Option<TimeRange>) -> TableDef<'_> {
     let h = &t.heap;
+    let sel = Selection::new(range);
     let end_of_trace = t.info.duration_ns;
     TableDef {
         name: "heap",
@@ -36,16 +41,14 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 };
                 (e - s).max(0)
             }),
-            // AIFI, AIFO or AOFI over the whole trace.
-            text("Type", move |i| h.class(i).name().to_string()),
-            // Still allocated at the trace's end.
+            class_column("Type", move |i| {
+                sel.class(get(&h.alloc_time, i), get(&h.free_time, i))
+            })
+            .alias(&["Impacting Type"]),
             size("Impacting Size", move |i| {
-                if get(&h.free_time, i) == OPEN {
-                    get(&h.size, i) as i64
-                } else {
-                    0
-                }
-            }),
+                sel.impacting(get(&h.alloc_time, i), get(&h.free_time, i), get(&h.size, i))
+            })
+            .ranged(),
             thread_id(t, "Thread", move |i| get(&h.thread, i)).alias(&["Thread ID"]),
             stack("Stack", move |i| {
                 h.alloc_stack.get(i).copied().unwrap_or(model::NONE)

@@ -16,10 +16,12 @@ mod network;
 mod numbers;
 mod page_faults;
 mod processes;
+mod range_class;
 mod registry;
 mod threads;
 mod virtual_alloc;
 
+use crate::scan::filter::TimeRange;
 use crate::table::aggregate::Aggregation;
 use model::strings::StrId;
 use model::Trace;
@@ -184,6 +186,12 @@ pub enum Cells<'a> {
 pub struct TableColumn<'a> {
     pub def: ColumnDef,
     pub cells: Cells<'a>,
+    /// Labels of a keyed column whose keys index them (the same in every
+    /// range), rather than labels found row by row.
+    pub fixed_labels: Option<&'static [&'static str]>,
+    /// The cells depend on the range the table was made for
+    /// (`TableDef::columns_in`): WPA's allocation classes, Impacting Size.
+    pub ranged: bool,
 }
 
 impl<'a> TableColumn<'a> {
@@ -196,7 +204,15 @@ impl<'a> TableColumn<'a> {
                 aggregation,
             },
             cells,
+            fixed_labels: None,
+            ranged: false,
         }
+    }
+
+    /// The same column, its cells relative to the table's range.
+    pub(crate) fn ranged(mut self) -> Self {
+        self.ranged = true;
+        self
     }
 
     /// The same column, also answering to older names.
@@ -369,7 +385,25 @@ impl<'a> TableDef<'a> {
         ));
     }
 
+    /// The table `name` with its range-relative columns (allocation
+    /// classes, Impacting Size) against `range`.
+    pub fn of_in(t: &'a Trace, name: &str, range: Option<TimeRange>) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_in(t, name, range)?;
+        def.push_count();
+        Some(def)
+    }
+
     pub(crate) fn columns_of(t: &'a Trace, name: &str) -> Option<TableDef<'a>> {
+        TableDef::columns_in(t, name, None)
+    }
+
+    /// The columns of `name`; those relative to a range (`ranged`) against
+    /// `range`, the whole trace without one.
+    pub(crate) fn columns_in(
+        t: &'a Trace,
+        name: &str,
+        range: Option<TimeRange>,
+    ) -> Option<TableDef<'a>> {
         Some(match name {
             "cpu-sampled" => cpu_sampled::table(t),
             "processes" => processes::table(t),
@@ -383,8 +417,8 @@ impl<'a> TableDef<'a> {
             "network" => network::table(t),
             "page-faults" => page_faults::table(t),
             "registry" => registry::table(t),
-            "virtual-alloc" => virtual_alloc::table(t),
-            "heap" => heap::table(t),
+            "virtual-alloc" => virtual_alloc::table(t, range),
+            "heap" => heap::table(t, range),
             _ => return None,
         })
     }
@@ -428,6 +462,11 @@ impl<'a> TableDef<'a> {
     pub fn column(&self, name: &str) -> Option<usize> {
         let exact = self.columns.iter().position(|c| c.def.name == name);
         exact.or_else(|| self.columns.iter().position(|c| c.def.is_called(name)))
+    }
+
+    /// Whether some column depends on the range the table was made for.
+    pub fn has_ranged_columns(&self) -> bool {
+        self.columns.iter().any(|c| c.ranged)
     }
 
     pub fn column_names(&self) -> Vec<&'static str> {

@@ -1,5 +1,5 @@
-//! Network: one row per kernel TcpIp/UdpIp event, its process the one the
-//! payload names.
+//! Network: one row per kernel TcpIp/UdpIp or Microsoft-Windows-Kernel-Network
+//! event, its process the one the payload names.
 
 use super::{get, id, keyed, size, start_time, string, text, Numbers, PercentOf, TableDef};
 use model::network::{direction, op_name};

@@ -1,15 +1,20 @@
 //! VirtualAlloc Commit Lifetimes: one row per committed region, alive from
 //! its commit to its decommit (or the trace's end).
 
+use super::range_class::{class_column, Selection};
 use super::{
     address, duration, end_time, get, keyed, size, stack, start_time, text, thread_id, time_cell,
     Numbers, PercentOf, TableDef,
 };
+use crate::scan::filter::TimeRange;
 use model::processes::OPEN;
 use model::Trace;
 
-pub(super) fn table(t: &Trace) -> TableDef<'_> {
+/// The table, its Impacting Type and Impacting Size relative to `range`
+/// (the whole trace without one).
+pub(super) fn table(t: &Trace, range: Option<TimeRange>) -> TableDef<'_> {
     let c = &t.commits;
+    let sel = Selection::new(range);
     let end_of_trace = t.info.duration_ns;
     TableDef {
         name: "virtual-alloc",
@@ -35,14 +40,16 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 };
                 (e - get(&c.alloc_time, i)).max(0)
             }),
-            // Still committed at the trace's end.
+            // WPA's AIFI/AIFO/AOFI/AOFO of the commit against the range
+            // (WPA's column is "Type").
+            class_column("Type", move |i| {
+                sel.class(get(&c.alloc_time, i), get(&c.free_time, i))
+            })
+            .alias(&["Impacting Type"]),
             size("Impacting Size", move |i| {
-                if get(&c.free_time, i) == OPEN {
-                    get(&c.size, i) as i64
-                } else {
-                    0
-                }
-            }),
+                sel.impacting(get(&c.alloc_time, i), get(&c.free_time, i), get(&c.size, i))
+            })
+            .ranged(),
             thread_id(t, "Thread", move |i| get(&c.thread, i)).alias(&["Thread ID"]),
             stack("Commit Stack", move |i| {
                 c.commit_stack.get(i).copied().unwrap_or(model::NONE)
