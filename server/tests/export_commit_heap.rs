@@ -117,6 +117,10 @@ fn commit_lifetimes_and_outstanding_commit_as_pages_say() {
         // Nothing committed there.
         va(7000, 100, true, 0x90000, 0x1000, RELEASE),
         va(8000, 100, false, 0x60000, 0x3000, COMMIT),
+        // Committed again over two committed pages and two new ones: only the
+        // new ones are charged (committing a committed page changes nothing),
+        // and the first two keep their lifetime from 8000.
+        va(8500, 100, false, 0x61000, 0x4000, COMMIT),
         va(9000, 200, true, 0x50000, 0x1000, RELEASE),
     ];
     let m = MemoryEvents {
@@ -133,7 +137,7 @@ fn commit_lifetimes_and_outstanding_commit_as_pages_say() {
     for e in &events {
         if !e.free && e.flags & COMMIT != 0 {
             for p in (e.base..e.base + e.size).step_by(PAGE as usize) {
-                pages.insert((e.pid, p), (e.at, None));
+                pages.entry((e.pid, p)).or_insert((e.at, None));
             }
         } else if e.free {
             let size = if e.size == 0 { 0x2000 } else { e.size }; // the region at 0x20000
@@ -182,11 +186,12 @@ fn commit_lifetimes_and_outstanding_commit_as_pages_say() {
     }
     got.sort();
     assert_eq!(got, history);
-    // The first region split into three rows around the decommitted page.
-    assert_eq!(rows.len(), 6);
+    // The first region split into three rows around the decommitted page;
+    // the re-commit adds one row, for its two new pages.
+    assert_eq!(rows.len(), 7);
 
     // Outstanding commit between every two events, per process.
-    for at in [1500, 2500, 3500, 4500, 5500, 8500, 9500] {
+    for at in [1500, 2500, 3500, 4500, 5500, 8250, 8750, 9500] {
         let mut want: BTreeMap<String, u64> = BTreeMap::new();
         for ((pid, _), (alloc, free)) in &history {
             if *alloc <= at && free.is_none_or(|f| f > at) {

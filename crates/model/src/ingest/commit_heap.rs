@@ -21,19 +21,47 @@ pub fn build_commits(recs: &[VirtualAllocRec], j: &mut Joiner<'_, '_>) -> Commit
         let time = j.clock.to_ns(r.ts);
         let process = j.process_at(v.pid, time);
         if !v.free && v.flags & MEM_COMMIT != 0 && v.size > 0 {
+            let rows = open.entry(v.pid).or_default();
+            let end = v.base.saturating_add(v.size);
+            // Committing committed pages changes nothing (no new charge, the
+            // first commit's lifetime goes on): only the gaps between the
+            // committed rows inside the range become rows.
+            let mut gaps = Vec::new();
+            let mut at = v.base;
+            let mut inside: Vec<(u64, u64)> = rows
+                .range(..end)
+                .rev()
+                .take_while(|&(&b, &row)| b.saturating_add(c.size[row]) > v.base)
+                .map(|(&b, &row)| (b, b.saturating_add(c.size[row])))
+                .collect();
+            inside.reverse();
+            for (b, e) in inside {
+                if b > at {
+                    gaps.push((at, b));
+                }
+                at = at.max(e);
+            }
+            if end > at {
+                gaps.push((at, end));
+            }
+            if gaps.is_empty() {
+                continue;
+            }
             let (thread, _) = j.thread_at(r.tid, time);
             let stack = j.stack(r.ts, r.tid, process, time);
-            let row = c.len();
-            c.process.push(process);
-            c.base.push(v.base);
-            c.size.push(v.size);
-            c.flags.push(v.flags);
-            c.alloc_time.push(time);
-            c.free_time.push(OPEN);
-            c.thread.push(thread);
-            c.commit_stack.push(stack);
-            c.decommit_stack.push(NONE);
-            open.entry(v.pid).or_default().insert(v.base, row);
+            for (b, e) in gaps {
+                let row = c.len();
+                c.process.push(process);
+                c.base.push(b);
+                c.size.push(e - b);
+                c.flags.push(v.flags);
+                c.alloc_time.push(time);
+                c.free_time.push(OPEN);
+                c.thread.push(thread);
+                c.commit_stack.push(stack);
+                c.decommit_stack.push(NONE);
+                rows.insert(b, row);
+            }
         } else if v.free && v.flags & (MEM_DECOMMIT | MEM_RELEASE) != 0 {
             let Some(rows) = open.get_mut(&v.pid) else {
                 continue;
