@@ -8,8 +8,12 @@
 //! `TcpIpSendTraceData`, `TcpIpConnectTraceData`, `TcpIpV6TraceData`,
 //! `UdpIpTraceData`, `UdpIpV6TraceData`, `TcpIpFailTraceData`). Every
 //! layout but Fail begins u32 PID, u32 size, daddr (4 or 16 bytes), saddr,
-//! u16 dport, u16 sport (ports in network byte order); what follows (send
-//! times, TCP options, seqnum, connid) differs per opcode and is not read.
+//! u16 dport, u16 sport (ports in network byte order); what follows differs
+//! per opcode: Send has u32 startime, u32 endtime; Connect and Accept
+//! (TcpIp_TypeGroup2) u16 mss, sackopt, tsopt, wsopt, u32 rcvwin, s16
+//! rcvwinscale, sndwinscale; then every one ends u32 seqnum, pointer connid.
+//! That tail is read when the payload holds exactly it (other versions keep
+//! their bytes unread rather than fail).
 //! Opcodes: 10 Send, 11 Recv, 12 Connect, 13 Disconnect, 14 Retransmit,
 //! 15 Accept, 16 Reconnect, 17 Fail, 18 TCPCopy; IPv6 adds 16. Verified on
 //! the x64 trace: 0x061A 64 bytes, 0x061B 56, 0x080A/B 32, 0x081A/B 56.
@@ -67,6 +71,9 @@ pub struct NetEvent {
     pub sport: u16,
     /// Fail's FailureCode.
     pub failure_code: u16,
+    /// The tail's seqnum and connid (the connection's kernel object), when read.
+    pub seqnum: Option<u32>,
+    pub connid: Option<u64>,
 }
 
 /// Microsoft-Windows-Kernel-Network.
@@ -128,6 +135,8 @@ impl<'a> Decode<'a> for NetEvent {
             dport: 0,
             sport: 0,
             failure_code: 0,
+            seqnum: None,
+            connid: None,
         };
         if op == NetOp::Fail {
             let _proto = r.u16()?;
@@ -141,6 +150,21 @@ impl<'a> Decode<'a> for NetEvent {
         n.saddr[..len].copy_from_slice(r.bytes(len)?);
         n.dport = u16::from_be_bytes(r.bytes(2)?.try_into().unwrap_or_default());
         n.sport = u16::from_be_bytes(r.bytes(2)?.try_into().unwrap_or_default());
+        // Kernel-Network's templates end otherwise (its manifest): only the
+        // classic layouts' tail is read.
+        if ev.provider != Some(KERNEL_NETWORK) {
+            let before = match op {
+                NetOp::Send if !n.udp => 8,
+                NetOp::Connect | NetOp::Accept => 16,
+                _ => 0,
+            };
+            let ptr = usize::from(r.pointer_size());
+            if r.remaining() == before + 4 + ptr {
+                r.bytes(before)?;
+                n.seqnum = Some(r.u32()?);
+                n.connid = Some(r.ptr()?);
+            }
+        }
         Ok(n)
     }
 }
@@ -206,6 +230,8 @@ mod tests {
         let (l, lp, r, rp) = n.endpoints();
         assert_eq!((n.address_text(&l), lp), ("239.255.255.250".into(), 1900));
         assert_eq!((n.address_text(&r), rp), ("10.128.0.117".into(), 0xec19));
+        // Its tail, u32 seqnum and a 64-bit connid, is all zero.
+        assert_eq!((n.seqnum, n.connid), (Some(0), Some(0)));
 
         let mut b = 4u32.to_le_bytes().to_vec();
         b.extend(1460u32.to_le_bytes());
@@ -218,8 +244,16 @@ mod tests {
         b.extend([0xfe, 0x80].iter().chain(&[0u8; 13]).chain(&[2]));
         b.extend(445u16.to_be_bytes());
         b.extend(50000u16.to_be_bytes());
-        b.extend([0u8; 16]);
+        // TcpIp_SendIPV6's tail: startime, endtime, seqnum, connid.
+        for v in [1u32, 2, 0x1234] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend(0xffff_a000_0000_1000u64.to_le_bytes());
         let n = NetEvent::decode(&kernel_event(0x061A, 2, 8, &b)).unwrap();
+        assert_eq!(
+            (n.seqnum, n.connid),
+            (Some(0x1234), Some(0xffff_a000_0000_1000))
+        );
         assert!(!n.udp && n.ipv6);
         assert_eq!((n.op, n.pid, n.size), (NetOp::Send, Some(4), 1460));
         let (l, lp, r, rp) = n.endpoints();
