@@ -26,6 +26,9 @@ import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
 
+/** Tables shown only when the trace holds their events (WPA lists only graphs with data). */
+const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap']);
+
 
 export class TracePage {
   /**
@@ -347,7 +350,12 @@ export class TracePage {
     const s = this.s;
     api.useStackTags(s.tags);
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
+    const rows = (this.sum && this.sum.table_rows) || {};
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
+      // The memory and network tables show when the trace has their events, as WPA's Graph
+      // Explorer lists only graphs with data (`etlscope info` says what a recording lacked);
+      // a link to one opens it all the same.
+      if (RECORDED_ONLY.has(t) && !rows[t] && !(s.view === 'table' && s.table === t)) continue;
       tabs.append(h('button', {
         class: `tab ${s.view === 'table' && s.table === t ? 'on' : ''}`, text: name, 'data-testid': `tab-${t}`, ...tabRole(s.view === 'table' && s.table === t),
         onclick: () => {

@@ -34,7 +34,9 @@ const TRACE_NAME = '<img src=x onerror="window.__pwned=20">\'"&amp;.etl';
 
 /** Every element the app creates (`h('tag'` in frontend/*.js) plus index.html's: any other is injected. */
 const APP_TAGS = new Set(['HTML', 'HEAD', 'META', 'TITLE', 'LINK', 'BODY', 'SCRIPT', 'NOSCRIPT', 'A', 'BUTTON', 'CANVAS', 'COL', 'COLGROUP',
-  'DIV', 'H1', 'HEADER', 'INPUT', 'LABEL', 'OPTION', 'SECTION', 'SELECT', 'SPAN', 'TABLE', 'TBODY', 'TD', 'TEXTAREA', 'TH', 'THEAD', 'TR']);
+  'DIV', 'H1', 'HEADER', 'INPUT', 'LABEL', 'OPTION', 'SECTION', 'SELECT', 'SPAN', 'TABLE', 'TBODY', 'TD', 'TEXTAREA', 'TH', 'THEAD', 'TR',
+  // The library's Provider schemas panel (schema-packs.js); the hostile trace's names use none of them.
+  'H2', 'P', 'CODE', 'UL', 'LI']);
 const ROW = 17; // flame.js box height
 
 /** @type {any} */ let srv;
