@@ -49,7 +49,7 @@ pub fn envelope_fields(payload: &[u8]) -> Option<Vec<(String, String)>> {
     Some(out)
 }
 
-fn in_type_of(s: &str) -> Option<u16> {
+pub(super) fn in_type_of(s: &str) -> Option<u16> {
     Some(match s.strip_prefix("win:").unwrap_or(s) {
         "UnicodeString" => t::UNICODE_STRING,
         "AnsiString" => t::ANSI_STRING,

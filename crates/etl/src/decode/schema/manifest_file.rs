@@ -37,33 +37,15 @@ pub struct Converted {
 /// TDH in-type of a manifest `inType` (`win:UInt32`, or `win:29` as
 /// reconstructed manifests write types they have no name for).
 pub fn in_type_of(s: &str) -> Option<u16> {
-    let s = s.strip_prefix("win:").unwrap_or(s);
-    Some(match s {
-        "UnicodeString" => t::UNICODE_STRING,
-        "AnsiString" => t::ANSI_STRING,
-        "Int8" => t::INT8,
-        "UInt8" => t::UINT8,
-        "Int16" => t::INT16,
-        "UInt16" => t::UINT16,
-        "Int32" => t::INT32,
-        "UInt32" => t::UINT32,
-        "Int64" => t::INT64,
-        "UInt64" => t::UINT64,
-        "Float" => t::FLOAT,
-        "Double" => t::DOUBLE,
-        "Boolean" => t::BOOLEAN,
-        "Binary" => t::BINARY,
-        "GUID" => t::GUID,
-        "Pointer" => t::POINTER,
-        "FILETIME" => t::FILETIME,
-        "SYSTEMTIME" => t::SYSTEMTIME,
-        "SID" => t::SID,
-        "HexInt32" => t::HEXINT32,
-        "HexInt64" => t::HEXINT64,
-        "CountedUnicodeString" | "CountedUtf16String" => t::MANIFEST_COUNTED_STRING,
-        "CountedAnsiString" | "CountedMbcsString" => t::MANIFEST_COUNTED_ANSI_STRING,
-        "CountedBinary" => t::MANIFEST_COUNTED_BINARY,
-        _ => return None,
+    // EventSource manifests' names first (one table for both readers), then
+    // the counted types only Windows' own manifests use.
+    super::manifest::in_type_of(s).or_else(|| {
+        Some(match s.strip_prefix("win:").unwrap_or(s) {
+            "CountedUnicodeString" | "CountedUtf16String" => t::MANIFEST_COUNTED_STRING,
+            "CountedAnsiString" | "CountedMbcsString" => t::MANIFEST_COUNTED_ANSI_STRING,
+            "CountedBinary" => t::MANIFEST_COUNTED_BINARY,
+            _ => return None,
+        })
     })
 }
 
