@@ -38,13 +38,28 @@ export const waitTable = (p, timeout = 30000) => p.waitForFunction(() => {
 }, null, { timeout });
 
 /**
+ * The clipboard's text once `ok` holds for it, read again every 50 ms for up to 10 s. Polled from
+ * here because page.waitForFunction does not await a promise its predicate returns: a pending
+ * readText() is truthy, so it resolved at once and the copy raced the read.
+ * @param {import('playwright-core').Page} p @param {(text: string) => boolean} ok @returns {Promise<string>}
+ */
+export async function clipboardWhen(p, ok) {
+  const end = Date.now() + 10000;
+  for (;;) {
+    const text = await p.evaluate(() => navigator.clipboard.readText());
+    if (ok(text)) return text;
+    if (Date.now() > end) throw new Error(`the clipboard never held what was copied; it holds ${JSON.stringify(text)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
  * The link "Copy link" just put on the clipboard: a short link (/v/ID) whose stored target is
  * exactly the page's address (path and query).
  * @param {import('playwright-core').Page} p @returns {Promise<string>}
  */
 export async function copiedLink(p) {
-  await p.waitForFunction(() => navigator.clipboard.readText().then((x) => x.includes('/v/')), null, { timeout: 10000 });
-  const link = await p.evaluate(() => navigator.clipboard.readText());
+  const link = await clipboardWhen(p, (x) => x.includes('/v/'));
   const m = /\/v\/([0-9a-f]{16,32})$/.exec(link);
   if (!m) throw new Error(`not a short link: ${link}`);
   const r = await p.evaluate((u) => fetch(u).then((x) => x.json()), `/api/links/${m[1]}`);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { clipboardWhen, launch, newPage as openPage, waitTable } from './browser.mjs';
 import { buildRelease, startServer, repoRoot, binary } from './server.mjs';
 import { exportRows, exportPrefixCount, groupedFrame } from './export.mjs';
 
@@ -50,8 +50,9 @@ test('three rows selected by click and Shift+click: their sums shown, Ctrl+C cop
   assert.ok(close(sums['Weight (ms)'], three.reduce((a, r) => a + r.Weight * 1000, 0)), JSON.stringify(sums));
   assert.ok(close(sums['% Weight'], three.reduce((a, r) => a + r['% Weight'], 0)));
 
+  await p.evaluate(() => navigator.clipboard.writeText(''));
   await p.keyboard.press('Control+C');
-  const text = await p.evaluate(() => navigator.clipboard.readText());
+  const text = await clipboardWhen(p, (x) => x !== '');
   const lines = text.trimEnd().split('\n').map((l) => l.split('\t'));
   assert.deepEqual(lines[0], ['Process', 'Count', 'Weight (ms)', '% Weight']);
   assert.equal(lines.length, 4);
@@ -70,8 +71,7 @@ test('three rows selected by click and Shift+click: their sums shown, Ctrl+C cop
   await p.evaluate(() => navigator.clipboard.writeText(''));
   await p.click(topRow(1), { button: 'right' });
   await p.click('[data-testid=context-menu] .ctx-item:has-text("Copy 3 selected rows")');
-  await p.waitForFunction(() => navigator.clipboard.readText().then((x) => x !== ''));
-  assert.equal(await p.evaluate(() => navigator.clipboard.readText()), text);
+  assert.equal(await clipboardWhen(p, (x) => x !== ''), text);
 
   // Ctrl+click takes the second row out; Shift+ArrowDown from the anchor adds the next one.
   await p.click(topRow(1), { modifiers: ['Control'] });
