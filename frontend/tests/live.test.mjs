@@ -124,6 +124,18 @@ test('replay at 10x: the sample count grows monotonically and ends at the normal
   }
 });
 
+/**
+ * Do `act` until the page's address matches `re` (at most 10 tries, 3 s each).
+ * @param {import('playwright-core').Page} p @param {RegExp} re @param {() => Promise<unknown>} act
+ */
+async function untilUrl(p, re, act) {
+  for (let i = 0; ; i++) {
+    await act();
+    if (await p.waitForURL(re, { timeout: 3000 }).then(() => true, () => false)) return;
+    if (i === 9) throw new Error(`the address never matched ${re}: ${p.url()}`);
+  }
+}
+
 test('replay at 2x: while it plays the table refreshes keeping the selected and expanded row, and a link opens', { skip: !traces }, async () => {
   const srv = await startReplay('2');
   try {
@@ -132,12 +144,12 @@ test('replay at 2x: while it plays the table refreshes keeping the selected and 
     await p.waitForSelector('[data-testid=live]');
     await waitTable(p);
     // Select and expand the first process while it plays.
-    const first = p.locator('[data-testid=table] tbody tr[data-depth="0"]').first();
-    const label = await first.getAttribute('data-path');
-    await first.click();
-    await p.keyboard.press('ArrowRight');
-    await p.waitForURL(/sel=/);
-    await p.waitForURL(/[?&]o=/);
+    // A refresh can redraw the table between the click and its effect, so each action is tried
+    // again (on the row found again) until the address shows it.
+    const label = await p.locator('[data-testid=table] tbody tr[data-depth="0"]').first().getAttribute('data-path');
+    const row = () => p.locator(`[data-testid=table] tbody tr[data-depth="0"][data-path="${label}"]`);
+    await untilUrl(p, /sel=/, () => row().click());
+    await untilUrl(p, /[?&]o=/, async () => { await row().click(); await p.keyboard.press('ArrowRight'); });
     const before = (await reading(p)).samples;
     // The next model: a larger count, and the same row selected with its children shown.
     await p.waitForFunction((n) => {
