@@ -55,6 +55,8 @@ pub struct GenericEventTable {
     /// header's pid and process row, kept for the Header Process column
     /// while `pid`/`process` hold the payload's.
     pub header_process: rustc_hash::FxHashMap<u32, (u32, u32)>,
+    /// ActivityId and RelatedActivityId of the rows that have either.
+    pub activity: rustc_hash::FxHashMap<u32, (Option<Guid>, Option<Guid>)>,
     /// Manifest schemas: the trace's MetaData events over our CLR table,
     /// then the user's and the built-in schema packs.
     pub registry: SchemaRegistry,

@@ -16,6 +16,7 @@ pub mod memory;
 pub mod network;
 pub mod processes;
 pub mod progress;
+pub mod regions;
 pub mod registry;
 pub mod samples;
 pub mod stacks;
@@ -95,6 +96,10 @@ pub struct Trace {
     pub commits: virtual_alloc::CommitTable,
     pub heap: heap::HeapTable,
     pub generic: generic::GenericEventTable,
+    /// Instances of the regions file in use (`--regions`, the library's).
+    pub regions: regions::RegionTable,
+    /// `xperf -m` / `wpr -marker` marks.
+    pub marks: regions::MarkTable,
     pub system_config: system_config::SystemConfig,
 }
 

@@ -384,3 +384,22 @@ pub fn demo_memory_events(seed: u64, faults: usize) -> MemoryEvents {
     }
     m
 }
+
+/// An `xperf -m` / `wpr -marker` mark: PerfInfo hook 0x0F22
+/// (PERFINFO_LOG_TYPE_MARK in ntwmi.h) whose payload is the label as a
+/// NUL-terminated UTF-16LE string (`WmiSetMark`, Windows Research Kernel
+/// base/ntos/wmi), written with a system header (process and thread).
+pub fn mark(at: i64, pid: u32, tid: u32, label: &str) -> RawEvent {
+    let payload = label
+        .encode_utf16()
+        .chain([0])
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    RawEvent {
+        at,
+        hook: 0x0F22,
+        pid,
+        tid,
+        payload,
+    }
+}

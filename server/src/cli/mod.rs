@@ -57,6 +57,11 @@ pub struct Cli {
     /// before the built-in pack).
     #[arg(long, global = true, value_name = "PATH")]
     pub manifests: Vec<PathBuf>,
+    /// A WPA Regions of Interest file: its regions' instances become the
+    /// "Regions of Interest" table (`--table regions`) and a Region column
+    /// of CPU Usage (Sampled) and Generic Events, in every command.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub regions: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -114,7 +119,7 @@ pub enum Command {
         /// The files of the trace (several are read as one, merged by time).
         #[arg(required = true, num_args = 1..)]
         file: Vec<PathBuf>,
-        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc or heap.
+        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc, heap, regions or marks.
         #[arg(long, required_unless_present = "profile", default_value = "")]
         table: String,
         /// A WPA .wpaProfile: one CSV per preset in --outdir, named and laid out as
@@ -162,7 +167,7 @@ pub enum Command {
     Compare {
         base: PathBuf,
         new: PathBuf,
-        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc or heap.
+        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc, heap, regions or marks.
         #[arg(long)]
         table: String,
         /// Key columns, in order, e.g. "Process Name,Module".
@@ -217,9 +222,32 @@ pub enum Command {
     Manifests(manifests::ManifestsCommand),
 }
 
+/// Read `--regions FILE` and match every trace built from now on against it.
+fn install_regions(path: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let bytes = std::fs::read(path).with_context(|| format!("--regions {}", path.display()))?;
+    let xml = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("--regions {}: not UTF-8 text", path.display()))?;
+    let set =
+        regions::parse(&xml).map_err(|e| anyhow::anyhow!("--regions {}: {e}", path.display()))?;
+    for n in &set.notices {
+        eprintln!("etlscope: --regions {}: {n}", path.display());
+    }
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("regions")
+        .to_string();
+    model::regions::install(&name, std::sync::Arc::new(set));
+    Ok(())
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let companions = !cli.no_companions;
     manifests::install(&cli.manifests);
+    if let Some(path) = &cli.regions {
+        install_regions(path)?;
+    }
     match cli.command {
         Some(Command::Manifests(m)) => manifests::run(m),
         Some(Command::Info { file, json }) => info::run(&file, json, companions),

@@ -74,7 +74,22 @@ pub fn collect_generic(e: &Event<'_>, b: &mut Batch, frames: &mut Vec<u64>) {
         payload_len: e.payload.len() as u32,
         schema,
         ext_stack,
+        activity: activity_ids(e),
     });
+}
+
+/// The event's ActivityId and RelatedActivityId (a regions file matches
+/// starts and stops by them), when it has either.
+fn activity_ids(e: &Event<'_>) -> Option<(Option<Guid>, Option<Guid>)> {
+    let zero = |g: &Guid| g.0 == [0; 16];
+    let activity = e.activity_id.filter(|g| !zero(g));
+    let related = e
+        .extended_items()
+        .find(|i| i.ext_type == ext_type::RELATED_ACTIVITYID)
+        .and_then(|i| <[u8; 16]>::try_from(i.data.get(..16)?).ok())
+        .map(Guid::from_bytes_le)
+        .filter(|g| !zero(g));
+    (activity.is_some() || related.is_some()).then_some((activity, related))
 }
 
 /// Names of kernel hook groups (the high byte of a kernel hook id).
@@ -198,6 +213,9 @@ pub fn build_generic_rows(
             t.pid.push(header_pid);
         }
         t.tid.push(r.tid.unwrap_or(u32::MAX));
+        if let Some(a) = &r.activity {
+            t.activity.insert(t.time.len() as u32 - 1, *a);
+        }
         t.thread.push(NONE);
         t.process.push(NONE);
         t.stack.push(NONE);

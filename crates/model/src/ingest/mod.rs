@@ -512,6 +512,8 @@ pub(crate) fn build_resuming(
         checkpoint: kept,
         parts: parts_state,
     };
+    t.marks = crate::regions::find_marks(&t.generic);
+    crate::regions::apply_installed(&mut t);
     (t, next, [start, kept_rows.0, kept_rows.1])
 }
 

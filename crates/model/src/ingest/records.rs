@@ -523,6 +523,8 @@ pub struct GenericRec {
     pub schema: Option<u32>,
     /// Stack from extended data (row in the batch's `FragmentSet`).
     pub ext_stack: Option<u32>,
+    /// ActivityId and RelatedActivityId (extended data), when either is set.
+    pub activity: Option<(Option<etl::Guid>, Option<etl::Guid>)>,
 }
 
 /// Distinct byte blobs (TraceLogging schemas), so each is kept once.

@@ -37,47 +37,51 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 .unwrap_or_default()
         }
     };
+    let region = super::regions::region_column(t, move |i| s.time.get(i).copied().unwrap_or(0));
     TableDef {
         name: "cpu-sampled",
         rows: s.len(),
-        columns: vec![
-            keyed("Process", process, move |k| t.process_text(k)),
-            string(t, "Process Name", move |i| {
-                t.processes
-                    .name
-                    .get(process(i) as usize)
-                    .copied()
-                    .unwrap_or_default()
-            }),
-            id("PID", move |i| {
-                t.processes
-                    .pid
-                    .get(process(i) as usize)
-                    .map_or(super::MISSING, |&p| i64::from(p))
-            }),
-            id("Thread ID", move |i| {
-                t.threads
-                    .tid
-                    .get(thread(i))
-                    .map_or(super::MISSING, |&x| i64::from(x))
-            }),
-            string(t, "Thread Name", move |i| {
-                t.threads.name.get(thread(i)).copied().unwrap_or_default()
-            }),
-            id("CPU", move |i| i64::from(s.cpu(i))),
-            string(t, "Module", module_attr(|m| &m.name)),
-            keyed("Function", leaf_frame, move |f| match f {
-                NONE => String::new(),
-                f => t.frame_label(f),
-            }),
-            stack("Stack", move |i| s.stack.get(i).copied().unwrap_or(NONE)),
-            string(t, "Image Path", module_attr(|m| &m.path)),
-            version(t, "File Version", module_attr(|m| &m.file_version)),
-            string(t, "Company Name", module_attr(|m| &m.company_name)),
-            start_time("Time", move |i| s.time.get(i).copied().unwrap_or(0)),
-            // The sampling interval in force at the sample.
-            duration("Weight", move |i| s.weight_ns(i)).alias(&["Weight (ms)"]),
-        ],
+        columns: region
+            .into_iter()
+            .chain(vec![
+                keyed("Process", process, move |k| t.process_text(k)),
+                string(t, "Process Name", move |i| {
+                    t.processes
+                        .name
+                        .get(process(i) as usize)
+                        .copied()
+                        .unwrap_or_default()
+                }),
+                id("PID", move |i| {
+                    t.processes
+                        .pid
+                        .get(process(i) as usize)
+                        .map_or(super::MISSING, |&p| i64::from(p))
+                }),
+                id("Thread ID", move |i| {
+                    t.threads
+                        .tid
+                        .get(thread(i))
+                        .map_or(super::MISSING, |&x| i64::from(x))
+                }),
+                string(t, "Thread Name", move |i| {
+                    t.threads.name.get(thread(i)).copied().unwrap_or_default()
+                }),
+                id("CPU", move |i| i64::from(s.cpu(i))),
+                string(t, "Module", module_attr(|m| &m.name)),
+                keyed("Function", leaf_frame, move |f| match f {
+                    NONE => String::new(),
+                    f => t.frame_label(f),
+                }),
+                stack("Stack", move |i| s.stack.get(i).copied().unwrap_or(NONE)),
+                string(t, "Image Path", module_attr(|m| &m.path)),
+                version(t, "File Version", module_attr(|m| &m.file_version)),
+                string(t, "Company Name", module_attr(|m| &m.company_name)),
+                start_time("Time", move |i| s.time.get(i).copied().unwrap_or(0)),
+                // The sampling interval in force at the sample.
+                duration("Weight", move |i| s.weight_ns(i)).alias(&["Weight (ms)"]),
+            ])
+            .collect(),
         start: Numbers::I64(&s.time),
         end: Numbers::I64(&s.time),
         timed: true,

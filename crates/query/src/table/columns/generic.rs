@@ -53,6 +53,7 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             // Process column shows Kernel-Network's PID, as WPA's does).
             text("Header Process", move |i| t.generic_header_process_text(i)),
         ])
+        .chain(super::regions::region_column(t, move |i| get(&g.time, i)))
         .collect(),
         start: Numbers::I64(&g.time),
         end: Numbers::I64(&g.time),

@@ -17,6 +17,7 @@ mod numbers;
 mod page_faults;
 mod processes;
 mod range_class;
+mod regions;
 mod registry;
 mod threads;
 mod virtual_alloc;
@@ -419,11 +420,13 @@ impl<'a> TableDef<'a> {
             "registry" => registry::table(t),
             "virtual-alloc" => virtual_alloc::table(t, range),
             "heap" => heap::table(t, range),
+            "regions" => regions::table(t),
+            "marks" => regions::marks(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 16] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -438,6 +441,8 @@ impl<'a> TableDef<'a> {
         "registry",
         "virtual-alloc",
         "heap",
+        "regions",
+        "marks",
     ];
 
     /// A table without rows or columns (a name no definition has).
