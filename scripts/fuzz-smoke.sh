@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${FUZZ_SECONDS:-30}"
-targets="${FUZZ_TARGETS:-etl_file buffer_events xca container schema_payload lznt1 wpa_profile schema_pack}"
+targets="${FUZZ_TARGETS:-etl_file buffer_events xca container schema_payload lznt1 wpa_profile schema_pack regions}"
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     echo "fuzz-smoke: installing the nightly toolchain"
