@@ -450,8 +450,8 @@ fn instances(
 /// Marks: `xperf -m` / `wpr -marker` labels. The kernel logs them as
 /// PerfInfo hook 0x0F22 (PERFINFO_LOG_TYPE_MARK; 0x0F24, ASYNCMARK, the
 /// same layout) with a NUL-terminated UTF-16 label as the whole payload:
-/// ntwmi.h and `WmiSetMark` in the Windows Research Kernel (base/ntos/wmi),
-/// and Geoff Chappell's notes on EtwSetMark / PERFINFO_LOG_TYPE_MARK.
+/// ntwmi.h (`PERFINFO_LOG_TYPE_MARK`, `PERFINFO_LOG_TYPE_ASYNCMARK`) and
+/// `WmiSetMark` in the Windows Research Kernel (base/ntos/wmi).
 pub const MARK_HOOKS: [u16; 2] = [0x0F22, 0x0F24];
 
 /// The Marks table: one row per mark, by time.
