@@ -51,8 +51,11 @@ fn gc_regions(dir: &Path) -> PathBuf {
     f
 }
 
-/// (pid, count, seconds) of each GC start (id 1 v1) and stop (id 2 v1), from the raw events.
-fn gc_events(trace: &Path) -> (Vec<(u64, u32, f64)>, Vec<(u64, u32, f64)>) {
+/// (pid, count, seconds) of a GC start or stop.
+type GcEvent = (u64, u32, f64);
+
+/// Each GC start (id 1 v1) and stop (id 2 v1), from the raw events.
+fn gc_events(trace: &Path) -> (Vec<GcEvent>, Vec<GcEvent>) {
     let text = run(&["dump", trace.to_str().unwrap(), "--provider", CLR]);
     let (mut starts, mut stops) = (Vec::new(), Vec::new());
     for line in text.lines() {
