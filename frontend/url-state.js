@@ -68,6 +68,9 @@ export const TABLE_DEFAULTS = {
   registry: { groups: ['Process', 'Operation', 'Key Path'], cols: ['Count', 'Duration (ms)', '% Weight'], sort: 'Count' },
   'virtual-alloc': { groups: ['Process', 'Commit Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Impacting Size' },
   heap: { groups: ['Process', 'Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Size' },
+  // Regions of Interest: the Region tree ending in its instances, earliest first (selecting one selects its time range).
+  regions: { groups: ['Region', 'Instance'], cols: ['Start Time', 'Stop Time', 'Duration', 'Count'], sort: 'Start Time', desc: false },
+  marks: { groups: ['Label'], cols: ['First (s)', 'Count'], sort: 'First (s)', desc: false },
 };
 
 /** @param {string} table @returns {ViewState} */

@@ -58,9 +58,9 @@ for (const [width, height] of [[1366, 768], [1920, 1080]]) {
     await p.keyboard.press('Escape');
     await p.mouse.click(5, height - 5);
 
-    // The demo has no hard faults, network, page fault, registry, VirtualAlloc or heap events:
-    // those tables get no tab (as WPA's Graph Explorer lists only graphs with data).
-    for (const t of ['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap']) {
+    // The demo has no hard faults, network, page fault, registry, VirtualAlloc or heap events, no
+    // regions file and no marks: those tables get no tab (as WPA's Graph Explorer lists only graphs with data).
+    for (const t of ['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'regions', 'marks']) {
       assert.equal(await p.$(`[data-testid=tab-${t}]`), null, `tab-${t} shown on a trace without its events`);
     }
     // Every tab: on the strip (clicked) or in the More menu (chosen); each opens its view.

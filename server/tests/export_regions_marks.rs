@@ -84,6 +84,74 @@ fn gc_events(trace: &Path) -> (Vec<GcEvent>, Vec<GcEvent>) {
     (starts, stops)
 }
 
+/// What `serve --regions` answers for the regions table.
+struct HttpRegions {
+    summary_rows: u64,
+    group_count: u64,
+    group_duration: f64,
+    /// (label, start, end) of each instance's bar, in the table's order.
+    spans: Vec<(String, f64, f64)>,
+}
+
+fn regions_over_http(trace: &Path, regions: &Path) -> HttpRegions {
+    let data = common::temp_dir("regions-http");
+    // `--regions=FILE` in one word: the test server counts file arguments as traces.
+    let flag = format!("--regions={}", regions.display());
+    let server = common::Server::start(&data, &[&flag]);
+    let (s, b) = server.post("/api/traces?name=x64.etl", &std::fs::read(trace).unwrap());
+    assert_eq!(s, 201, "{b}");
+    let id = serde_json::from_str::<Value>(&b).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let entry = server.wait_ready(&id, 120);
+    let (s, table) = server.json(
+        "POST",
+        &format!("/api/traces/{id}/table"),
+        r#"{"table": "regions", "columns": ["Region"], "values": ["Duration"]}"#,
+    );
+    assert_eq!(s, 200, "{table}");
+    let (s, graph) = server.json(
+        "POST",
+        &format!("/api/traces/{id}/graph"),
+        r#"{"table": "regions", "columns": ["Instance"], "sort": {"by": "Start Time", "descending": false}, "values": ["Start Time"], "limit": 2000}"#,
+    );
+    assert_eq!(s, 200, "{graph}");
+    let row = &table["rows"][0];
+    assert_eq!(row["label"], "CLR/GC");
+    HttpRegions {
+        summary_rows: entry["summary"]["table_rows"]["regions"].as_u64().unwrap(),
+        group_count: row["count"].as_u64().unwrap(),
+        group_duration: row["values"]["Duration"].as_f64().unwrap(),
+        spans: graph["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["label"].as_str().unwrap().to_string(),
+                    x["start_s"].as_f64().unwrap(),
+                    x["end_s"].as_f64().unwrap(),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The samples' Time and Region columns (`export --rows`, TSV).
+fn sample_times_and_regions(tsv: &str) -> Vec<(f64, String)> {
+    let mut lines = tsv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| header.iter().position(|&h| h == name).unwrap();
+    let (time, region) = (col("Time"), col("Region"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[time].parse().unwrap(), f[region].to_string())
+        })
+        .collect()
+}
+
 #[test]
 fn gc_regions_of_a_real_trace_and_their_samples() {
     let Some(dir) = testdata::real_traces_dir() else {
@@ -94,8 +162,51 @@ fn gc_regions_of_a_real_trace_and_their_samples() {
     let regions = gc_regions(&tmp);
     let (t, r) = (trace.to_str().unwrap(), regions.to_str().unwrap());
 
+    // Each command loads the trace (about a second here): all at once, and
+    // the server (point 1's HTTP tables) meanwhile.
+    let (events, rows, samples, filtered, http) = std::thread::scope(|s| {
+        let http = s.spawn(|| regions_over_http(&trace, &regions));
+        let events = s.spawn(|| gc_events(&trace));
+        let rows = s.spawn(|| json(&["--regions", r, "export", t, "--table", "regions", "--rows"]));
+        let samples = s.spawn(|| {
+            let tsv = run(&[
+                "--regions",
+                r,
+                "export",
+                t,
+                "--table",
+                "cpu-sampled",
+                "--rows",
+                "--format",
+                "tsv",
+            ]);
+            sample_times_and_regions(&tsv)
+        });
+        let filtered = s.spawn(|| {
+            json(&[
+                "--regions",
+                r,
+                "export",
+                t,
+                "--table",
+                "cpu-sampled",
+                "--filter",
+                "Region=CLR/GC",
+                "--values",
+                "Count",
+            ])
+        });
+        (
+            events.join().unwrap(),
+            rows.join().unwrap(),
+            samples.join().unwrap(),
+            filtered.join().unwrap(),
+            http.join().unwrap(),
+        )
+    });
+
     // Expected instances: each start with the first later stop of its process and Count.
-    let (starts, stops) = gc_events(&trace);
+    let (starts, stops) = events;
     let mut want: Vec<(f64, f64)> = starts
         .iter()
         .filter_map(|&(pid, count, s)| {
@@ -108,7 +219,6 @@ fn gc_regions_of_a_real_trace_and_their_samples() {
     want.sort_by(|a, b| a.partial_cmp(b).unwrap());
     assert!(want.len() > 100, "{} GCs", want.len());
 
-    let rows = json(&["--regions", r, "export", t, "--table", "regions", "--rows"]);
     assert_eq!(rows.len(), want.len());
     for (row, (s, e)) in rows.iter().zip(&want) {
         assert_eq!(row["Region"], "CLR/GC");
@@ -125,21 +235,9 @@ fn gc_regions_of_a_real_trace_and_their_samples() {
         assert!((d - (e - s)).abs() < 3e-7, "{row}");
     }
     let total: f64 = want.iter().map(|(s, e)| e - s).sum();
-    let grouped = json(&[
-        "--regions",
-        r,
-        "export",
-        t,
-        "--table",
-        "regions",
-        "--group",
-        "Region",
-    ]);
-    assert_eq!(grouped[0]["Count"].as_u64(), Some(want.len() as u64));
-    assert!((grouped[0]["Duration"].as_f64().unwrap() - total).abs() < 1e-5);
 
     // Samples inside `[start, stop)` of any instance, from the samples' own
-    // times (TSV: the Time column of every sample).
+    // times; the Region column names exactly those, and the filter keeps them.
     let ranges: Vec<(f64, f64)> = rows
         .iter()
         .map(|r| {
@@ -149,60 +247,34 @@ fn gc_regions_of_a_real_trace_and_their_samples() {
             )
         })
         .collect();
-    let csv = run(&[
-        "export",
-        t,
-        "--table",
-        "cpu-sampled",
-        "--rows",
-        "--format",
-        "tsv",
-    ]);
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    let time_col = header.iter().position(|&h| h == "Time").unwrap();
-    let times: Vec<f64> = lines
-        .map(|l| l.split('\t').nth(time_col).unwrap().parse().unwrap())
-        .collect();
-    let inside = times
-        .iter()
-        .filter(|&&x| ranges.iter().any(|&(s, e)| s <= x && x < e))
-        .count();
-    let samples = times;
+    let mut inside = 0;
+    for (x, region) in &samples {
+        let within = ranges.iter().any(|&(s, e)| s <= *x && *x < e);
+        inside += usize::from(within);
+        let want = if within { "CLR/GC" } else { "" };
+        assert_eq!(region, want, "sample at {x}");
+    }
     assert!(inside > 0);
-    let filtered = json(&[
-        "--regions",
-        r,
-        "export",
-        t,
-        "--table",
-        "cpu-sampled",
-        "--filter",
-        "Region=CLR/GC",
-        "--values",
-        "Count",
-    ]);
     assert_eq!(
         filtered[0]["Count"].as_u64(),
         Some(inside as u64),
         "{filtered:?}"
     );
-    let outside = json(&[
-        "--regions",
-        r,
-        "export",
-        t,
-        "--table",
-        "cpu-sampled",
-        "--filter",
-        "Region!=CLR/GC",
-        "--values",
-        "Count",
-    ]);
-    assert_eq!(
-        outside[0]["Count"].as_u64(),
-        Some((samples.len() - inside) as u64)
+
+    // The HTTP API serves the same table: its row count in the summary, the
+    // group's count and summed duration, one span per instance.
+    assert_eq!(http.summary_rows, want.len() as u64);
+    assert_eq!(http.group_count, want.len() as u64);
+    assert!(
+        (http.group_duration - total).abs() < 1e-5,
+        "{}",
+        http.group_duration
     );
+    assert_eq!(http.spans.len(), want.len());
+    for (k, ((s, e), (label, hs, he))) in want.iter().zip(&http.spans).enumerate() {
+        assert_eq!(label, &format!("#{} CLR/GC", k + 1));
+        assert!((hs - s).abs() < 2e-7 && (he - e).abs() < 2e-7, "{label}");
+    }
     eprintln!(
         "GC regions: {} instances, {total:.6} s in all, {inside} of {} samples inside",
         want.len(),
@@ -257,4 +329,38 @@ fn marks_from_the_writer() {
         let want = 1e-7 * (1_000_000 * (k as i64 + 1) * 7) as f64;
         assert!((row["Time"].as_f64().unwrap() - want).abs() < 1e-6, "{row}");
     }
+    // The HTTP API serves the same table.
+    let server = common::Server::start(&tmp.join("data"), &[f.to_str().unwrap()]);
+    let (_, list) = server.json("GET", "/api/traces", "");
+    let id = list["traces"][0]["id"].as_str().unwrap().to_string();
+    let entry = server.wait_ready(&id, 60);
+    assert_eq!(entry["summary"]["table_rows"]["marks"], labels.len());
+    let (s, v) = server.json(
+        "POST",
+        &format!("/api/traces/{id}/table"),
+        r#"{"table": "marks", "columns": ["Label"], "values": ["Time"], "limit": 100}"#,
+    );
+    assert_eq!(s, 200, "{v}");
+    let mut got: Vec<(String, f64)> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["label"].as_str().unwrap().to_string(),
+                r["values"]["Time"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let want: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["Label"].as_str().unwrap().to_string(),
+                r["Time"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
 }

@@ -200,7 +200,12 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
         graph: None,
     };
     match RowTableKind::from_name(&table.table) {
-        Some(kind @ (RowTableKind::Processes | RowTableKind::Threads | RowTableKind::Images)) => {
+        Some(
+            kind @ (RowTableKind::Processes
+            | RowTableKind::Threads
+            | RowTableKind::Images
+            | RowTableKind::Regions),
+        ) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
             let (spans, omitted) = rt.spans(&req).map_err(bad)?;
             let s = |v: Option<i64>| v.map(|x| x as f64 / 1e9);

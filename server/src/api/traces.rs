@@ -374,30 +374,36 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "images": tr.images.len(),
         "modules": tr.modules.len(),
         "stacks": tr.stacks.len(),
-        // Rows of each table over the whole trace: a table with none says what
-        // the recording lacked, not "no data in this range".
-        "table_rows": {
-            "cpu-sampled": tr.samples.len(),
-            "cpu-precise": tr.cswitches.len(),
-            "processes": tr.processes.len(),
-            "threads": tr.threads.len(),
-            "images": tr.images.len(),
-            "file-io": tr.file_io.len(),
-            "disk-io": tr.disk_io.len(),
-            "generic": tr.generic.len(),
-            "hard-faults": tr.hard_faults.len(),
-            "network": tr.network.len(),
-            "page-faults": tr.page_faults.len(),
-            "registry": tr.registry.len(),
-            "virtual-alloc": tr.commits.len(),
-            "heap": tr.heap.len(),
-        },
+        "table_rows": table_rows(tr),
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,
         "symbols": symbol_summary(t),
         "diagnostics": i.diagnostics.iter().take(50).map(|d| json!({"offset": d.offset, "message": d.message})).collect::<Vec<_>>(),
         "members": t.members.iter().map(|m| json!({"name": m.name, "buffers": m.buffers, "bytes": m.bytes})).collect::<Vec<_>>(),
         "live": t.live.as_ref().map(|l| json!({"label": l.label, "events": l.events, "copied_at_ms": l.copied_at_ms, "copy_ms": l.copy_ms, "build_ms": l.build_ms})),
+    })
+}
+
+/// Rows of each table over the whole trace: a table with none says what
+/// the recording lacked, not "no data in this range".
+fn table_rows(tr: &model::Trace) -> Value {
+    json!({
+        "cpu-sampled": tr.samples.len(),
+        "cpu-precise": tr.cswitches.len(),
+        "processes": tr.processes.len(),
+        "threads": tr.threads.len(),
+        "images": tr.images.len(),
+        "file-io": tr.file_io.len(),
+        "disk-io": tr.disk_io.len(),
+        "generic": tr.generic.len(),
+        "hard-faults": tr.hard_faults.len(),
+        "network": tr.network.len(),
+        "page-faults": tr.page_faults.len(),
+        "registry": tr.registry.len(),
+        "virtual-alloc": tr.commits.len(),
+        "heap": tr.heap.len(),
+        "regions": tr.regions.len(),
+        "marks": tr.marks.len(),
     })
 }
 

@@ -42,6 +42,11 @@ const RULES: &[Rule] = &[
         etl::decode::heap::is_heap_hook,
         "no heap Alloc/ReAlloc/Free/Destroy events (0x1021-0x1024): no heap-tracing session ran for a traced process",
     ),
+    (
+        "marks",
+        |h| h == 0x0F22 || h == 0x0F24,
+        "no Mark events (0x0F22, 0x0F24): nobody ran `xperf -m` or `wpr -marker` while recording",
+    ),
 ];
 
 /// Events per hook id: system-header events, classic events of a kernel

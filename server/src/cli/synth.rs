@@ -51,7 +51,7 @@ pub enum Scenario {
         seed: u64,
     },
     /// Soft page faults of every kind and registry operations on keys the
-    /// KCB rundown names (Page Faults, Registry).
+    /// KCB rundown names (Page Faults, Registry); marks with `--mark`.
     Memory {
         #[arg(short, long)]
         output: PathBuf,
@@ -59,6 +59,10 @@ pub enum Scenario {
         seed: u64,
         #[arg(long, default_value_t = 1_000)]
         faults: usize,
+        /// A mark (`xperf -m LABEL`) by a.exe's first thread, repeatable:
+        /// spread evenly over the faults' span, in order.
+        #[arg(long = "mark", value_name = "LABEL")]
+        marks: Vec<String>,
     },
 }
 
@@ -159,15 +163,23 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
             output,
             seed,
             faults,
+            marks,
         } => {
-            let m = synth::memory_events::demo_memory_events(seed, faults);
+            let mut m = synth::memory_events::demo_memory_events(seed, faults);
+            // The faults are 1 000 ticks (0.1 ms) apart from tick 10 000.
+            let step = 1_000 * faults.max(1) as i64 / (marks.len() as i64 + 1);
+            for (k, label) in marks.iter().enumerate() {
+                let at = 10_000 + step * (k as i64 + 1);
+                m.raw.push(synth::memory_events::mark(at, 100, 101, label));
+            }
             let bytes = synth::memory_events::write_memory_events(&m)?;
             std::fs::write(&output, &bytes)
                 .with_context(|| format!("cannot write {}", output.display()))?;
             println!(
-                "wrote {}: {faults} page faults, {} registry events, {} bytes",
+                "wrote {}: {faults} page faults, {} registry events, {} marks, {} bytes",
                 output.display(),
                 m.registry.len(),
+                marks.len(),
                 bytes.len()
             );
             return Ok(());

@@ -46,10 +46,12 @@ pub enum RowTableKind {
     Registry,
     VirtualAlloc,
     Heap,
+    Regions,
+    Marks,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 13] = [
+    pub const ALL: [RowTableKind; 15] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -63,6 +65,8 @@ impl RowTableKind {
         RowTableKind::Registry,
         RowTableKind::VirtualAlloc,
         RowTableKind::Heap,
+        RowTableKind::Regions,
+        RowTableKind::Marks,
     ];
 
     /// The table's name in the API and in links.
@@ -81,6 +85,8 @@ impl RowTableKind {
             RowTableKind::Registry => "registry",
             RowTableKind::VirtualAlloc => "virtual-alloc",
             RowTableKind::Heap => "heap",
+            RowTableKind::Regions => "regions",
+            RowTableKind::Marks => "marks",
         }
     }
 

@@ -16,6 +16,21 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
         columns: vec![
             // The region's path from its RegionRoot (WPA's Region tree).
             keyed("Region", move |i| get(&r.region, i), move |k| r.path(k)),
+            // One key per instance (the row), so that a tree by Region ends
+            // in its instances: "#n Name" (its region's path when unnamed),
+            // n counting the table's rows from 1.
+            keyed(
+                "Instance",
+                |i| u32::try_from(i).unwrap_or(NONE),
+                move |k| {
+                    let i = k as usize;
+                    let name = match r.name.get(i) {
+                        Some(n) if !n.is_empty() => n.clone(),
+                        _ => r.path(get(&r.region, i)),
+                    };
+                    format!("#{} {name}", u64::from(k) + 1)
+                },
+            ),
             super::text("Name", move |i| r.name.get(i).cloned().unwrap_or_default()),
             keyed(
                 "Process",
