@@ -8,9 +8,10 @@ import { graphKey } from './graph-cache.js';
 import { h, clear, fmt2, fmtInt, fmtSecs } from './dom.js';
 import { OTHER, colourOf } from './palette.js';
 import { clock, fmtWallClock } from './value-columns.js';
+import { drawMarks } from './marks.js';
 
 /** Tables whose rows are lifetimes: a Gantt chart, one bar per row. */
-export const LIFETIME_TABLES = ['processes', 'threads', 'images'];
+export const LIFETIME_TABLES = ['processes', 'threads', 'images', 'regions'];
 /** The fill of highlighted (selected) bars and the outline of highlighted series. */
 export const HIGHLIGHT = '#1e5ac8';
 /** Series kept; the rest are one "other" series. */
@@ -30,6 +31,7 @@ export { colourOf }; // where the graphs' tests and callers have always found it
  *   labelOf: (path: string[]) => string,
  *   cache: import('./graph-cache.js').GraphCache,
  *   isStack: (column: string) => boolean,
+ *   marks?: () => import('./marks.js').Mark[],
  * }} GraphOpts
  * `request` gives the table's /table body for a level; `measures` the event tables' choices;
  * `labelOf` names the expanded row (links name it by identity); `cache` the page's answers.
@@ -282,6 +284,7 @@ export class TableGraph {
     this.drawn = this.data;
     if (this.data && this.gantt) this.drawGantt(g, W, bottom, model);
     else if (this.data) this.drawSeries(g, bottom, model);
+    if (this.o.marks) drawMarks(g, c, this.o.marks(), (t) => this.tToX(t), 0, bottom);
     this.model = model;
     /** @type {any} */ (this.el).__graph = model;
     this.el.dataset.highlight = this.lit ?? '';

@@ -4,11 +4,14 @@ import * as api from './api.js';
 import { h, clear, fmtSecs } from './dom.js';
 import { clock, fmtWallClock } from './value-columns.js';
 import { OTHER, colourOf } from './palette.js';
+import { drawMarks } from './marks.js';
 
 /**
  * @typedef {{traceId: string, duration: number, start: number, cpus: number,
  *   range: [number, number]|null, zoom: [number, number]|null, filters: any[], by: 'process'|'thread',
- *   onRange: (r: [number, number]|null) => void, onZoom: (z: [number, number]|null) => void}} TimelineOpts
+ *   onRange: (r: [number, number]|null) => void, onZoom: (z: [number, number]|null) => void,
+ *   marks?: import('./marks.js').Mark[]}} TimelineOpts
+ * `marks`: lines across the graph (marks.js).
  */
 
 export class Timeline {
@@ -160,6 +163,7 @@ export class Timeline {
     // What the axis says, for tests and screen readers (a canvas has no text of its own).
     c.dataset.ticks = JSON.stringify(ticks);
     }
+    if (this.o.marks) drawMarks(g, c, this.o.marks, (t) => this.tToX(t), top, bottom);
     const r = this.drag ? this.drag.range : this.o.range;
     if (document.activeElement !== this.rangeInput) this.rangeInput.value = r ? fmtRange(r) : '';
     if (r) {

@@ -25,9 +25,10 @@ import { stackTagsControl } from './stack-tags.js';
 import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
+import { loadMarks, selectionRange } from './marks.js';
 
 /** Tables shown only when the trace holds their events (WPA lists only graphs with data). */
-const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap']);
+const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'regions', 'marks']);
 
 
 export class TracePage {
@@ -55,6 +56,8 @@ export class TracePage {
     this.graph = null;
     /** The graph answers of this page (every view's), by what they show. */
     this.graphCache = new GraphCache();
+    /** The trace's marks, drawn on the timeline and the graphs. @type {import('./marks.js').Mark[]} */
+    this.marks = [];
     /** @type {string[]} */
     this.graphPath = [];
     /** @type {(() => void)|null} */
@@ -164,7 +167,26 @@ export class TracePage {
     });
     this.timeline.load();
     this.renderAnalysis();
+    this.showMarks();
     if (sum.live) this.followLive(head);
+  }
+
+  /** The trace's marks as lines on the timeline and every graph (once: a trace's marks do not change). */
+  async showMarks() {
+    let marks;
+    try { marks = await loadMarks(this.id, this.sum); } catch (e) { this.notice(`Marks unavailable: ${/** @type {Error} */ (e).message}`, 'trace'); return; }
+    if (!marks.length) return;
+    this.marks = marks;
+    if (this.timeline) { this.timeline.o.marks = marks; this.timeline.draw(); }
+    for (const g of [this.graph, ...(this.views || []).map((v) => v.graph)]) if (g) g.draw();
+  }
+
+  /** A Regions of Interest row (or two Marks rows) selected: their time range becomes the page's. @param {TreeTable} table @param {string} name */
+  rangeFromSelection(table, name) {
+    const rows = table.sel.ordered(table.visible());
+    const r = selectionRange(name, rows.length ? rows : table.selected ? [table.selected] : []);
+    if (!r || (this.s.range && this.s.range[0] === r[0] && this.s.range[1] === r[1])) return;
+    this.update({ range: r });
   }
 
   /** The header's Symbols chip from a fresh summary (after a lookup from the Symbols panel). */
@@ -479,6 +501,7 @@ export class TracePage {
         this.s.panes[i] = { ...this.s.panes[i], open, sel };
         this.write(this.s, push ? 'push' : 'replace');
         this.syncPaneGraph(v, open, sel);
+        if (!push) this.rangeFromSelection(table, p.table);
       },
       onContext: () => {},
       onNotice: (m) => this.notice(m),
@@ -564,7 +587,7 @@ export class TracePage {
       query: () => this.query(),
       onLayout: (groups, cols, sort) => this.update({ groups, cols, open: [], sel: null, ...(sort ? { sort } : {}) }),
       onSort: (col, desc) => this.update({ sort: col, desc }),
-      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); this.syncGraph(); },
+      onTreeState: (open, sel, push) => { this.s.open = open; this.s.sel = sel; this.write(this.s, push ? 'push' : 'replace'); this.syncGraph(); if (!push) this.rangeFromSelection(t, s.table); },
       onContext: (n, ev) => this.rowMenu(n, ev),
       onNotice: (m) => this.notice(m),
       // The top level's answer may bring the graph above (binned in the same pass).
@@ -623,12 +646,15 @@ export class TracePage {
       ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
       ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
     ];
-    return new TableGraph(host, {
+    const g = new TableGraph(host, {
       traceId: this.id, table: name, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
-      request: (path) => table.request(path), measures, cache: this.graphCache,
+      request: (path) => instanceLevel(name, table.request(path), path), measures, cache: this.graphCache, marks: () => this.marks,
       isStack: (c) => { const d = defs.find((x) => x.name === c); return !!d && d.type === 'stack'; },
       labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
       onSelect: (refs) => {
+        // A region's bar (one instance) selects its time range, as WPA does.
+        const bar = name === 'regions' && g.model ? g.model.bars.find((/** @type {any} */ b) => b.ref === refs[refs.length - 1]) : null;
+        if (bar && bar.start_s != null && bar.end_s != null && bar.end_s > bar.start_s) { this.update({ range: [bar.start_s, bar.end_s] }); return; }
         // Clicking a bar or series selects its row, as clicking the row does.
         const n = table.findLoaded(refs);
         if (!n) return;
@@ -637,6 +663,7 @@ export class TracePage {
         table.emitTree(false);
       },
     });
+    return g;
   }
 
   /** After a tree change: the graph follows the last expanded row and highlights the selection. */
@@ -781,6 +808,17 @@ export class TracePage {
 /** The graph's level: the children of the last row expanded (the top level when none is). @param {string[][]} open */
 function graphPath(open) {
   return open && open.length ? open[open.length - 1] : [];
+}
+
+/**
+ * The Regions of Interest graph draws one bar per instance (WPA's): a level above the Instance
+ * column asks for the instances under it (the rows the level's path keeps, then Instance).
+ * @param {string} table @param {any} q the level's /table body @param {string[]} path
+ */
+function instanceLevel(table, q, path) {
+  const at = q.columns ? q.columns.indexOf('Instance') : -1;
+  if (table !== 'regions' || at <= path.length) return q;
+  return { ...q, columns: [...q.columns.slice(0, path.length), 'Instance'] };
 }
 
 /** @param {any} sum */
