@@ -5,4 +5,5 @@ export const TABLE_NAMES = {
   'cpu-sampled': 'CPU Usage (Sampled)', 'cpu-precise': 'CPU Usage (Precise)', processes: 'Processes', threads: 'Threads', images: 'Images',
   'file-io': 'File I/O', 'disk-io': 'Disk I/O', generic: 'Generic Events', 'hard-faults': 'Hard Faults', network: 'Network',
   'page-faults': 'Page Faults', registry: 'Registry', 'virtual-alloc': 'VirtualAlloc Commit Lifetimes', heap: 'Heap Allocations',
+  'dpc-isr': 'DPC/ISR',
 };

@@ -26,8 +26,10 @@ import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
 
+/** Event tables whose graph plots their weight before their count. */
+const WEIGHT_FIRST = new Set(['dpc-isr']);
 /** Tables shown only when the trace holds their events (WPA lists only graphs with data). */
-const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap']);
+const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'dpc-isr']);
 
 
 export class TracePage {
@@ -618,9 +620,11 @@ export class TracePage {
   newGraph(host, table, name, defs) {
     const t = this.cols.tables[name] || {};
     // Event tables plot their count (first: I/O without completions has no weight), their weight or a numeric column; cpu-sampled its weight.
+    // DPC/ISR plots its time first (WPA's "DPC/ISR Duration by CPU"): every row has one.
+    const weight = t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : [];
+    const count = [{ value: 'count', label: 'Graph: Count' }];
     const measures = name === 'cpu-sampled' || LIFETIME_TABLES.includes(name) ? [] : [
-      { value: 'count', label: 'Graph: Count' },
-      ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
+      ...(WEIGHT_FIRST.has(name) ? [...weight, ...count] : [...count, ...weight]),
       ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
     ];
     return new TableGraph(host, {

@@ -68,6 +68,7 @@ export const TABLE_DEFAULTS = {
   registry: { groups: ['Process', 'Operation', 'Key Path'], cols: ['Count', 'Duration (ms)', '% Weight'], sort: 'Count' },
   'virtual-alloc': { groups: ['Process', 'Commit Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Impacting Size' },
   heap: { groups: ['Process', 'Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Size' },
+  'dpc-isr': { groups: ['CPU', 'Type', 'Module', 'Function'], cols: ['Count', 'Exclusive Duration', 'Inclusive Duration', '% Weight'], sort: 'Exclusive Duration' },
 };
 
 /** @param {string} table @returns {ViewState} */

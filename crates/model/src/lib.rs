@@ -5,6 +5,7 @@
 
 mod cell_text;
 pub mod cpu_precise;
+pub mod dpc_isr;
 pub mod frames;
 pub mod funcs;
 pub mod generic;
@@ -94,6 +95,7 @@ pub struct Trace {
     pub registry: registry::RegistryTable,
     pub commits: virtual_alloc::CommitTable,
     pub heap: heap::HeapTable,
+    pub dpc_isr: dpc_isr::DpcIsrTable,
     pub generic: generic::GenericEventTable,
     pub system_config: system_config::SystemConfig,
 }
@@ -181,6 +183,7 @@ impl Trace {
             + self.network.len() * 40
             + (self.page_faults.len() + self.registry.len()) * 48
             + (self.commits.len() + self.heap.len()) * 64
+            + self.dpc_isr.len() * 48
             + self.generic.len() * 72
     }
 }

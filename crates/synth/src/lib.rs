@@ -15,10 +15,12 @@
 //! - [`heap_bench`]: heap events at scale (the heap benchmark);
 //! - [`memory_events`]: soft page faults and registry operations from a
 //!   list (Page Faults, Registry);
+//! - [`dpc_isr`]: DPC and ISR events from a list (DPC/ISR);
 //! - [`hostile_names`]: every string the UI shows is HTML with inline
 //!   script (for the test that the UI renders trace text as text).
 
 pub mod bench;
+pub mod dpc_isr;
 pub mod events;
 pub mod explorer;
 pub mod heap_bench;

@@ -341,6 +341,27 @@ pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
     v
 }
 
+/// Rows of each table over the whole trace (`/summary`'s `table_rows`).
+fn table_rows(tr: &model::Trace) -> Value {
+    json!({
+        "cpu-sampled": tr.samples.len(),
+        "cpu-precise": tr.cswitches.len(),
+        "processes": tr.processes.len(),
+        "threads": tr.threads.len(),
+        "images": tr.images.len(),
+        "file-io": tr.file_io.len(),
+        "disk-io": tr.disk_io.len(),
+        "generic": tr.generic.len(),
+        "hard-faults": tr.hard_faults.len(),
+        "network": tr.network.len(),
+        "page-faults": tr.page_faults.len(),
+        "registry": tr.registry.len(),
+        "virtual-alloc": tr.commits.len(),
+        "heap": tr.heap.len(),
+        "dpc-isr": tr.dpc_isr.len(),
+    })
+}
+
 pub fn summary_json(t: &LoadedTrace) -> Value {
     let tr = t.trace();
     let i = &tr.info;
@@ -376,22 +397,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "stacks": tr.stacks.len(),
         // Rows of each table over the whole trace: a table with none says what
         // the recording lacked, not "no data in this range".
-        "table_rows": {
-            "cpu-sampled": tr.samples.len(),
-            "cpu-precise": tr.cswitches.len(),
-            "processes": tr.processes.len(),
-            "threads": tr.threads.len(),
-            "images": tr.images.len(),
-            "file-io": tr.file_io.len(),
-            "disk-io": tr.disk_io.len(),
-            "generic": tr.generic.len(),
-            "hard-faults": tr.hard_faults.len(),
-            "network": tr.network.len(),
-            "page-faults": tr.page_faults.len(),
-            "registry": tr.registry.len(),
-            "virtual-alloc": tr.commits.len(),
-            "heap": tr.heap.len(),
-        },
+        "table_rows": table_rows(tr),
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,
         "symbols": symbol_summary(t),

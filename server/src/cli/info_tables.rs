@@ -1,5 +1,5 @@
-//! The `tables` section of `etlscope info`: which of the memory, registry
-//! and network tables the trace can fill, from the census's event counts
+//! The `tables` section of `etlscope info`: which of the memory, registry,
+//! network and DPC/ISR tables the trace can fill, from the census's event counts
 //! (kernel hook ids, and classic kernel-class events mapped to them), and
 //! for each it cannot, what the recording lacked.
 
@@ -41,6 +41,11 @@ const RULES: &[Rule] = &[
         "heap",
         etl::decode::heap::is_heap_hook,
         "no heap Alloc/ReAlloc/Free/Destroy events (0x1021-0x1024): no heap-tracing session ran for a traced process",
+    ),
+    (
+        "dpc-isr",
+        etl::decode::dpc_isr::is_dpc_isr_hook,
+        "no DPC/ISR events (0x0F32, 0x0F42-0x0F45): the kernel session's DPC and INTERRUPT flags were off",
     ),
 ];
 

@@ -4,7 +4,7 @@
 //! `hostile-names` has HTML for every string the UI shows (XSS test);
 //! `switches` has context switches with stacks (CPU Usage (Precise));
 //! `memory` has soft page faults and registry operations (Page Faults,
-//! Registry).
+//! Registry); `dpc-isr` has DPCs and ISRs (DPC/ISR).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -59,6 +59,16 @@ pub enum Scenario {
         seed: u64,
         #[arg(long, default_value_t = 1_000)]
         faults: usize,
+    },
+    /// DPCs and ISRs of three drivers on four CPUs, some ISRs nested in
+    /// DPCs, a few over 1 ms (DPC/ISR).
+    DpcIsr {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1_000)]
+        runs: usize,
     },
 }
 
@@ -168,6 +178,19 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 "wrote {}: {faults} page faults, {} registry events, {} bytes",
                 output.display(),
                 m.registry.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::DpcIsr { output, seed, runs } => {
+            let m = synth::dpc_isr::demo_dpc_isr(seed, runs);
+            let bytes = synth::dpc_isr::write_dpc_isr(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} DPCs and ISRs, {} bytes",
+                output.display(),
+                m.runs.len(),
                 bytes.len()
             );
             return Ok(());

@@ -5,6 +5,7 @@
 mod collect;
 mod commit_heap;
 mod cut_names;
+mod dpc_isr;
 mod fileio;
 mod fragment_memo;
 mod fragments;
@@ -614,6 +615,7 @@ fn build_event_tables(
     let registry = memory_tables::build_registry(&batch.registry, &mut j);
     let commits = commit_heap::build_commits(&batch.virtual_allocs, &mut j);
     let heap = commit_heap::build_heap(&batch.heap, &mut j);
+    let dpc_isr = dpc_isr::build_dpc_isr(&batch.dpc_isr, &mut j);
     for (row, r) in batch.generic.iter().enumerate() {
         let time = generic.time[row];
         let (thread, mut process) = match r.tid {
@@ -650,6 +652,7 @@ fn build_event_tables(
     t.registry = registry;
     t.commits = commits;
     t.heap = heap;
+    t.dpc_isr = dpc_isr;
     t.generic = generic;
     unattributed
 }

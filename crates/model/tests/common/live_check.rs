@@ -40,6 +40,7 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("network", format!("{:?}", t.network)),
         ("page faults", format!("{:?}", t.page_faults)),
         ("registry", format!("{:?}", t.registry)),
+        ("dpc isr", format!("{:?}", t.dpc_isr)),
         ("commits", format!("{:?}", t.commits)),
         ("heap", format!("{:?}", t.heap)),
         (

@@ -46,10 +46,11 @@ pub enum RowTableKind {
     Registry,
     VirtualAlloc,
     Heap,
+    DpcIsr,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 13] = [
+    pub const ALL: [RowTableKind; 14] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -63,6 +64,7 @@ impl RowTableKind {
         RowTableKind::Registry,
         RowTableKind::VirtualAlloc,
         RowTableKind::Heap,
+        RowTableKind::DpcIsr,
     ];
 
     /// The table's name in the API and in links.
@@ -81,6 +83,7 @@ impl RowTableKind {
             RowTableKind::Registry => "registry",
             RowTableKind::VirtualAlloc => "virtual-alloc",
             RowTableKind::Heap => "heap",
+            RowTableKind::DpcIsr => "dpc-isr",
         }
     }
 

@@ -7,6 +7,7 @@
 mod cpu_precise;
 mod cpu_sampled;
 mod disk_io;
+mod dpc_isr;
 mod file_io;
 mod generic;
 mod hard_faults;
@@ -419,11 +420,12 @@ impl<'a> TableDef<'a> {
             "registry" => registry::table(t),
             "virtual-alloc" => virtual_alloc::table(t, range),
             "heap" => heap::table(t, range),
+            "dpc-isr" => dpc_isr::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 15] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -438,6 +440,7 @@ impl<'a> TableDef<'a> {
         "registry",
         "virtual-alloc",
         "heap",
+        "dpc-isr",
     ];
 
     /// A table without rows or columns (a name no definition has).
