@@ -16,6 +16,8 @@ const LACKS = {
   registry: 'This trace has no registry events: record with REGISTRY (xperf -on PROC_THREAD+LOADER+REGISTRY, WPR\'s registry I/O activity).',
   'virtual-alloc': 'This trace has no VirtualAlloc/VirtualFree events: record with VIRT_ALLOC (xperf -on PROC_THREAD+LOADER+VIRT_ALLOC -stackwalk VirtualAlloc+VirtualFree, WPR\'s VirtualAlloc profile).',
   heap: 'This trace has no heap events: trace a process\'s heap (xperf -start HeapSession -heap -PidNewProcess ... -stackwalk HeapAlloc+HeapRealloc, WPR\'s heap profile).',
+  'processor-frequency': 'This trace has no processor frequency changes: record Microsoft-Windows-Kernel-Processor-Power (xperf -on PROC_THREAD+LOADER+POWER -start power -on Microsoft-Windows-Kernel-Processor-Power, WPR\'s Power profile).',
+  'cpu-idle-states': 'This trace has no context switches, whose C-state tells the idle periods: record with CSWITCH (xperf -on PROC_THREAD+LOADER+CSWITCH+IDLE_STATES, WPR\'s CPU profile).',
   'dpc-isr': 'This trace has no DPC or ISR events: record with DPC and INTERRUPT (xperf -on PROC_THREAD+LOADER+DPC+INTERRUPT, WPR\'s CPU profile), with stack walking (DPC, ISR) for stacks.',
   generic: 'This trace has no events of other providers: enable user-mode providers when recording (WPR profiles, xperf -start NAME -on PROVIDER).',
 };

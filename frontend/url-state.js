@@ -69,6 +69,8 @@ export const TABLE_DEFAULTS = {
   'virtual-alloc': { groups: ['Process', 'Commit Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Impacting Size' },
   heap: { groups: ['Process', 'Type'], cols: ['Count', 'Size', 'Impacting Size'], sort: 'Size' },
   'dpc-isr': { groups: ['CPU', 'Type', 'Module', 'Function'], cols: ['Count', 'Exclusive Duration', 'Inclusive Duration', '% Weight'], sort: 'Exclusive Duration' },
+  'processor-frequency': { groups: ['CPU', 'Frequency (MHz)'], cols: ['Count', 'Duration', '% Weight'], sort: 'Duration' },
+  'cpu-idle-states': { groups: ['CPU', 'C-State'], cols: ['Count', 'Duration', '% Weight'], sort: 'Duration' },
 };
 
 /** @param {string} table @returns {ViewState} */

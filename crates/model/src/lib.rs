@@ -10,11 +10,13 @@ pub mod frames;
 pub mod funcs;
 pub mod generic;
 pub mod heap;
+pub mod idle_states;
 pub mod images;
 pub mod ingest;
 pub mod io;
 pub mod memory;
 pub mod network;
+pub mod power;
 pub mod processes;
 pub mod progress;
 pub mod registry;
@@ -96,6 +98,8 @@ pub struct Trace {
     pub commits: virtual_alloc::CommitTable,
     pub heap: heap::HeapTable,
     pub dpc_isr: dpc_isr::DpcIsrTable,
+    pub frequency: power::FrequencyTable,
+    pub idle_states: idle_states::IdleStateTable,
     pub generic: generic::GenericEventTable,
     pub system_config: system_config::SystemConfig,
 }
@@ -184,6 +188,8 @@ impl Trace {
             + (self.page_faults.len() + self.registry.len()) * 48
             + (self.commits.len() + self.heap.len()) * 64
             + self.dpc_isr.len() * 48
+            + self.frequency.len() * 32
+            + self.idle_states.len() * 24
             + self.generic.len() * 72
     }
 }

@@ -16,6 +16,10 @@
 //! - [`memory_events`]: soft page faults and registry operations from a
 //!   list (Page Faults, Registry);
 //! - [`dpc_isr`]: DPC and ISR events from a list (DPC/ISR);
+//! - [`processor_power`]: processor frequency changes from a list
+//!   (Processor Frequency);
+//! - [`idle_states`]: idle periods as context switches from a list
+//!   (CPU Idle States);
 //! - [`hostile_names`]: every string the UI shows is HTML with inline
 //!   script (for the test that the UI renders trace text as text).
 
@@ -25,11 +29,13 @@ pub mod events;
 pub mod explorer;
 pub mod heap_bench;
 pub mod hostile_names;
+pub mod idle_states;
 pub mod image_samples;
 pub mod kernel;
 pub mod memory_events;
 pub mod model;
 pub mod prng;
+pub mod processor_power;
 pub mod switches;
 
 pub use bench::{write_bench, write_bench_bytes, BenchParams};

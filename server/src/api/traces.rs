@@ -359,6 +359,8 @@ fn table_rows(tr: &model::Trace) -> Value {
         "virtual-alloc": tr.commits.len(),
         "heap": tr.heap.len(),
         "dpc-isr": tr.dpc_isr.len(),
+        "processor-frequency": tr.frequency.len(),
+        "cpu-idle-states": tr.idle_states.len(),
     })
 }
 

@@ -1,5 +1,5 @@
 //! The `tables` section of `etlscope info`: which of the memory, registry,
-//! network and DPC/ISR tables the trace can fill, from the census's event counts
+//! network, DPC/ISR, power tables the trace can fill, from the census's event counts
 //! (kernel hook ids, and classic kernel-class events mapped to them), and
 //! for each it cannot, what the recording lacked.
 
@@ -47,6 +47,11 @@ const RULES: &[Rule] = &[
         etl::decode::dpc_isr::is_dpc_isr_hook,
         "no DPC/ISR events (0x0F32, 0x0F42-0x0F45): the kernel session's DPC and INTERRUPT flags were off",
     ),
+    (
+        "cpu-idle-states",
+        |h| h == 0x0524,
+        "no context switches (0x0524), whose PreviousCState names the idle periods' C-state: the kernel session's CSWITCH flag was off",
+    ),
 ];
 
 /// Events per hook id: system-header events, classic events of a kernel
@@ -82,6 +87,19 @@ pub fn tables_json(c: &Census) -> Value {
         let why_not = if n > 0 { Value::Null } else { json!(why) };
         out.insert(table.into(), json!({"events": n, "why_not": why_not}));
     }
+    // Processor Frequency reads a manifest provider's event, not a hook.
+    let power = model::power::KERNEL_PROCESSOR_POWER;
+    let n: u64 = (c.provider_ids.iter())
+        .filter(|(&(g, id), _)| g == power && id == model::power::PERF_STATE_CHANGE)
+        .map(|(_, &n)| n)
+        .sum();
+    let why_not = (n == 0).then_some(
+        "no ProcessorPerfStateChange events (Microsoft-Windows-Kernel-Processor-Power, id 10): that provider was not enabled",
+    );
+    out.insert(
+        "processor-frequency".into(),
+        json!({"events": n, "why_not": why_not}),
+    );
     Value::Object(out)
 }
 

@@ -4,7 +4,9 @@
 //! `hostile-names` has HTML for every string the UI shows (XSS test);
 //! `switches` has context switches with stacks (CPU Usage (Precise));
 //! `memory` has soft page faults and registry operations (Page Faults,
-//! Registry); `dpc-isr` has DPCs and ISRs (DPC/ISR).
+//! Registry); `dpc-isr` has DPCs and ISRs (DPC/ISR); `processor-frequency`
+//! Kernel-Processor-Power frequency changes (Processor Frequency);
+//! `cpu-idle-states` idle periods as context switches (CPU Idle States).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -69,6 +71,26 @@ pub enum Scenario {
         seed: u64,
         #[arg(long, default_value_t = 1_000)]
         runs: usize,
+    },
+    /// Idle periods of four CPUs as context switches to and from their
+    /// idle thread, in C1-C3 (CPU Idle States).
+    CpuIdleStates {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1_000)]
+        periods: usize,
+    },
+    /// Processor frequency changes (Kernel-Processor-Power
+    /// ProcessorPerfStateChange) on four CPUs (Processor Frequency).
+    ProcessorFrequency {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1_000)]
+        changes: usize,
     },
 }
 
@@ -178,6 +200,40 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 "wrote {}: {faults} page faults, {} registry events, {} bytes",
                 output.display(),
                 m.registry.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::CpuIdleStates {
+            output,
+            seed,
+            periods,
+        } => {
+            let m = synth::idle_states::demo_idle(seed, periods);
+            let bytes = synth::idle_states::write_idle(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} context switches, {} bytes",
+                output.display(),
+                m.switches.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::ProcessorFrequency {
+            output,
+            seed,
+            changes,
+        } => {
+            let m = synth::processor_power::demo_power(seed, changes);
+            let bytes = synth::processor_power::write_power(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} frequency changes, {} bytes",
+                output.display(),
+                m.changes.len(),
                 bytes.len()
             );
             return Ok(());

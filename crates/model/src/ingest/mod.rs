@@ -10,6 +10,7 @@ mod fileio;
 mod fragment_memo;
 mod fragments;
 mod generic;
+mod idle_states;
 mod images;
 mod io_tables;
 mod joiner;
@@ -506,6 +507,7 @@ pub(crate) fn build_resuming(
     info.hex_only_events = meta.hex_only_events;
     info.diagnostics = meta.diagnostics.clone();
     info.diagnostics.extend(batch.diagnostics);
+    t.frequency = crate::power::build_frequency(&t.generic, info.duration_ns);
     t.info = info;
     progress.set_phase(Phase::Done);
     steps.mark("managed+info");
@@ -616,6 +618,7 @@ fn build_event_tables(
     let commits = commit_heap::build_commits(&batch.virtual_allocs, &mut j);
     let heap = commit_heap::build_heap(&batch.heap, &mut j);
     let dpc_isr = dpc_isr::build_dpc_isr(&batch.dpc_isr, &mut j);
+    let idle_states = idle_states::build_idle_states(&batch.cswitches, &clock);
     for (row, r) in batch.generic.iter().enumerate() {
         let time = generic.time[row];
         let (thread, mut process) = match r.tid {
@@ -653,6 +656,7 @@ fn build_event_tables(
     t.commits = commits;
     t.heap = heap;
     t.dpc_isr = dpc_isr;
+    t.idle_states = idle_states;
     t.generic = generic;
     unattributed
 }

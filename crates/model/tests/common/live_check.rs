@@ -41,6 +41,8 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("page faults", format!("{:?}", t.page_faults)),
         ("registry", format!("{:?}", t.registry)),
         ("dpc isr", format!("{:?}", t.dpc_isr)),
+        ("frequency", format!("{:?}", t.frequency)),
+        ("idle states", format!("{:?}", t.idle_states)),
         ("commits", format!("{:?}", t.commits)),
         ("heap", format!("{:?}", t.heap)),
         (

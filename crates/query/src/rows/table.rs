@@ -47,10 +47,12 @@ pub enum RowTableKind {
     VirtualAlloc,
     Heap,
     DpcIsr,
+    ProcessorFrequency,
+    CpuIdleStates,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 14] = [
+    pub const ALL: [RowTableKind; 16] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -65,6 +67,8 @@ impl RowTableKind {
         RowTableKind::VirtualAlloc,
         RowTableKind::Heap,
         RowTableKind::DpcIsr,
+        RowTableKind::ProcessorFrequency,
+        RowTableKind::CpuIdleStates,
     ];
 
     /// The table's name in the API and in links.
@@ -84,6 +88,8 @@ impl RowTableKind {
             RowTableKind::VirtualAlloc => "virtual-alloc",
             RowTableKind::Heap => "heap",
             RowTableKind::DpcIsr => "dpc-isr",
+            RowTableKind::ProcessorFrequency => "processor-frequency",
+            RowTableKind::CpuIdleStates => "cpu-idle-states",
         }
     }
 

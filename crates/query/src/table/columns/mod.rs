@@ -4,6 +4,7 @@
 //! `etlscope export` (through `table::flat`) all read these; one small file
 //! per table says what the table shows.
 
+mod cpu_idle_states;
 mod cpu_precise;
 mod cpu_sampled;
 mod disk_io;
@@ -17,6 +18,7 @@ mod network;
 mod numbers;
 mod page_faults;
 mod processes;
+mod processor_frequency;
 mod range_class;
 mod registry;
 mod threads;
@@ -421,11 +423,13 @@ impl<'a> TableDef<'a> {
             "virtual-alloc" => virtual_alloc::table(t, range),
             "heap" => heap::table(t, range),
             "dpc-isr" => dpc_isr::table(t),
+            "processor-frequency" => processor_frequency::table(t),
+            "cpu-idle-states" => cpu_idle_states::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 15] = [
+    pub const NAMES: [&'static str; 17] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -441,6 +445,8 @@ impl<'a> TableDef<'a> {
         "virtual-alloc",
         "heap",
         "dpc-isr",
+        "processor-frequency",
+        "cpu-idle-states",
     ];
 
     /// A table without rows or columns (a name no definition has).
