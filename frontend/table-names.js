@@ -8,4 +8,6 @@ export const TABLE_NAMES = {
   'dpc-isr': 'DPC/ISR',
   'processor-frequency': 'Processor Frequency',
   'cpu-idle-states': 'CPU Idle States',
+  'window-in-focus': 'Window in Focus',
+  'ui-delays': 'UI Delays',
 };

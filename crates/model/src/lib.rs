@@ -27,6 +27,7 @@ pub mod system_config;
 pub mod threads;
 pub mod time;
 pub mod virtual_alloc;
+pub mod win32k;
 
 pub use images::NONE;
 pub use ingest::{build, build_with_progress};
@@ -100,6 +101,8 @@ pub struct Trace {
     pub dpc_isr: dpc_isr::DpcIsrTable,
     pub frequency: power::FrequencyTable,
     pub idle_states: idle_states::IdleStateTable,
+    pub focus: win32k::FocusTable,
+    pub ui_delays: win32k::UiDelayTable,
     pub generic: generic::GenericEventTable,
     pub system_config: system_config::SystemConfig,
 }
@@ -190,6 +193,7 @@ impl Trace {
             + self.dpc_isr.len() * 48
             + self.frequency.len() * 32
             + self.idle_states.len() * 24
+            + (self.focus.len() + self.ui_delays.len()) * 40
             + self.generic.len() * 72
     }
 }

@@ -20,6 +20,8 @@
 //!   (Processor Frequency);
 //! - [`idle_states`]: idle periods as context switches from a list
 //!   (CPU Idle States);
+//! - [`win32k`]: focus changes and UI delays from a list (Window in
+//!   Focus, UI Delays);
 //! - [`hostile_names`]: every string the UI shows is HTML with inline
 //!   script (for the test that the UI renders trace text as text).
 
@@ -37,6 +39,7 @@ pub mod model;
 pub mod prng;
 pub mod processor_power;
 pub mod switches;
+pub mod win32k;
 
 pub use bench::{write_bench, write_bench_bytes, BenchParams};
 pub use explorer::{write_explorer_overlay, ExplorerParams};

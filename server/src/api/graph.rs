@@ -231,10 +231,11 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
             Ok(series_json(&g, None, name, ty, &req.path, range))
         }
         // Idle time per bin (residency), stacked by the level's keys.
-        Some(kind @ RowTableKind::CpuIdleStates) => {
+        // Focus time per bin too: who had the focus when.
+        Some(kind @ (RowTableKind::CpuIdleStates | RowTableKind::WindowInFocus)) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
             if measure.as_deref().is_some_and(|m| m != "weight") {
-                return Err(bad("CPU Idle States graphs plot idle time (weight)"));
+                return Err(bad("this table's graph plots time (weight)"));
             }
             let g = rt.time_average(&req, &bins, None).map_err(bad)?;
             Ok(series_json(

@@ -361,6 +361,8 @@ fn table_rows(tr: &model::Trace) -> Value {
         "dpc-isr": tr.dpc_isr.len(),
         "processor-frequency": tr.frequency.len(),
         "cpu-idle-states": tr.idle_states.len(),
+        "window-in-focus": tr.focus.len(),
+        "ui-delays": tr.ui_delays.len(),
     })
 }
 

@@ -100,6 +100,20 @@ pub fn tables_json(c: &Census) -> Value {
         "processor-frequency".into(),
         json!({"events": n, "why_not": why_not}),
     );
+    let win32k = |want: u16| -> u64 {
+        (c.provider_ids.iter())
+            .filter(|(&(g, id), _)| model::win32k::WIN32K.contains(&g) && id == want)
+            .map(|(_, &n)| n)
+            .sum()
+    };
+    for (table, id, why) in [
+        ("window-in-focus", model::win32k::FOCUS_CHANGE, "no FocusChange events (Microsoft-Windows-Win32k, id 2, keyword Focus): that provider was not enabled"),
+        ("ui-delays", model::win32k::MESSAGE_CHECK_DELAY, "no MessageCheckDelay events (Microsoft-Windows-Win32k, id 38, keyword UIUnresponsiveness): that provider was not enabled"),
+    ] {
+        let n = win32k(id);
+        let why_not = (n == 0).then_some(why);
+        out.insert(table.into(), json!({"events": n, "why_not": why_not}));
+    }
     Value::Object(out)
 }
 

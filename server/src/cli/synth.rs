@@ -6,7 +6,8 @@
 //! `memory` has soft page faults and registry operations (Page Faults,
 //! Registry); `dpc-isr` has DPCs and ISRs (DPC/ISR); `processor-frequency`
 //! Kernel-Processor-Power frequency changes (Processor Frequency);
-//! `cpu-idle-states` idle periods as context switches (CPU Idle States).
+//! `cpu-idle-states` idle periods as context switches (CPU Idle States);
+//! `win32k` focus changes and UI delays (Window in Focus, UI Delays).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -71,6 +72,15 @@ pub enum Scenario {
         seed: u64,
         #[arg(long, default_value_t = 1_000)]
         runs: usize,
+    },
+    /// Three GUI processes whose threads take the focus in turn, and UI
+    /// delays (Win32k FocusChange, MessageCheckDelay: Window in Focus, UI
+    /// Delays).
+    Win32k {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 100)]
+        delays: usize,
     },
     /// Idle periods of four CPUs as context switches to and from their
     /// idle thread, in C1-C3 (CPU Idle States).
@@ -200,6 +210,20 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 "wrote {}: {faults} page faults, {} registry events, {} bytes",
                 output.display(),
                 m.registry.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::Win32k { output, delays } => {
+            let m = synth::win32k::demo_win32k(delays);
+            let bytes = synth::win32k::write_win32k(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} focus changes, {} UI delays, {} bytes",
+                output.display(),
+                m.focus.len(),
+                m.delays.len(),
                 bytes.len()
             );
             return Ok(());

@@ -28,6 +28,7 @@ mod stack_parts;
 mod stacks;
 pub mod steps;
 mod sysconfig;
+mod win32k;
 
 use joiner::Joiner;
 
@@ -508,6 +509,7 @@ pub(crate) fn build_resuming(
     info.diagnostics = meta.diagnostics.clone();
     info.diagnostics.extend(batch.diagnostics);
     t.frequency = crate::power::build_frequency(&t.generic, info.duration_ns);
+    crate::win32k::close_focus(&mut t.focus, info.duration_ns);
     t.info = info;
     progress.set_phase(Phase::Done);
     steps.mark("managed+info");
@@ -644,6 +646,7 @@ fn build_event_tables(
             (None, None) => NONE,
         };
     }
+    let (focus, ui_delays) = win32k::build_win32k(&generic, &mut j);
     let unattributed = j.unattributed;
     t.cswitches = cs;
     t.ready_threads = rt;
@@ -657,6 +660,8 @@ fn build_event_tables(
     t.heap = heap;
     t.dpc_isr = dpc_isr;
     t.idle_states = idle_states;
+    t.focus = focus;
+    t.ui_delays = ui_delays;
     t.generic = generic;
     unattributed
 }

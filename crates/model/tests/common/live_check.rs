@@ -43,6 +43,8 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("dpc isr", format!("{:?}", t.dpc_isr)),
         ("frequency", format!("{:?}", t.frequency)),
         ("idle states", format!("{:?}", t.idle_states)),
+        ("focus", format!("{:?}", t.focus)),
+        ("ui delays", format!("{:?}", t.ui_delays)),
         ("commits", format!("{:?}", t.commits)),
         ("heap", format!("{:?}", t.heap)),
         (

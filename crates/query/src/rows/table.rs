@@ -49,10 +49,12 @@ pub enum RowTableKind {
     DpcIsr,
     ProcessorFrequency,
     CpuIdleStates,
+    WindowInFocus,
+    UiDelays,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 16] = [
+    pub const ALL: [RowTableKind; 18] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -69,6 +71,8 @@ impl RowTableKind {
         RowTableKind::DpcIsr,
         RowTableKind::ProcessorFrequency,
         RowTableKind::CpuIdleStates,
+        RowTableKind::WindowInFocus,
+        RowTableKind::UiDelays,
     ];
 
     /// The table's name in the API and in links.
@@ -90,6 +94,8 @@ impl RowTableKind {
             RowTableKind::DpcIsr => "dpc-isr",
             RowTableKind::ProcessorFrequency => "processor-frequency",
             RowTableKind::CpuIdleStates => "cpu-idle-states",
+            RowTableKind::WindowInFocus => "window-in-focus",
+            RowTableKind::UiDelays => "ui-delays",
         }
     }
 

@@ -9,6 +9,7 @@ use crate::graph::table_graph::{top_series, Graph, GraphBins};
 use crate::rows::graph::{measure_value, MAX_BINNED_KEYS, SCAN_CELLS};
 use crate::rows::table::{Measure, RowTable, RowTableRequest};
 use crate::QueryError;
+use model::processes::OPEN;
 use rustc_hash::FxHashMap;
 
 /// Keys past the bound share this one ("other").
@@ -47,8 +48,15 @@ impl RowTable {
                 } else {
                     key
                 };
-                let s = def.start.at(row).max(range.start_ns);
-                let e = def.end.at(row).min(range.end_ns);
+                // Open ends (before the trace, still on at its end) reach the range's.
+                let s = match def.start.at(row) {
+                    OPEN => range.start_ns,
+                    s => s.max(range.start_ns),
+                };
+                let e = match def.end.at(row) {
+                    OPEN => range.end_ns,
+                    e => e.min(range.end_ns),
+                };
                 if e <= s {
                     return;
                 }

@@ -22,7 +22,9 @@ mod processor_frequency;
 mod range_class;
 mod registry;
 mod threads;
+mod ui_delays;
 mod virtual_alloc;
+mod window_in_focus;
 
 use crate::scan::filter::TimeRange;
 use crate::table::aggregate::Aggregation;
@@ -425,11 +427,13 @@ impl<'a> TableDef<'a> {
             "dpc-isr" => dpc_isr::table(t),
             "processor-frequency" => processor_frequency::table(t),
             "cpu-idle-states" => cpu_idle_states::table(t),
+            "window-in-focus" => window_in_focus::table(t),
+            "ui-delays" => ui_delays::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 19] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -447,6 +451,8 @@ impl<'a> TableDef<'a> {
         "dpc-isr",
         "processor-frequency",
         "cpu-idle-states",
+        "window-in-focus",
+        "ui-delays",
     ];
 
     /// A table without rows or columns (a name no definition has).
