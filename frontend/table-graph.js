@@ -32,9 +32,11 @@ export { colourOf }; // where the graphs' tests and callers have always found it
  *   cache: import('./graph-cache.js').GraphCache,
  *   isStack: (column: string) => boolean,
  *   marks?: () => import('./marks.js').Mark[],
+ *   lines?: boolean,
  * }} GraphOpts
  * `request` gives the table's /table body for a level; `measures` the event tables' choices;
- * `labelOf` names the expanded row (links name it by identity); `cache` the page's answers.
+ * `labelOf` names the expanded row (links name it by identity); `cache` the page's answers;
+ * `lines`: each series its own line (a level such as a CPU's frequency), not stacked.
  */
 
 /** The measure chosen per table, kept for the session. @type {Map<string, string>} */
@@ -225,12 +227,18 @@ export class TableGraph {
     return d.unit ? `${fmt2(v)} ${d.unit}` : fmt2(v);
   }
 
+  /** A line's mean over the bins it has a point in (its total sums levels, which means nothing). @param {number[]} v */
+  static mean(v) {
+    const on = v.filter((x) => x > 0);
+    return on.length ? on.reduce((a, b) => a + b, 0) / on.length : 0;
+  }
+
   renderLegend() {
     clear(this.legend);
     if (this.gantt || !this.data) return;
     for (const { s, ref, colour } of this.allSeries()) {
       const e = h('div', { class: `lg ${this.hidden.has(ref) ? 'off' : ''}`, title: `${s.label}\nClick: hide or show; Alt/Ctrl-click: show only this one`, 'data-ref': ref }, [
-        h('span', { class: 'sw', style: { background: colour } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: this.valueText(s.total) })]);
+        h('span', { class: 'sw', style: { background: colour } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: this.valueText(this.o.lines ? TableGraph.mean(s.values) : s.total) })]);
       e.addEventListener('click', (ev) => this.legendClick(ref, ev.altKey || ev.ctrlKey || ev.metaKey));
       this.legend.append(e);
     }
@@ -283,6 +291,7 @@ export class TableGraph {
     const model = { kind: this.gantt ? 'spans' : 'series', view: this.view(), lit: this.lit, bars: [], series: [] };
     this.drawn = this.data;
     if (this.data && this.gantt) this.drawGantt(g, W, bottom, model);
+    else if (this.data && this.o.lines) this.drawLines(g, bottom, model);
     else if (this.data) this.drawSeries(g, bottom, model);
     if (this.o.marks) drawMarks(g, c, this.o.marks(), (t) => this.tToX(t), 0, bottom);
     this.model = model;
@@ -355,6 +364,44 @@ export class TableGraph {
     if (!shown.length) this.empty(g, bottom, d.series.length || d.other ? 'Every series is hidden (click the legend)' : 'No rows in this range / with these filters');
   }
 
+  /** One line per series over the bins' middles (a level, not an amount: nothing stacks); a bin no row covers breaks it. */
+  drawLines(/** @type {CanvasRenderingContext2D} */ g, /** @type {number} */ bottom, /** @type {any} */ model) {
+    const d = this.data;
+    const shown = this.allSeries().filter((x) => !this.hidden.has(x.ref));
+    const n = d.series.length ? d.series[0].values.length : d.other ? d.other.values.length : 0;
+    let max = 0;
+    for (const x of shown) for (const v of x.s.values) max = Math.max(max, v);
+    max = max || 1;
+    const ph = bottom - 4;
+    const [a, b] = this.view();
+    const W = this.canvas.clientWidth;
+    const mid = (/** @type {number} */ k) => ((d.start_s + (k + 0.5) * d.bin_s - a) / (b - a)) * W;
+    for (const { s, ref, colour } of shown) {
+      g.globalAlpha = this.lit && this.lit !== ref ? 0.3 : 1;
+      g.strokeStyle = colour;
+      g.lineWidth = this.lit === ref ? 3 : 1.5;
+      g.beginPath();
+      let open = false;
+      for (let k = 0; k < n; k++) {
+        const v = s.values[k];
+        if (!(v > 0)) { open = false; continue; }
+        const y = bottom - (v / max) * ph;
+        if (open) g.lineTo(mid(k), y); else g.moveTo(mid(k), y);
+        open = true;
+      }
+      g.stroke();
+    }
+    g.globalAlpha = 1;
+    g.lineWidth = 1;
+    model.series = this.allSeries().map((x) => ({ ref: x.ref, label: x.s.label, colour: x.colour, hidden: this.hidden.has(x.ref), total: x.s.total, values: x.s.values }));
+    model.max = max;
+    model.lines = true;
+    model.bin = { start_s: d.start_s, bin_s: d.bin_s, n };
+    g.fillStyle = '#5b6472';
+    g.fillText(this.valueText(max), 3, 12);
+    if (!shown.length) this.empty(g, bottom, d.series.length || d.other ? 'Every series is hidden (click the legend)' : 'No rows in this range / with these filters');
+  }
+
   /** One bar per row, in table order; an open end runs to the edge of the window. */
   drawGantt(/** @type {CanvasRenderingContext2D} */ g, /** @type {number} */ W, /** @type {number} */ bottom, /** @type {any} */ model) {
     const spans = this.data.spans;
@@ -407,6 +454,15 @@ export class TableGraph {
     if (k < 0 || k >= m.bin.n) return null;
     const bottom = this.canvas.clientHeight - AXIS_H;
     const v = ((bottom - y) / (bottom - 4)) * m.max;
+    if (m.lines) {
+      // The shown line nearest the pointer in this bin.
+      let best = null;
+      for (const s of m.series) {
+        if (s.hidden || !(s.values[k] > 0)) continue;
+        if (!best || Math.abs(s.values[k] - v) < Math.abs(best.values[k] - v)) best = s;
+      }
+      return best ? { ref: best.ref, series: best, k, t0: m.bin.start_s + k * m.bin.bin_s } : { ref: null, k, t0: m.bin.start_s + k * m.bin.bin_s };
+    }
     let acc = 0;
     for (const s of m.series) {
       if (s.hidden) continue;

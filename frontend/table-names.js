@@ -6,4 +6,9 @@ export const TABLE_NAMES = {
   'file-io': 'File I/O', 'disk-io': 'Disk I/O', generic: 'Generic Events', 'hard-faults': 'Hard Faults', network: 'Network',
   'page-faults': 'Page Faults', registry: 'Registry', 'virtual-alloc': 'VirtualAlloc Commit Lifetimes', heap: 'Heap Allocations',
   regions: 'Regions of Interest', marks: 'Marks',
+  'dpc-isr': 'DPC/ISR',
+  'processor-frequency': 'Processor Frequency',
+  'cpu-idle-states': 'CPU Idle States',
+  'window-in-focus': 'Window in Focus',
+  'ui-delays': 'UI Delays',
 };

@@ -27,8 +27,12 @@ import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
 import { loadMarks, selectionRange } from './marks.js';
 
+/** Event tables whose graph plots their weight before their count. */
+const WEIGHT_FIRST = new Set(['dpc-isr', 'ui-delays']);
 /** Tables shown only when the trace holds their events (WPA lists only graphs with data). */
-const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'regions', 'marks']);
+const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'dpc-isr', 'processor-frequency', 'cpu-idle-states', 'window-in-focus', 'ui-delays', 'regions', 'marks']);
+/** Tables whose graph is one measure: Processor Frequency each CPU's frequency as a line (WPA's), CPU Idle States the idle time per bin, Window in Focus the focus time per bin, stacked. */
+const ONE_MEASURE = new Map([['processor-frequency', 'Frequency (MHz)'], ['cpu-idle-states', 'weight'], ['window-in-focus', 'weight']]);
 
 
 export class TracePage {
@@ -641,14 +645,17 @@ export class TracePage {
   newGraph(host, table, name, defs) {
     const t = this.cols.tables[name] || {};
     // Event tables plot their count (first: I/O without completions has no weight), their weight or a numeric column; cpu-sampled its weight.
-    const measures = name === 'cpu-sampled' || LIFETIME_TABLES.includes(name) ? [] : [
-      { value: 'count', label: 'Graph: Count' },
-      ...(t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : []),
+    // DPC/ISR plots its time first (WPA's "DPC/ISR Duration by CPU"): every row has one.
+    const weight = t.weight_column ? [{ value: 'weight', label: `Graph: ${t.weight_column}` }] : [];
+    const count = [{ value: 'count', label: 'Graph: Count' }];
+    const one = ONE_MEASURE.get(name);
+    const measures = one ? [{ value: one, label: one === 'weight' ? `Graph: ${t.weight_column}` : `Graph: ${one}` }] : name === 'cpu-sampled' || LIFETIME_TABLES.includes(name) ? [] : [
+      ...(WEIGHT_FIRST.has(name) ? [...weight, ...count] : [...count, ...weight]),
       ...defs.filter((d) => ['duration', 'size', 'count'].includes(d.type) && d.name !== 'Count').map((d) => ({ value: d.name, label: `Graph: ${d.name}` })),
     ];
     const g = new TableGraph(host, {
       traceId: this.id, table: name, start: Math.min(this.sum.events_start_s || 0, this.sum.duration_s), duration: this.sum.duration_s,
-      request: (path) => instanceLevel(name, table.request(path), path), measures, cache: this.graphCache, marks: () => this.marks,
+      request: (path) => instanceLevel(name, table.request(path), path), measures, cache: this.graphCache, marks: () => this.marks, lines: name === 'processor-frequency',
       isStack: (c) => { const d = defs.find((x) => x.name === c); return !!d && d.type === 'stack'; },
       labelOf: (path) => { const n = table.findLoaded(path); return n ? n.label : readableRef(path[path.length - 1]); },
       onSelect: (refs) => {

@@ -71,6 +71,11 @@ export const TABLE_DEFAULTS = {
   // Regions of Interest: the Region tree ending in its instances, earliest first (selecting one selects its time range).
   regions: { groups: ['Region', 'Instance'], cols: ['Start Time', 'Stop Time', 'Duration', 'Count'], sort: 'Start Time', desc: false },
   marks: { groups: ['Label'], cols: ['First (s)', 'Count'], sort: 'First (s)', desc: false },
+  'dpc-isr': { groups: ['CPU', 'Type', 'Module', 'Function'], cols: ['Count', 'Exclusive Duration', 'Inclusive Duration', '% Weight'], sort: 'Exclusive Duration' },
+  'processor-frequency': { groups: ['CPU', 'Frequency (MHz)'], cols: ['Count', 'Duration', '% Weight'], sort: 'Duration' },
+  'cpu-idle-states': { groups: ['CPU', 'C-State'], cols: ['Count', 'Duration', '% Weight'], sort: 'Duration' },
+  'window-in-focus': { groups: ['Process', 'Thread Id'], cols: ['Count', 'Duration', '% Weight'], sort: 'Duration' },
+  'ui-delays': { groups: ['Process', 'Thread Id'], cols: ['Count', 'Duration', 'Duration:max', '% Weight'], sort: 'Duration' },
 };
 
 /** @param {string} table @returns {ViewState} */

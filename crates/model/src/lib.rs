@@ -5,15 +5,18 @@
 
 mod cell_text;
 pub mod cpu_precise;
+pub mod dpc_isr;
 pub mod frames;
 pub mod funcs;
 pub mod generic;
 pub mod heap;
+pub mod idle_states;
 pub mod images;
 pub mod ingest;
 pub mod io;
 pub mod memory;
 pub mod network;
+pub mod power;
 pub mod processes;
 pub mod progress;
 pub mod regions;
@@ -25,6 +28,7 @@ pub mod system_config;
 pub mod threads;
 pub mod time;
 pub mod virtual_alloc;
+pub mod win32k;
 
 pub use images::NONE;
 pub use ingest::{build, build_with_progress};
@@ -95,6 +99,11 @@ pub struct Trace {
     pub registry: registry::RegistryTable,
     pub commits: virtual_alloc::CommitTable,
     pub heap: heap::HeapTable,
+    pub dpc_isr: dpc_isr::DpcIsrTable,
+    pub frequency: power::FrequencyTable,
+    pub idle_states: idle_states::IdleStateTable,
+    pub focus: win32k::FocusTable,
+    pub ui_delays: win32k::UiDelayTable,
     pub generic: generic::GenericEventTable,
     /// Instances of the regions file in use (`--regions`, the library's).
     pub regions: regions::RegionTable,
@@ -186,6 +195,10 @@ impl Trace {
             + self.network.len() * 40
             + (self.page_faults.len() + self.registry.len()) * 48
             + (self.commits.len() + self.heap.len()) * 64
+            + self.dpc_isr.len() * 48
+            + self.frequency.len() * 32
+            + self.idle_states.len() * 24
+            + (self.focus.len() + self.ui_delays.len()) * 40
             + self.generic.len() * 72
     }
 }

@@ -227,6 +227,31 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
             let g = rt.outstanding(&req, &bins, m).map_err(bad)?;
             Ok(series_json(&g, None, name, ty, &req.path, range))
         }
+        // Each CPU's frequency over time (a level held between changes).
+        Some(kind @ RowTableKind::ProcessorFrequency) => {
+            let (rt, req, _) = row_request(t, kind, &table)?;
+            let m = measure.as_deref().unwrap_or("Frequency (MHz)");
+            let (m, name, ty) = event_measure(rt, Some(m))?;
+            let g = rt.time_average(&req, &bins, Some(m)).map_err(bad)?;
+            Ok(series_json(&g, None, name, ty, &req.path, range))
+        }
+        // Idle time per bin (residency), stacked by the level's keys.
+        // Focus time per bin too: who had the focus when.
+        Some(kind @ (RowTableKind::CpuIdleStates | RowTableKind::WindowInFocus)) => {
+            let (rt, req, _) = row_request(t, kind, &table)?;
+            if measure.as_deref().is_some_and(|m| m != "weight") {
+                return Err(bad("this table's graph plots time (weight)"));
+            }
+            let g = rt.time_average(&req, &bins, None).map_err(bad)?;
+            Ok(series_json(
+                &g,
+                None,
+                "weight",
+                ColumnType::Duration,
+                &req.path,
+                range,
+            ))
+        }
         Some(kind) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
             let (m, name, ty) = event_measure(rt, measure.as_deref())?;

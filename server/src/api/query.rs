@@ -84,7 +84,8 @@ impl Default for SortSpec {
 pub struct TableSpec {
     /// cpu-sampled (default), processes, threads, images, file-io, disk-io,
     /// cpu-precise, generic, hard-faults, network, page-faults,
-    /// registry, virtual-alloc, heap, regions or marks.
+    /// registry, virtual-alloc, heap, regions, marks, dpc-isr, processor-frequency,
+    /// cpu-idle-states, window-in-focus or ui-delays.
     #[serde(default = "default_table")]
     pub table: String,
     pub columns: Vec<String>,

@@ -341,6 +341,7 @@ pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
     v
 }
 
+
 pub fn summary_json(t: &LoadedTrace) -> Value {
     let tr = t.trace();
     let i = &tr.info;
@@ -374,6 +375,8 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "images": tr.images.len(),
         "modules": tr.modules.len(),
         "stacks": tr.stacks.len(),
+        // Rows of each table over the whole trace: a table with none says what
+        // the recording lacked, not "no data in this range".
         "table_rows": table_rows(tr),
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,
@@ -404,6 +407,11 @@ fn table_rows(tr: &model::Trace) -> Value {
         "heap": tr.heap.len(),
         "regions": tr.regions.len(),
         "marks": tr.marks.len(),
+        "dpc-isr": tr.dpc_isr.len(),
+        "processor-frequency": tr.frequency.len(),
+        "cpu-idle-states": tr.idle_states.len(),
+        "window-in-focus": tr.focus.len(),
+        "ui-delays": tr.ui_delays.len(),
     })
 }
 

@@ -1,5 +1,5 @@
-//! The `tables` section of `etlscope info`: which of the memory, registry
-//! and network tables the trace can fill, from the census's event counts
+//! The `tables` section of `etlscope info`: which of the memory, registry,
+//! network, DPC/ISR, power tables the trace can fill, from the census's event counts
 //! (kernel hook ids, and classic kernel-class events mapped to them), and
 //! for each it cannot, what the recording lacked.
 
@@ -47,6 +47,16 @@ const RULES: &[Rule] = &[
         |h| h == 0x0F22 || h == 0x0F24,
         "no Mark events (0x0F22, 0x0F24): nobody ran `xperf -m` or `wpr -marker` while recording",
     ),
+    (
+        "dpc-isr",
+        etl::decode::dpc_isr::is_dpc_isr_hook,
+        "no DPC/ISR events (0x0F32, 0x0F42-0x0F45): the kernel session's DPC and INTERRUPT flags were off",
+    ),
+    (
+        "cpu-idle-states",
+        |h| h == 0x0524,
+        "no context switches (0x0524), whose PreviousCState names the idle periods' C-state: the kernel session's CSWITCH flag was off",
+    ),
 ];
 
 /// Events per hook id: system-header events, classic events of a kernel
@@ -80,6 +90,33 @@ pub fn tables_json(c: &Census) -> Value {
             .map(|(_, &n)| n)
             .sum();
         let why_not = if n > 0 { Value::Null } else { json!(why) };
+        out.insert(table.into(), json!({"events": n, "why_not": why_not}));
+    }
+    // Processor Frequency reads a manifest provider's event, not a hook.
+    let power = model::power::KERNEL_PROCESSOR_POWER;
+    let n: u64 = (c.provider_ids.iter())
+        .filter(|(&(g, id), _)| g == power && id == model::power::PERF_STATE_CHANGE)
+        .map(|(_, &n)| n)
+        .sum();
+    let why_not = (n == 0).then_some(
+        "no ProcessorPerfStateChange events (Microsoft-Windows-Kernel-Processor-Power, id 10): that provider was not enabled",
+    );
+    out.insert(
+        "processor-frequency".into(),
+        json!({"events": n, "why_not": why_not}),
+    );
+    let win32k = |want: u16| -> u64 {
+        (c.provider_ids.iter())
+            .filter(|(&(g, id), _)| model::win32k::WIN32K.contains(&g) && id == want)
+            .map(|(_, &n)| n)
+            .sum()
+    };
+    for (table, id, why) in [
+        ("window-in-focus", model::win32k::FOCUS_CHANGE, "no FocusChange events (Microsoft-Windows-Win32k, id 2, keyword Focus): that provider was not enabled"),
+        ("ui-delays", model::win32k::MESSAGE_CHECK_DELAY, "no MessageCheckDelay events (Microsoft-Windows-Win32k, id 38, keyword UIUnresponsiveness): that provider was not enabled"),
+    ] {
+        let n = win32k(id);
+        let why_not = (n == 0).then_some(why);
         out.insert(table.into(), json!({"events": n, "why_not": why_not}));
     }
     Value::Object(out)

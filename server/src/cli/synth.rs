@@ -4,7 +4,10 @@
 //! `hostile-names` has HTML for every string the UI shows (XSS test);
 //! `switches` has context switches with stacks (CPU Usage (Precise));
 //! `memory` has soft page faults and registry operations (Page Faults,
-//! Registry).
+//! Registry); `dpc-isr` has DPCs and ISRs (DPC/ISR); `processor-frequency`
+//! Kernel-Processor-Power frequency changes (Processor Frequency);
+//! `cpu-idle-states` idle periods as context switches (CPU Idle States);
+//! `win32k` focus changes and UI delays (Window in Focus, UI Delays).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -63,6 +66,45 @@ pub enum Scenario {
         /// spread evenly over the faults' span, in order.
         #[arg(long = "mark", value_name = "LABEL")]
         marks: Vec<String>,
+    },
+    /// DPCs and ISRs of three drivers on four CPUs, some ISRs nested in
+    /// DPCs, a few over 1 ms (DPC/ISR).
+    DpcIsr {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1_000)]
+        runs: usize,
+    },
+    /// Three GUI processes whose threads take the focus in turn, and UI
+    /// delays (Win32k FocusChange, MessageCheckDelay: Window in Focus, UI
+    /// Delays).
+    Win32k {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 100)]
+        delays: usize,
+    },
+    /// Idle periods of four CPUs as context switches to and from their
+    /// idle thread, in C1-C3 (CPU Idle States).
+    CpuIdleStates {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1_000)]
+        periods: usize,
+    },
+    /// Processor frequency changes (Kernel-Processor-Power
+    /// ProcessorPerfStateChange) on four CPUs (Processor Frequency).
+    ProcessorFrequency {
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1_000)]
+        changes: usize,
     },
 }
 
@@ -180,6 +222,67 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 output.display(),
                 m.registry.len(),
                 marks.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::Win32k { output, delays } => {
+            let m = synth::win32k::demo_win32k(delays);
+            let bytes = synth::win32k::write_win32k(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} focus changes, {} UI delays, {} bytes",
+                output.display(),
+                m.focus.len(),
+                m.delays.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::CpuIdleStates {
+            output,
+            seed,
+            periods,
+        } => {
+            let m = synth::idle_states::demo_idle(seed, periods);
+            let bytes = synth::idle_states::write_idle(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} context switches, {} bytes",
+                output.display(),
+                m.switches.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::ProcessorFrequency {
+            output,
+            seed,
+            changes,
+        } => {
+            let m = synth::processor_power::demo_power(seed, changes);
+            let bytes = synth::processor_power::write_power(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} frequency changes, {} bytes",
+                output.display(),
+                m.changes.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::DpcIsr { output, seed, runs } => {
+            let m = synth::dpc_isr::demo_dpc_isr(seed, runs);
+            let bytes = synth::dpc_isr::write_dpc_isr(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} DPCs and ISRs, {} bytes",
+                output.display(),
+                m.runs.len(),
                 bytes.len()
             );
             return Ok(());

@@ -12,6 +12,7 @@
 pub mod clr;
 pub mod cswitch;
 pub mod diskio;
+pub mod dpc_isr;
 pub mod fileio;
 pub mod hardfault;
 pub mod heap;
@@ -49,6 +50,7 @@ use crate::extended::ext_type;
 pub use clr::{ClrMethod, ClrModule, ClrPdb, MethodEventKind, ModuleEventKind};
 pub use cswitch::{CSwitch, ReadyThread};
 pub use diskio::{DiskFlush, DiskInitKind, DiskIo, DiskIoInit};
+pub use dpc_isr::{DpcIsr, DpcIsrKind};
 pub use fileio::{
     FileInfoKind, FileIoCreate, FileIoDirEnum, FileIoInfo, FileIoName, FileIoOpEnd, FileIoPathOp,
     FileIoReadWrite, FileIoSimpleOp, FileNameKind, FilePathOpKind, FileSimpleOpKind,
@@ -126,6 +128,7 @@ pub enum Decoded<'a> {
     DiskIoInit(DiskIoInit),
     DiskFlush(DiskFlush),
     HardFault(HardFault),
+    DpcIsr(DpcIsr),
     Net(NetEvent),
     PageFault(PageFault),
     Registry(Registry),
@@ -188,6 +191,7 @@ fn decode_kernel<'a>(ev: &Event<'a>) -> Option<Result<(Decoded<'a>, usize), Deco
         0x1421 | 0x1422 => run(ev, Decoded::KernelAddress),
         0x0F2E => run(ev, Decoded::SampledProfile),
         0x0F48..=0x0F4A => run(ev, Decoded::ProfileInterval),
+        h if dpc_isr::is_dpc_isr_hook(h) => run(ev, Decoded::DpcIsr),
         0x1820 => run(ev, Decoded::StackWalk),
         0x1822..=0x1824 => run(ev, Decoded::StackKeyDefinition),
         0x1825 | 0x1826 => run(ev, Decoded::StackKeyReference),

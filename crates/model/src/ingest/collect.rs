@@ -256,6 +256,7 @@ fn collect_event(
             irp: d.irp,
         }),
         Decoded::HardFault(h) => b.hard_faults.push(HardFaultRec { ts, h }),
+        Decoded::DpcIsr(d) => b.dpc_isr.push(DpcIsrRec { ts, cpu: e.cpu, d }),
         Decoded::PageFault(f) => b.page_faults.push(PageFaultRec {
             ts,
             tid: e.tid.unwrap_or(u32::MAX),

@@ -62,6 +62,20 @@ impl Joiner<'_, '_> {
             .unwrap_or(NONE)
     }
 
+    /// The frame row of a code address (a DPC's routine) in `process`
+    /// (`NONE`: kernel images only), as a stack's frame would be.
+    pub fn frame(&mut self, process: u32, addr: u64, time: i64) -> u32 {
+        let t = &mut *self.t;
+        self.resolver.frame(
+            process,
+            addr,
+            time,
+            &t.images,
+            self.addresses,
+            &mut t.frames,
+        )
+    }
+
     /// Stack of a leaf-first fragment carried by the event itself.
     pub fn fragment_stack(&mut self, fragment: u32, process: u32, time: i64) -> u32 {
         let t = &mut *self.t;

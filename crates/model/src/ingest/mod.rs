@@ -5,10 +5,12 @@
 mod collect;
 mod commit_heap;
 mod cut_names;
+mod dpc_isr;
 mod fileio;
 mod fragment_memo;
 mod fragments;
 mod generic;
+mod idle_states;
 mod images;
 mod io_tables;
 mod joiner;
@@ -26,6 +28,7 @@ mod stack_parts;
 mod stacks;
 pub mod steps;
 mod sysconfig;
+mod win32k;
 
 use joiner::Joiner;
 
@@ -505,6 +508,8 @@ pub(crate) fn build_resuming(
     info.hex_only_events = meta.hex_only_events;
     info.diagnostics = meta.diagnostics.clone();
     info.diagnostics.extend(batch.diagnostics);
+    t.frequency = crate::power::build_frequency(&t.generic, info.duration_ns);
+    crate::win32k::close_focus(&mut t.focus, info.duration_ns);
     t.info = info;
     progress.set_phase(Phase::Done);
     steps.mark("managed+info");
@@ -616,6 +621,8 @@ fn build_event_tables(
     let registry = memory_tables::build_registry(&batch.registry, &mut j);
     let commits = commit_heap::build_commits(&batch.virtual_allocs, &mut j);
     let heap = commit_heap::build_heap(&batch.heap, &mut j);
+    let dpc_isr = dpc_isr::build_dpc_isr(&batch.dpc_isr, &mut j);
+    let idle_states = idle_states::build_idle_states(&batch.cswitches, &clock);
     for (row, r) in batch.generic.iter().enumerate() {
         let time = generic.time[row];
         let (thread, mut process) = match r.tid {
@@ -641,6 +648,7 @@ fn build_event_tables(
             (None, None) => NONE,
         };
     }
+    let (focus, ui_delays) = win32k::build_win32k(&generic, &mut j);
     let unattributed = j.unattributed;
     t.cswitches = cs;
     t.ready_threads = rt;
@@ -652,6 +660,10 @@ fn build_event_tables(
     t.registry = registry;
     t.commits = commits;
     t.heap = heap;
+    t.dpc_isr = dpc_isr;
+    t.idle_states = idle_states;
+    t.focus = focus;
+    t.ui_delays = ui_delays;
     t.generic = generic;
     unattributed
 }

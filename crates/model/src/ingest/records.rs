@@ -209,6 +209,7 @@ pub struct Batch {
     pub disk: Vec<DiskRec>,
     pub disk_inits: Vec<DiskInitRec>,
     pub hard_faults: Vec<HardFaultRec>,
+    pub dpc_isr: Vec<DpcIsrRec>,
     pub net: Vec<NetRec>,
     pub page_faults: Vec<PageFaultRec>,
     pub registry: Vec<RegistryRec>,
@@ -287,6 +288,7 @@ impl Batch {
         self.disk.extend(other.disk);
         self.disk_inits.extend(other.disk_inits);
         self.hard_faults.extend(other.hard_faults);
+        self.dpc_isr.extend(other.dpc_isr);
         self.net.extend(other.net);
         self.page_faults.extend(other.page_faults);
         self.registry.extend(other.registry);
@@ -348,6 +350,7 @@ impl Batch {
         self.disk.par_sort_by_key(|r| r.ts);
         self.disk_inits.par_sort_by_key(|r| r.ts);
         self.hard_faults.par_sort_by_key(|r| r.ts);
+        self.dpc_isr.par_sort_by_key(|r| r.ts);
         self.net.par_sort_by_key(|r| r.ts);
         self.page_faults.par_sort_by_key(|r| r.ts);
         self.registry.par_sort_by_key(|r| r.ts);
@@ -443,6 +446,15 @@ pub struct DiskInitRec {
 pub struct HardFaultRec {
     pub ts: i64,
     pub h: etl::decode::HardFault,
+}
+
+/// A DPC or ISR, on the CPU of its buffer (the PerfInfo header names no
+/// thread).
+#[derive(Debug, Clone, Copy)]
+pub struct DpcIsrRec {
+    pub ts: i64,
+    pub cpu: u16,
+    pub d: etl::decode::DpcIsr,
 }
 
 /// A soft page fault, on the thread its system header names.

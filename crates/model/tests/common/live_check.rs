@@ -40,6 +40,11 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("network", format!("{:?}", t.network)),
         ("page faults", format!("{:?}", t.page_faults)),
         ("registry", format!("{:?}", t.registry)),
+        ("dpc isr", format!("{:?}", t.dpc_isr)),
+        ("frequency", format!("{:?}", t.frequency)),
+        ("idle states", format!("{:?}", t.idle_states)),
+        ("focus", format!("{:?}", t.focus)),
+        ("ui delays", format!("{:?}", t.ui_delays)),
         ("commits", format!("{:?}", t.commits)),
         ("heap", format!("{:?}", t.heap)),
         (

@@ -6,6 +6,7 @@
 mod commit_growth;
 mod cpu_share;
 mod disk_io;
+mod dpc_isr;
 mod file_opens;
 mod file_polling;
 mod hard_faults;
@@ -74,6 +75,8 @@ pub fn run_timed(engine: &Engine, mut timed: impl FnMut(&str, Duration)) -> Vec<
     step("cpu-module", &|| cpu_share::modules(engine));
     step("third-party", &|| third_party::run(engine, &procs));
     step("hot-api", &|| hot_api::run(engine));
+    step("long-dpc-isr", &|| dpc_isr::long(engine));
+    step("dpc-isr-drivers", &|| dpc_isr::drivers(engine));
     step("file-opens", &|| file_opens::run(engine));
     step("file-polling", &|| file_polling::run(engine));
     step("disk-io", &|| disk_io::run(engine));

@@ -11,3 +11,4 @@ pub(crate) mod keys;
 pub(crate) mod level;
 pub(crate) mod outstanding;
 pub mod table;
+pub(crate) mod time_average;

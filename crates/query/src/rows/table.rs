@@ -48,10 +48,15 @@ pub enum RowTableKind {
     Heap,
     Regions,
     Marks,
+    DpcIsr,
+    ProcessorFrequency,
+    CpuIdleStates,
+    WindowInFocus,
+    UiDelays,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 15] = [
+    pub const ALL: [RowTableKind; 20] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -67,6 +72,11 @@ impl RowTableKind {
         RowTableKind::Heap,
         RowTableKind::Regions,
         RowTableKind::Marks,
+        RowTableKind::DpcIsr,
+        RowTableKind::ProcessorFrequency,
+        RowTableKind::CpuIdleStates,
+        RowTableKind::WindowInFocus,
+        RowTableKind::UiDelays,
     ];
 
     /// The table's name in the API and in links.
@@ -87,6 +97,11 @@ impl RowTableKind {
             RowTableKind::Heap => "heap",
             RowTableKind::Regions => "regions",
             RowTableKind::Marks => "marks",
+            RowTableKind::DpcIsr => "dpc-isr",
+            RowTableKind::ProcessorFrequency => "processor-frequency",
+            RowTableKind::CpuIdleStates => "cpu-idle-states",
+            RowTableKind::WindowInFocus => "window-in-focus",
+            RowTableKind::UiDelays => "ui-delays",
         }
     }
 

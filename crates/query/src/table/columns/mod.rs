@@ -4,9 +4,11 @@
 //! `etlscope export` (through `table::flat`) all read these; one small file
 //! per table says what the table shows.
 
+mod cpu_idle_states;
 mod cpu_precise;
 mod cpu_sampled;
 mod disk_io;
+mod dpc_isr;
 mod file_io;
 mod generic;
 mod hard_faults;
@@ -16,11 +18,14 @@ mod network;
 mod numbers;
 mod page_faults;
 mod processes;
+mod processor_frequency;
 mod range_class;
 mod regions;
 mod registry;
 mod threads;
+mod ui_delays;
 mod virtual_alloc;
+mod window_in_focus;
 
 use crate::scan::filter::TimeRange;
 use crate::table::aggregate::Aggregation;
@@ -422,11 +427,16 @@ impl<'a> TableDef<'a> {
             "heap" => heap::table(t, range),
             "regions" => regions::table(t),
             "marks" => regions::marks(t),
+            "dpc-isr" => dpc_isr::table(t),
+            "processor-frequency" => processor_frequency::table(t),
+            "cpu-idle-states" => cpu_idle_states::table(t),
+            "window-in-focus" => window_in_focus::table(t),
+            "ui-delays" => ui_delays::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 16] = [
+    pub const NAMES: [&'static str; 21] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -443,6 +453,11 @@ impl<'a> TableDef<'a> {
         "heap",
         "regions",
         "marks",
+        "dpc-isr",
+        "processor-frequency",
+        "cpu-idle-states",
+        "window-in-focus",
+        "ui-delays",
     ];
 
     /// A table without rows or columns (a name no definition has).
