@@ -341,7 +341,6 @@ pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {
     v
 }
 
-
 pub fn summary_json(t: &LoadedTrace) -> Value {
     let tr = t.trace();
     let i = &tr.info;
