@@ -27,11 +27,14 @@ fn run(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `common::export_json` on one file: its rows.
 fn export(file: &Path, args: &[&str]) -> Vec<Value> {
-    let mut a = vec!["export", file.to_str().unwrap()];
+    let mut a = vec![file.to_str().unwrap()];
     a.extend(args);
-    a.extend(["--format", "json"]);
-    serde_json::from_str(&run(&a)).unwrap()
+    match common::export_json(&a) {
+        Value::Array(rows) => rows,
+        other => panic!("export printed {other}, not rows"),
+    }
 }
 
 fn events() -> Win32kEvents {
