@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${FUZZ_SECONDS:-30}"
-targets="${FUZZ_TARGETS:-etl_file buffer_events xca container schema_payload lznt1 wpa_profile schema_pack regions}"
+targets="${FUZZ_TARGETS:-etl_file buffer_events xca container schema_payload lznt1 wpa_profile schema_pack regions stack_tags}"
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     echo "fuzz-smoke: installing the nightly toolchain"
@@ -33,11 +33,18 @@ for t in $targets; do bins+=(--bin "$t"); done
 bindir="fuzz/target/$host/release"
 
 failed=()
+wpa_files="${ETLSCOPE_WPA_FILES:-$(pwd)/../shared/wpa-files}"
 for t in $targets; do
     # Fuzz into a scratch copy so that new inputs never land in the repository.
     corpus="$work/corpus-$t"
     mkdir -p "$corpus" "$work/artifacts-$t"
     cp crates/etl/tests/fuzz-regressions/"$t"/*.bin "$corpus"/ 2>/dev/null || true
+    # The XML readers start from real files (read from outside the repository).
+    case "$t" in
+    wpa_profile) cp "$wpa_files"/*.wpaProfile "$corpus"/ 2>/dev/null || true ;;
+    regions) cp "$wpa_files"/*regions*.xml "$corpus"/ 2>/dev/null || true ;;
+    stack_tags) cp crates/query/src/stack_tags/default.stacktags "$wpa_files"/*.stacktags "$corpus"/ 2>/dev/null || true ;;
+    esac
     log="$work/$t.log"
     start=$(date +%s)
     set +e

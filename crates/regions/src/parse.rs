@@ -6,8 +6,7 @@
 //! names its line. Elements this reader does not know are notices.
 
 use crate::{normalize_guid, DurationSpec, Endpoint, EventSpec, Keys, Match, Region, RegionSet};
-use roxmltree::{Document, Node, ParsingOptions};
-use std::fmt;
+use boundedxml::{clip, Limits, Node, Xml};
 
 /// Largest file read (real ones are a few KiB).
 pub const MAX_BYTES: usize = 4 << 20;
@@ -24,40 +23,26 @@ const MAX_TEXT: usize = 1_000;
 /// Most notices kept.
 const MAX_NOTICES: usize = 100;
 
-/// Why a regions file could not be read; `line` is 1-based (0: the whole file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
-    pub line: u32,
-    pub message: String,
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line > 0 {
-            write!(f, "line {}: {}", self.line, self.message)
-        } else {
-            f.write_str(&self.message)
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+pub use boundedxml::Error;
 
 fn err(line: u32, message: impl Into<String>) -> Error {
-    Error {
-        line,
-        message: message.into(),
-    }
+    Error::new(line, message)
 }
 
+const LIMITS: Limits = Limits {
+    what: "the file",
+    max_bytes: MAX_BYTES,
+    max_nodes: MAX_NODES,
+};
+
 struct Reader<'d> {
-    doc: &'d Document<'d>,
+    xml: &'d Xml<'d>,
     notices: Vec<String>,
 }
 
 impl<'d> Reader<'d> {
     fn line(&self, n: Node) -> u32 {
-        self.doc.text_pos_at(n.range().start).row
+        self.xml.line(n)
     }
 
     fn notice(&mut self, n: Node, what: &str) {
@@ -77,7 +62,7 @@ impl<'d> Reader<'d> {
         let a = n
             .attributes()
             .find(|a| a.name().eq_ignore_ascii_case(name))?;
-        Some(a.value().chars().take(MAX_TEXT).collect())
+        Some(clip(a.value(), MAX_TEXT))
     }
 
     fn guid(&self, n: Node, name: &str) -> Result<Option<String>, Error> {
@@ -310,24 +295,10 @@ impl<'d> Reader<'d> {
 
 /// Reads a regions file. A byte-order mark is allowed.
 pub fn parse(xml: &str) -> Result<RegionSet, Error> {
-    if xml.len() > MAX_BYTES {
-        return Err(err(
-            0,
-            format!("the file is {} bytes, more than {MAX_BYTES}", xml.len()),
-        ));
-    }
-    let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
-    let opt = ParsingOptions {
-        allow_dtd: false,
-        nodes_limit: MAX_NODES,
-        ..ParsingOptions::default()
-    };
-    let doc = Document::parse_with_options(xml, opt).map_err(|e| {
-        let p = e.pos();
-        err(p.row, format!("not XML: {e}"))
-    })?;
+    let parsed = Xml::parse(xml, LIMITS)?;
+    let doc = &parsed.doc;
     let mut rd = Reader {
-        doc: &doc,
+        xml: &parsed,
         notices: Vec::new(),
     };
     let root = doc.root_element();

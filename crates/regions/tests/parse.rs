@@ -138,7 +138,7 @@ fn bad_files_name_their_line() {
     let e = regions::parse("<InstrumentationManifest><Instrumentation><Regions><Region Guid='{00000000-0000-0000-0000-000000000000}' Name='x'><Start><Event Provider='{00000000-0000-0000-0000-000000000000}'/></Start><Stop><Event Provider='{00000000-0000-0000-0000-000000000000}'/></Stop><Parent Region='{00000000-0000-0000-0000-000000000001}'/></Region></Regions></Instrumentation></InstrumentationManifest>").unwrap_err();
     assert!(e.message.contains("does not define"), "{e}");
     let e = regions::parse("<a><b").unwrap_err();
-    assert!(e.message.starts_with("not XML"), "{e}");
+    assert!(e.message.starts_with("not well-formed XML"), "{e}");
 }
 
 #[test]
@@ -163,4 +163,25 @@ fn bounded() {
         "<x/>".repeat(regions::MAX_NODES as usize)
     );
     assert!(regions::parse(&many).is_err());
+}
+
+/// The most regions a file may hold, one per line, each with its line: the
+/// line of a node is a lookup, not a scan of the text before it (scanning
+/// made this file take seconds).
+#[test]
+fn the_most_regions_keep_their_lines() {
+    let mut xml = String::from("<InstrumentationManifest><Instrumentation><Regions>\n");
+    let event = "<Event Provider='{00000000-0000-0000-0000-000000000000}' Id='1'/>";
+    for i in 0..regions::MAX_REGIONS {
+        xml.push_str(&format!(
+            "<Region Guid='{{00000000-0000-0000-0000-{i:012}}}' Name='r{i}'><Start>{event}</Start><Stop>{event}</Stop></Region>\n"
+        ));
+    }
+    xml.push_str("</Regions></Instrumentation></InstrumentationManifest>");
+    assert!(xml.len() < regions::MAX_BYTES);
+    let set = regions::parse(&xml).expect("parses");
+    assert_eq!(set.regions.len(), regions::MAX_REGIONS);
+    let lines: Vec<u32> = set.regions.iter().map(|r| r.line).collect();
+    let want: Vec<u32> = (2..2 + regions::MAX_REGIONS as u32).collect();
+    assert_eq!(lines, want);
 }

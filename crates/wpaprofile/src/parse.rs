@@ -6,8 +6,7 @@
 //! depth, DTDs are refused, and the node count is bounded.
 
 use crate::{layout, Column, Preset, Profile, SortOrder};
-use roxmltree::{Document, Node, ParsingOptions};
-use std::fmt;
+use boundedxml::{Limits, Node, Xml};
 
 /// Largest profile read (WPA's own are tens of KiB).
 pub const MAX_BYTES: usize = 4 << 20;
@@ -19,53 +18,26 @@ const MAX_COLUMNS: usize = 2_000;
 /// Longest text kept from an attribute.
 const MAX_TEXT: usize = 1_000;
 
-/// Why a profile could not be read; `line` is 1-based (0: the whole file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
-    pub line: u32,
-    pub message: String,
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line > 0 {
-            write!(f, "line {}: {}", self.line, self.message)
-        } else {
-            f.write_str(&self.message)
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+pub use boundedxml::Error;
 
 fn err(line: u32, message: impl Into<String>) -> Error {
-    Error {
-        line,
-        message: message.into(),
-    }
+    Error::new(line, message)
 }
+
+const LIMITS: Limits = Limits {
+    what: "the profile",
+    max_bytes: MAX_BYTES,
+    max_nodes: MAX_NODES,
+};
 
 /// Reads a profile. A byte-order mark is allowed.
 pub fn parse(xml: &str) -> Result<Profile, Error> {
-    if xml.len() > MAX_BYTES {
-        return Err(err(
-            0,
-            format!("the profile is {} bytes, more than {MAX_BYTES}", xml.len()),
-        ));
-    }
-    let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
-    let opt = ParsingOptions {
-        allow_dtd: false,
-        nodes_limit: MAX_NODES,
-        ..ParsingOptions::default()
-    };
-    let doc = Document::parse_with_options(xml, opt)
-        .map_err(|e| err(e.pos().row, format!("not well-formed XML: {e}")))?;
-    let lines = Lines::of(xml);
+    let xml_doc = Xml::parse(xml, LIMITS)?;
+    let doc = &xml_doc.doc;
     let root = doc.root_element();
     if root.tag_name().name() != "WpaProfileContainer" {
         return Err(err(
-            lines.line(&root),
+            xml_doc.line(root),
             format!(
                 "not a WPA profile: the root element is <{}>, not <WpaProfileContainer>",
                 clip(root.tag_name().name())
@@ -95,11 +67,13 @@ pub fn parse(xml: &str) -> Result<Profile, Error> {
                 };
                 if profile.presets.len() >= MAX_PRESETS {
                     return Err(err(
-                        lines.line(&node),
+                        xml_doc.line(node),
                         format!("more than {MAX_PRESETS} presets"),
                     ));
                 }
-                profile.presets.push(preset(&lines, &view, &graph, &node)?);
+                profile
+                    .presets
+                    .push(preset(&xml_doc, &view, &graph, &node)?);
             }
             _ => {}
         }
@@ -107,14 +81,14 @@ pub fn parse(xml: &str) -> Result<Profile, Error> {
     Ok(profile)
 }
 
-fn preset(l: &Lines, view: &Node, graph: &Node, p: &Node) -> Result<Preset, Error> {
+fn preset(l: &Xml, view: &Node, graph: &Node, p: &Node) -> Result<Preset, Error> {
     let mut out = Preset {
         view_title: text(view, "Title"),
         view_guid: text(view, "Guid").to_ascii_lowercase(),
         graph_guid: text(graph, "Guid").to_ascii_lowercase(),
         layout_style: graph.attribute("LayoutStyle").map(clip),
         name: text(p, "Name"),
-        line: l.line(p),
+        line: l.line(*p),
         key_column_count: count(l, p, "KeyColumnCount")?,
         graph_column_count: count(l, p, "GraphColumnCount")?,
         left_frozen_column_count: count(l, p, "LeftFrozenColumnCount")?,
@@ -140,7 +114,7 @@ fn preset(l: &Lines, view: &Node, graph: &Node, p: &Node) -> Result<Preset, Erro
             "Columns" => {
                 for c in child.children().filter(|c| is(c, "Column")) {
                     if out.columns.len() >= MAX_COLUMNS {
-                        return Err(err(l.line(&c), format!("more than {MAX_COLUMNS} columns")));
+                        return Err(err(l.line(c), format!("more than {MAX_COLUMNS} columns")));
                     }
                     out.columns.push(column(l, &c)?);
                 }
@@ -164,7 +138,7 @@ fn preset(l: &Lines, view: &Node, graph: &Node, p: &Node) -> Result<Preset, Erro
     Ok(out)
 }
 
-fn column(l: &Lines, c: &Node) -> Result<Column, Error> {
+fn column(l: &Xml, c: &Node) -> Result<Column, Error> {
     let sort_order = match c.attribute("SortOrder") {
         Some("Ascending") => Some(SortOrder::Ascending),
         Some("Descending") => Some(SortOrder::Descending),
@@ -174,7 +148,7 @@ fn column(l: &Lines, c: &Node) -> Result<Column, Error> {
         None => None,
         Some(v) => Some(v.trim().parse::<i32>().map_err(|_| {
             err(
-                l.line(c),
+                l.line(*c),
                 format!("SortPriority {:?} is not a number", clip(v)),
             )
         })?),
@@ -198,17 +172,17 @@ fn column(l: &Lines, c: &Node) -> Result<Column, Error> {
         stack_mode,
         cell_format: c.attribute("CellFormat").map(clip),
         is_key: false,
-        line: l.line(c),
+        line: l.line(*c),
     })
 }
 
 /// A bar position: a non-negative number.
-fn count(l: &Lines, p: &Node, name: &str) -> Result<Option<u32>, Error> {
+fn count(l: &Xml, p: &Node, name: &str) -> Result<Option<u32>, Error> {
     match p.attribute(name) {
         None => Ok(None),
         Some(v) => v.trim().parse::<u32>().map(Some).map_err(|_| {
             err(
-                l.line(p),
+                l.line(*p),
                 format!("{name} {:?} is not a column position", clip(v)),
             )
         }),
@@ -225,23 +199,5 @@ fn text(n: &Node, attr: &str) -> String {
 
 /// At most `MAX_TEXT` characters of an attribute.
 fn clip(s: &str) -> String {
-    match s.char_indices().nth(MAX_TEXT) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
-    }
-}
-
-/// Line starts of the text, so that a node's line is a binary search
-/// (roxmltree's own `text_pos_at` scans from the start on every call).
-struct Lines(Vec<usize>);
-
-impl Lines {
-    fn of(xml: &str) -> Lines {
-        Lines(xml.match_indices('\n').map(|(i, _)| i).collect())
-    }
-
-    fn line(&self, n: &Node) -> u32 {
-        let before = self.0.partition_point(|&nl| nl < n.range().start);
-        u32::try_from(before + 1).unwrap_or(u32::MAX)
-    }
+    boundedxml::clip(s, MAX_TEXT)
 }

@@ -5,13 +5,10 @@
 
 pub mod columns;
 pub mod keys;
-pub mod matcher;
-pub mod parse;
-pub mod pattern;
 
 pub use keys::StackTagKeys;
-pub use matcher::Matcher;
-pub use parse::{ParseError, TagSet};
+pub use stacktags::{matcher, parse, pattern};
+pub use stacktags::{Matcher, ParseError, ParseErrorKind, TagSet};
 
 use crate::index::call_tree::CallTree;
 use crate::index::funcs::FuncKeys;

@@ -2,7 +2,7 @@
 //! and WPA's rule (highest priority, then deepest frame).
 
 use super::matcher::{deeper, Hit};
-use super::{ParseError, StackTags, TagSet};
+use super::{ParseErrorKind, StackTags, TagSet};
 
 const TEST_FILE: &str = include_str!("../../../../fixtures/stacktags/test.stacktags");
 
@@ -131,24 +131,36 @@ fn unmatched_is_other() {
 
 #[test]
 fn hostile_files_are_errors() {
-    let err = |x: &str| TagSet::parse(x).err();
-    assert!(matches!(err("<Tag"), Some(ParseError::Xml(_))));
-    assert!(matches!(
-        err("<Tag Name=\"a\"/>"),
-        Some(ParseError::NoEntries)
-    ));
+    let err = |x: &str| TagSet::parse(x).err().map(|e| (e.line, e.kind));
+    let e = TagSet::parse("<x>\n<Tag></x>").err().map(|e| e.to_string());
+    assert_eq!(
+        e.as_deref(),
+        Some("line 2: not well-formed XML: expected 'Tag' tag, not 'x' at 2:6")
+    );
+    assert_eq!(
+        err("<x>\n<Tag Name=\"a\"/></x>"),
+        Some((1, ParseErrorKind::NoEntries))
+    );
     let dtd = "<!DOCTYPE x [<!ENTITY a \"aaaa\">]><Tag Name=\"&a;\"><Entrypoint Module=\"m\" Method=\"f\"/></Tag>";
-    assert!(matches!(err(dtd), Some(ParseError::Xml(_))));
-    let prio = "<Tag Name=\"a\" Priority=\"high\"><Entrypoint Module=\"m\" Method=\"f\"/></Tag>";
-    assert!(matches!(err(prio), Some(ParseError::BadPriority(_))));
+    assert!(matches!(err(dtd), Some((_, ParseErrorKind::Xml(_)))));
+    let prio = "<Tag>\n<Tag Name=\"a\" Priority=\"high\"><Entrypoint Module=\"m\" Method=\"f\"/></Tag></Tag>";
+    assert_eq!(
+        err(prio),
+        Some((2, ParseErrorKind::BadPriority("high".into())))
+    );
+    let e = TagSet::parse(prio).err().map(|e| e.to_string());
+    assert_eq!(
+        e.as_deref(),
+        Some("line 2: Priority \"high\" is not an integer")
+    );
     let deep = format!(
         "{}<Entrypoint Module=\"m\" Method=\"f\"/>{}",
-        "<Tag Name=\"a\">".repeat(200),
+        "<Tag Name=\"a\">\n".repeat(200),
         "</Tag>".repeat(200)
     );
-    assert_eq!(err(&deep), Some(ParseError::TooDeep));
+    assert_eq!(err(&deep), Some((66, ParseErrorKind::TooDeep)));
     let big = " ".repeat(super::parse::MAX_BYTES + 1);
-    assert!(matches!(err(&big), Some(ParseError::TooLarge(_))));
+    assert!(matches!(err(&big), Some((0, ParseErrorKind::TooLarge(_)))));
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! matching several entry points, the highest priority and then the first
 //! in the file wins. A stack no entry point matches is `Other`.
 
-use super::parse::TagSet;
+use crate::parse::TagSet;
 use rustc_hash::FxHashMap;
 
 /// The tag of one frame or stack: (tag index, priority).

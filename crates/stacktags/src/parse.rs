@@ -5,7 +5,8 @@
 //! (entity expansion) are refused, and every failure is an error, never a
 //! panic.
 
-use super::pattern::Pattern;
+use crate::pattern::Pattern;
+use boundedxml::{Limits, Node, Xml};
 use std::fmt;
 
 /// Largest file read (WPA's own catalog files are well under 1 MiB).
@@ -39,9 +40,18 @@ pub struct TagSet {
     pub ignored: Vec<String>,
 }
 
+/// Why a stack tags file could not be read, at its 1-based `line` (0: the
+/// whole file).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParseError {
+pub struct ParseError {
+    pub line: u32,
+    pub kind: ParseErrorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseErrorKind {
     TooLarge(usize),
+    /// Not well-formed, a DTD, or too many nodes: the XML reader's words.
     Xml(String),
     TooDeep,
     TooManyEntries,
@@ -49,37 +59,55 @@ pub enum ParseError {
     NoEntries,
 }
 
-impl fmt::Display for ParseError {
+impl fmt::Display for ParseErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParseError::TooLarge(n) => {
+            ParseErrorKind::TooLarge(n) => {
                 write!(f, "stack tags file of {n} bytes exceeds {MAX_BYTES}")
             }
-            ParseError::Xml(e) => write!(f, "not valid XML: {e}"),
-            ParseError::TooDeep => write!(f, "Tag elements nested deeper than {MAX_DEPTH}"),
-            ParseError::TooManyEntries => write!(f, "more than {MAX_ENTRIES} Entrypoint elements"),
-            ParseError::BadPriority(p) => write!(f, "Priority {p:?} is not an integer"),
-            ParseError::NoEntries => write!(f, "no Tag holds an Entrypoint"),
+            ParseErrorKind::Xml(e) => f.write_str(e),
+            ParseErrorKind::TooDeep => write!(f, "Tag elements nested deeper than {MAX_DEPTH}"),
+            ParseErrorKind::TooManyEntries => {
+                write!(f, "more than {MAX_ENTRIES} Entrypoint elements")
+            }
+            ParseErrorKind::BadPriority(p) => write!(f, "Priority {p:?} is not an integer"),
+            ParseErrorKind::NoEntries => write!(f, "no Tag holds an Entrypoint"),
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "line {}: {}", self.line, self.kind)
+        } else {
+            self.kind.fmt(f)
         }
     }
 }
 
 impl std::error::Error for ParseError {}
 
+const LIMITS: Limits = Limits {
+    what: "the stack tags file",
+    max_bytes: MAX_BYTES,
+    max_nodes: MAX_NODES,
+};
+
 impl TagSet {
     pub fn parse(xml: &str) -> Result<TagSet, ParseError> {
+        let fail = |line, kind| ParseError { line, kind };
         if xml.len() > MAX_BYTES {
-            return Err(ParseError::TooLarge(xml.len()));
+            return Err(fail(0, ParseErrorKind::TooLarge(xml.len())));
         }
-        let opts = roxmltree::ParsingOptions {
-            allow_dtd: false,
-            nodes_limit: MAX_NODES,
-            ..roxmltree::ParsingOptions::default()
+        let doc =
+            Xml::parse(xml, LIMITS).map_err(|e| fail(e.line, ParseErrorKind::Xml(e.message)))?;
+        let mut set = Reader {
+            xml: &doc,
+            set: TagSet::default(),
+            index: Default::default(),
         };
-        let doc = roxmltree::Document::parse_with_options(xml, opts)
-            .map_err(|e| ParseError::Xml(e.to_string()))?;
-        let mut set = Reader::default();
-        let root = doc.root_element();
+        let root = doc.doc.root_element();
         // UIforETW's file is one root `<Tag Name="">`; other files wrap
         // their tags in an element of their own.
         if root.tag_name().name() == "Tag" {
@@ -88,29 +116,36 @@ impl TagSet {
             set.read_children(root, "", 0, 0)?;
         }
         if set.set.entries.is_empty() {
-            return Err(ParseError::NoEntries);
+            return Err(fail(doc.line(root), ParseErrorKind::NoEntries));
         }
         Ok(set.set)
     }
 }
 
 /// A set being read, with its tag names indexed.
-#[derive(Default)]
-struct Reader {
+struct Reader<'d> {
+    xml: &'d Xml<'d>,
     set: TagSet,
     index: rustc_hash::FxHashMap<String, u32>,
 }
 
-impl Reader {
+impl Reader<'_> {
+    fn fail(&self, n: Node, kind: ParseErrorKind) -> ParseError {
+        ParseError {
+            line: self.xml.line(n),
+            kind,
+        }
+    }
+
     fn read_tag(
         &mut self,
-        node: roxmltree::Node,
+        node: Node,
         parent: &str,
         parent_priority: i64,
         depth: usize,
     ) -> Result<(), ParseError> {
         if depth > MAX_DEPTH {
-            return Err(ParseError::TooDeep);
+            return Err(self.fail(node, ParseErrorKind::TooDeep));
         }
         let name = node.attribute("Name").unwrap_or("").trim();
         let path = match (parent.is_empty(), name.is_empty()) {
@@ -124,14 +159,14 @@ impl Reader {
             Some(p) => p
                 .trim()
                 .parse::<i64>()
-                .map_err(|_| ParseError::BadPriority(p.to_string()))?,
+                .map_err(|_| self.fail(node, ParseErrorKind::BadPriority(p.to_string())))?,
         };
         self.read_children(node, &path, priority, depth + 1)
     }
 
     fn read_children(
         &mut self,
-        node: roxmltree::Node,
+        node: Node,
         path: &str,
         priority: i64,
         depth: usize,
@@ -144,7 +179,7 @@ impl Reader {
                 }
                 "Entrypoint" => {
                     if self.set.entries.len() >= MAX_ENTRIES {
-                        return Err(ParseError::TooManyEntries);
+                        return Err(self.fail(child, ParseErrorKind::TooManyEntries));
                     }
                     let tag = self.tag_id(path);
                     let pat = |a: &str| Pattern::new(child.attribute(a).unwrap_or("*").trim());
