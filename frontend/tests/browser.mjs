@@ -81,3 +81,44 @@ export async function flameRowPoint(p, row, dx) {
   const bottom = Math.min(scroll.y + visibleH, box.y + box.height);
   return { x: box.x + (dx ?? box.width / 2), y: bottom - 17 * (row + 0.5) };
 }
+
+/** Wait until the graph above the table is drawn. @param {import('playwright-core').Page} p */
+export const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state=ready]');
+
+/** What the graph above the table plots (its series and bins). @param {import('playwright-core').Page} p */
+export const graphModel = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
+
+/** @param {number[]} v */
+export const sum = (v) => v.reduce((a, b) => a + b, 0);
+
+/** Seconds to the nanosecond (cells carry their exact value in seconds, as export prints it). @param {number|string} s */
+export const ns = (s) => Math.round(Number(s) * 1e9);
+
+/**
+ * The rows at `depth` (0: the top level): label and the number of each value column, thousands
+ * separators dropped. @param {import('playwright-core').Page} p @param {number} [depth]
+ */
+export const rowsAt = (p, depth = 0) => p.$$eval(`[data-testid=table] tbody tr[data-depth="${depth}"]`, (trs) => {
+  const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
+  return trs.map((tr) => {
+    /** @type {Record<string, string>} */ const values = {};
+    [...tr.children].forEach((td, i) => { const col = cols[i]; if (col && col !== '|') values[col] = (td.getAttribute('data-value') ?? td.textContent ?? '').replace(/,/g, ''); });
+    return { label: /** @type {Element} */ (tr.querySelector('td.label .txt')).textContent, values };
+  });
+});
+
+/** Click a table's tab, from the More menu when the strip has no room for it. @param {import('playwright-core').Page} p @param {string} table */
+export async function clickTab(p, table) {
+  const sel = `[data-testid=tab-${table}]`;
+  if (await p.isVisible(sel)) await p.click(sel);
+  else await p.selectOption('[data-testid=tab-more]', `tab-${table}`);
+}
+
+/** Open `url` (a trace page) and its table tab `table`, and wait for the table. @param {import('playwright-core').Page} p @param {string} url @param {string} table */
+export async function openTab(p, url, table) {
+  await p.goto(url);
+  await waitTable(p);
+  await clickTab(p, table);
+  await p.waitForURL(new RegExp(`t=${table}`));
+  await waitTable(p);
+}

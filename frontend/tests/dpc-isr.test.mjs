@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { launch, newPage as openPage, waitTable, waitGraph, graphModel, sum, ns, rowsAt, openTab } from './browser.mjs';
 import { buildRelease, startServer, binary } from './server.mjs';
 import { exportRows } from './export.mjs';
 
@@ -30,38 +30,15 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** @param {import('playwright-core').Page} p */
-const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state=ready]');
-/** @param {import('playwright-core').Page} p */
-const model = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
-/** @param {number[]} v */
-const sum = (v) => v.reduce((a, b) => a + b, 0);
 
-/** The top-level rows: label and the number of each value column (thousands separators dropped). @param {import('playwright-core').Page} p */
-const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => {
-  const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
-  return trs.map((tr) => {
-    /** @type {Record<string, string>} */ const values = {};
-    [...tr.children].forEach((td, i) => { const col = cols[i]; if (col && col !== '|') values[col] = (td.getAttribute('data-value') ?? td.textContent ?? '').replace(/,/g, ''); });
-    return { label: /** @type {Element} */ (tr.querySelector('td.label .txt')).textContent, values };
-  });
-});
 
-/** Seconds to the nanosecond (cells carry their exact value in seconds, as export prints it). @param {number|string} s */
-const ns = (s) => Math.round(Number(s) * 1e9);
 
 test('DPC/ISR: by CPU with counts and durations as export has them; the graph plots each CPU\'s DPC/ISR time; the Module, Function preset', async () => {
   const { p, c, errors } = await openPage(browser);
-  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
-  await waitTable(p);
-  const tab = '[data-testid=tab-dpc-isr]';
-  if (await p.isVisible(tab)) await p.click(tab);
-  else await p.selectOption('[data-testid=tab-more]', 'tab-dpc-isr');
-  await p.waitForURL(/t=dpc-isr/);
-  await waitTable(p);
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'dpc-isr');
   const want = exportRows(file, ['--table', 'dpc-isr', '--group', 'CPU']);
   assert.equal(want.length, 4);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(
     shown.map((s) => [s.label, Number(s.values.Count), ns(s.values['Exclusive Duration']), ns(s.values['Inclusive Duration'])]).sort(),
     want.map((w) => [String(w.CPU), w.Count, ns(w['Exclusive Duration']), ns(w['Inclusive Duration'])]).sort());
@@ -71,7 +48,7 @@ test('DPC/ISR: by CPU with counts and durations as export has them; the graph pl
   // The graph above: each CPU's DPC/ISR time (Exclusive Duration, in ms) per bin, adding up to its row.
   await waitGraph(p);
   assert.equal(await p.$eval('[data-testid=graph-measure]', (e) => /** @type {HTMLSelectElement} */ (e).value), 'weight');
-  const m = await model(p);
+  const m = await graphModel(p);
   assert.equal(m.series.length, 4);
   for (const w of want) {
     const s = m.series.find((/** @type {any} */ x) => x.label === String(w.CPU));
@@ -83,7 +60,7 @@ test('DPC/ISR: by CPU with counts and durations as export has them; the graph pl
   await p.waitForURL(/g=Module/);
   await waitTable(p);
   const byModule = exportRows(file, ['--table', 'dpc-isr', '--group', 'Module']);
-  const modules = await topRows(p);
+  const modules = await rowsAt(p);
   assert.deepEqual(
     modules.map((s) => [s.label, Number(s.values.Count), ns(s.values['Exclusive Duration'])]).sort(),
     byModule.map((w) => [w.Module, w.Count, ns(w['Exclusive Duration'])]).sort());

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { launch, newPage as openPage, waitTable, waitGraph, graphModel, sum, rowsAt, clickTab, openTab } from './browser.mjs';
 import { realTraces, buildRelease, startServer, binary } from './server.mjs';
 import { exportRows } from './export.mjs';
 
@@ -23,44 +23,14 @@ before(async () => {
 });
 after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); });
 
-/** @param {import('playwright-core').Page} p */
-const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state=ready]');
-/** @param {import('playwright-core').Page} p */
-const model = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
-/** @param {number[]} v */
-const sum = (v) => v.reduce((a, b) => a + b, 0);
 
-/** The top-level rows: label and the number of each value column (thousands separators dropped). @param {import('playwright-core').Page} p */
-const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => {
-  const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
-  return trs.map((tr) => {
-    /** @type {Record<string, string>} */ const values = {};
-    [...tr.children].forEach((td, i) => { const col = cols[i]; if (col && col !== '|') values[col] = (td.getAttribute('data-value') ?? td.textContent ?? '').replace(/,/g, ''); });
-    return { label: /** @type {Element} */ (tr.querySelector('td.label .txt')).textContent, values };
-  });
-});
 
-/** Click a table's tab, from the More menu when the strip has no room for it. @param {import('playwright-core').Page} p @param {string} table */
-async function clickTab(p, table) {
-  const sel = `[data-testid=tab-${table}]`;
-  if (await p.isVisible(sel)) await p.click(sel);
-  else await p.selectOption('[data-testid=tab-more]', `tab-${table}`);
-}
-
-/** @param {import('playwright-core').Page} p @param {string} table */
-async function openTab(p, table) {
-  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
-  await waitTable(p);
-  await clickTab(p, table);
-  await p.waitForURL(new RegExp(`t=${table}`));
-  await waitTable(p);
-}
 
 test('Hard Faults: by Process, File Path with counts and sizes as export has them; the graph counts each process\'s faults; the Type preset', { skip: !traces }, async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTab(p, 'hard-faults');
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'hard-faults');
   const want = exportRows(trace(), ['--table', 'hard-faults', '--group', 'Process', '--sort', 'Count:desc']);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.equal(shown.length, want.length);
   assert.equal(sum(shown.map((s) => Number(s.values.Count))), 153);
   for (const s of shown) {
@@ -73,7 +43,7 @@ test('Hard Faults: by Process, File Path with counts and sizes as export has the
   // The graph above: one series per top row, its bins adding up to the row's count.
   await waitGraph(p);
   assert.equal(await p.$eval('[data-testid=graph-measure]', (e) => /** @type {HTMLSelectElement} */ (e).value), 'count');
-  const m = await model(p);
+  const m = await graphModel(p);
   assert.ok(m.series.length > 0);
   for (const s of m.series) {
     const w = want.find((x) => x.Process === s.label);
@@ -88,7 +58,7 @@ test('Hard Faults: by Process, File Path with counts and sizes as export has the
   await p.waitForURL(/g=Type/);
   await waitTable(p);
   const byType = exportRows(trace(), ['--table', 'hard-faults', '--group', 'Type']);
-  const types = await topRows(p);
+  const types = await rowsAt(p);
   assert.deepEqual(types.map((t) => [t.label, Number(t.values.Count)]).sort(), byType.map((w) => [w.Type, w.Count]).sort());
   assert.deepEqual(errors, []);
   await c.close();
@@ -96,26 +66,26 @@ test('Hard Faults: by Process, File Path with counts and sizes as export has the
 
 test('Network: by Process (the payload\'s PID), System (4) first by bytes, sizes as export has them; the graph plots bytes; the endpoint preset', { skip: !traces }, async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTab(p, 'network');
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'network');
   const want = exportRows(trace(), ['--table', 'network', '--group', 'Process', '--sort', 'Size:desc']);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(shown.map((s) => [s.label, Number(s.values.Count), Number(s.values.Size)]), want.map((w) => [w.Process, w.Count, w.Size]));
   assert.equal(shown[0].label, 'System (4)');
   assert.equal(sum(shown.map((s) => Number(s.values.Count))), 526);
   // The graph: Count by default, then Size (bytes per bin), each series adding up to its row.
   await waitGraph(p);
-  let m = await model(p);
+  let m = await graphModel(p);
   for (const w of want) assert.equal(sum(m.series.find((/** @type {any} */ s) => s.label === w.Process).values), w.Count, w.Process);
   await p.selectOption('[data-testid=graph-measure]', 'Size');
   await p.waitForFunction(() => /^Size /.test(document.querySelector('[data-testid=table-graph] .tg-title')?.textContent || ''));
   await waitGraph(p);
-  m = await model(p);
+  m = await graphModel(p);
   for (const w of want) assert.equal(sum(m.series.find((/** @type {any} */ s) => s.label === w.Process).values), w.Size, w.Process);
   // WPA-like preset: by Process, Remote Address, Remote Port; System's one remote is the SMB server.
   await p.selectOption('[data-testid=preset]', { label: 'Network by Process, Remote Endpoint' });
   await p.waitForURL(/g=Process%2CRemote|g=Process,Remote/);
   await waitTable(p);
-  const top = await topRows(p);
+  const top = await rowsAt(p);
   assert.equal(top[0].label, 'System (4)');
   await p.click('[data-testid=table] tbody tr[data-depth="0"] >> nth=0 >> .tog');
   await p.waitForSelector('[data-testid=table] tbody tr[data-depth="1"]');
@@ -142,17 +112,17 @@ test('Page Faults, Registry, VirtualAlloc Commit Lifetimes and Heap Allocations:
     await p.waitForURL(/t=page-faults/);
     await waitTable(p);
     const want = exportRows(file, ['--table', 'page-faults', '--group', 'Process']);
-    const shown = await topRows(p);
+    const shown = await rowsAt(p);
     assert.deepEqual(shown.map((s) => [s.label, Number(s.values.Count)]).sort(), want.map((x) => [x.Process, x.Count]).sort());
     assert.equal(sum(shown.map((s) => Number(s.values.Count))), 600);
     await waitGraph(p);
-    const m = await model(p);
+    const m = await graphModel(p);
     for (const x of want) assert.equal(sum(m.series.find((/** @type {any} */ s) => s.label === x.Process).values), x.Count, x.Process);
     await p.selectOption('[data-testid=preset]', { label: 'Page Faults by Type, Process, Stack' });
     await p.waitForURL(/g=Type/);
     await waitTable(p);
     const byType = exportRows(file, ['--table', 'page-faults', '--group', 'Type']);
-    assert.deepEqual((await topRows(p)).map((s) => [s.label, Number(s.values.Count)]).sort(), byType.map((x) => [x.Type, x.Count]).sort());
+    assert.deepEqual((await rowsAt(p)).map((s) => [s.label, Number(s.values.Count)]).sort(), byType.map((x) => [x.Type, x.Count]).sort());
 
     await clickTab(p, 'registry');
     await p.waitForURL(/t=registry/);
@@ -161,11 +131,11 @@ test('Page Faults, Registry, VirtualAlloc Commit Lifetimes and Heap Allocations:
     await p.waitForURL(/g=Key/);
     await waitTable(p);
     const keys = exportRows(file, ['--table', 'registry', '--group', 'Key Path']);
-    const rows = await topRows(p);
+    const rows = await rowsAt(p);
     assert.deepEqual(rows.map((s) => [s.label, Number(s.values.Count)]).sort(), keys.map((x) => [x['Key Path'], x.Count]).sort());
     assert.ok(rows.some((s) => s.label === '\\REGISTRY\\MACHINE\\SOFTWARE\\Microsoft\\Windows'));
     await waitGraph(p);
-    const g = await model(p);
+    const g = await graphModel(p);
     for (const x of keys) assert.equal(sum(g.series.find((/** @type {any} */ s) => s.label === x['Key Path']).values), x.Count);
 
     // VirtualAlloc Commit Lifetimes and Heap Allocations: their graphs plot what is outstanding
@@ -175,13 +145,13 @@ test('Page Faults, Registry, VirtualAlloc Commit Lifetimes and Heap Allocations:
       await p.waitForURL(new RegExp(`t=${tab}`));
       await waitTable(p);
       const byProcess = exportRows(file, ['--table', tab, '--group', 'Process']);
-      const top = await topRows(p);
+      const top = await rowsAt(p);
       assert.deepEqual(top.map((s) => [s.label, Number(s.values.Size), Number(s.values['Impacting Size'])]).sort(), byProcess.map((x) => [x.Process, x.Size, x['Impacting Size']]).sort(), tab);
       await waitGraph(p);
       await p.selectOption('[data-testid=graph-measure]', 'Size');
       await p.waitForFunction(() => /^Size /.test(document.querySelector('[data-testid=table-graph] .tg-title')?.textContent || ''));
       await waitGraph(p);
-      const gm = await model(p);
+      const gm = await graphModel(p);
       const bins = gm.series[0].values.length;
       for (const k of [Math.floor(bins / 3), Math.floor((2 * bins) / 3), bins - 1]) {
         const s0 = gm.bin.start_s + k * gm.bin.bin_s;
@@ -195,7 +165,7 @@ test('Page Faults, Registry, VirtualAlloc Commit Lifetimes and Heap Allocations:
       await p.selectOption('[data-testid=preset]', { label: preset });
       await p.waitForURL(/g=Process/);
       await waitTable(p);
-      const shown = await topRows(p);
+      const shown = await rowsAt(p);
       assert.deepEqual(shown.map((s) => [s.label, Number(s.values['Impacting Size'])]).sort(), byProcess.map((x) => [x.Process, x['Impacting Size']]).sort(), tab);
     }
     assert.deepEqual(errors, []);

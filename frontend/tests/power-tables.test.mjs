@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { launch, newPage as openPage, waitTable, waitGraph, graphModel, sum, ns, rowsAt, openTab } from './browser.mjs';
 import { buildRelease, startServer, binary } from './server.mjs';
 import { exportRows } from './export.mjs';
 
@@ -34,50 +34,23 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** @param {import('playwright-core').Page} p */
-const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state=ready]');
-/** @param {import('playwright-core').Page} p */
-const model = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
-/** @param {number[]} v */
-const sum = (v) => v.reduce((a, b) => a + b, 0);
 
-/** The top-level rows: label and the number of each value column (thousands separators dropped). @param {import('playwright-core').Page} p */
-const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => {
-  const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
-  return trs.map((tr) => {
-    /** @type {Record<string, string>} */ const values = {};
-    [...tr.children].forEach((td, i) => { const col = cols[i]; if (col && col !== '|') values[col] = (td.getAttribute('data-value') ?? td.textContent ?? '').replace(/,/g, ''); });
-    return { label: /** @type {Element} */ (tr.querySelector('td.label .txt')).textContent, values };
-  });
-});
 
-/** Seconds to the nanosecond (cells carry their exact value in seconds, as export prints it). @param {number|string} s */
-const ns = (s) => Math.round(Number(s) * 1e9);
 
-/** Open trace `i`'s table tab `t`. @param {import('playwright-core').Page} p @param {number} i @param {string} t */
-async function openTable(p, i, t) {
-  await p.goto(`${srv.url}/t/${srv.ids[i]}`);
-  await waitTable(p);
-  const tab = `[data-testid=tab-${t}]`;
-  if (await p.isVisible(tab)) await p.click(tab);
-  else await p.selectOption('[data-testid=tab-more]', `tab-${t}`);
-  await p.waitForURL(new RegExp(`t=${t}`));
-  await waitTable(p);
-}
 
 test('Processor Frequency: by CPU as export has it; the graph draws each CPU\'s frequency as a line', async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTable(p, 0, 'processor-frequency');
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'processor-frequency');
   assert.equal(await p.isVisible('[data-testid=tab-cpu-idle-states]'), false, 'no idle periods in this trace: no tab');
   const want = exportRows(freq, ['--table', 'processor-frequency', '--group', 'CPU']);
   assert.equal(want.length, 4);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(
     shown.map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration)]).sort(),
     want.map((w) => [String(w.CPU), w.Count, ns(w.Duration)]).sort());
   // Each bin of a CPU's line: its frequency averaged over the time its rows cover in the bin.
   await waitGraph(p);
-  const m = await model(p);
+  const m = await graphModel(p);
   assert.equal(m.lines, true);
   assert.equal(m.series.length, 4);
   const rows = exportRows(freq, ['--table', 'processor-frequency', '--rows']);
@@ -102,7 +75,7 @@ test('Processor Frequency: by CPU as export has it; the graph draws each CPU\'s 
   await p.selectOption('[data-testid=preset]', { label: 'Processor Frequency: Time at Each Frequency by CPU' });
   await waitTable(p);
   assert.deepEqual(
-    (await topRows(p)).map((s) => [s.label, ns(s.values.Duration)]).sort(),
+    (await rowsAt(p)).map((s) => [s.label, ns(s.values.Duration)]).sort(),
     want.map((w) => [String(w.CPU), ns(w.Duration)]).sort());
   assert.deepEqual(errors, []);
   await c.close();
@@ -110,10 +83,10 @@ test('Processor Frequency: by CPU as export has it; the graph draws each CPU\'s 
 
 test('CPU Idle States: by CPU as export has it; the graph stacks each CPU\'s idle time per bin; the C-state preset', async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTable(p, 1, 'cpu-idle-states');
+  await openTab(p, `${srv.url}/t/${srv.ids[1]}`, 'cpu-idle-states');
   const want = exportRows(idle, ['--table', 'cpu-idle-states', '--group', 'CPU']);
   assert.equal(want.length, 4);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(
     shown.map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration)]).sort(),
     want.map((w) => [String(w.CPU), w.Count, ns(w.Duration)]).sort());
@@ -121,7 +94,7 @@ test('CPU Idle States: by CPU as export has it; the graph stacks each CPU\'s idl
   const top = [...want].sort((a, b) => b.Duration - a.Duration)[0];
   assert.equal(shown[0].label, String(top.CPU));
   await waitGraph(p);
-  const m = await model(p);
+  const m = await graphModel(p);
   assert.ok(!m.lines);
   assert.equal(m.series.length, 4);
   for (const w of want) {
@@ -134,9 +107,9 @@ test('CPU Idle States: by CPU as export has it; the graph stacks each CPU\'s idl
   await waitTable(p);
   const byState = exportRows(idle, ['--table', 'cpu-idle-states', '--group', 'C-State']);
   assert.deepEqual(
-    (await topRows(p)).map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration)]).sort(),
+    (await rowsAt(p)).map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration)]).sort(),
     byState.map((w) => [String(w['C-State']), w.Count, ns(w.Duration)]).sort());
-  assert.deepEqual((await topRows(p)).map((s) => s.label).sort(), ['1', '2', '3']);
+  assert.deepEqual((await rowsAt(p)).map((s) => s.label).sort(), ['1', '2', '3']);
   assert.deepEqual(errors, []);
   await c.close();
 });
