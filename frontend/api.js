@@ -192,3 +192,19 @@ export async function exportTable(id, q) {
 }
 /** Keep a view's path and query under a short id. @param {string} target @returns {Promise<{id: string, path: string}>} */
 export const createLink = (target) => post('/api/links', { target });
+
+// Notes on views (docs/API.md, "Notes"). A note's edit key goes in its own header.
+const json = { 'content-type': 'application/json' };
+/** @param {string} key */
+const keyHeader = (key) => (key ? { 'x-etlscope-note-key': key } : {});
+/** The trace's notes and their limits. @param {string} id */
+export const notes = (id) => call(`${tr(id)}/notes`);
+/** @param {string} id @param {{text: string, view: string, author: string}} note */
+export const createNote = (id, note) => call(`${tr(id)}/notes`, { method: 'POST', headers: json, body: JSON.stringify(note) });
+/** @param {string} noteId @param {string} key @param {{text: string, view?: string, author?: string}} edit */
+export const updateNote = (noteId, key, edit) =>
+  call(`/api/notes/${encodeURIComponent(noteId)}`, { method: 'PUT', headers: { ...json, ...keyHeader(key) }, body: JSON.stringify(edit) });
+/** @param {string} noteId @param {string} key */
+export const deleteNote = (noteId, key) => call(`/api/notes/${encodeURIComponent(noteId)}`, { method: 'DELETE', headers: keyHeader(key) });
+/** Notes per trace id, for the library. */
+export const noteCounts = () => call('/api/note-counts');

@@ -44,11 +44,15 @@ export function renderLibrary(root, navigate) {
   let selectedId = null;
   // Only the newest listing is drawn: an older one answering late would drop rows and the selection.
   let listing = 0;
+  /** Notes per trace id (GET /api/note-counts). @type {Record<string, number>} */
+  let noteCounts = {};
   const refresh = async () => {
     const mine = ++listing;
     try {
-      const { traces } = await api.listTraces();
+      // Note counts are a nicety: a server that cannot give them still lists its traces.
+      const [{ traces }, counts] = await Promise.all([api.listTraces(), api.noteCounts().catch(() => null)]);
       if (mine !== listing) return;
+      noteCounts = (counts && counts.counts) || {};
       clear(tbody);
       listState.textContent = traces.length ? '' : 'No traces yet. Upload one above.';
       listState.hidden = traces.length > 0;
@@ -65,7 +69,10 @@ export function renderLibrary(root, navigate) {
     const status = h('td', { class: 'status' });
     const link = `${location.origin}/t/${t.id}`;
     const tr = h('tr', { 'data-id': t.id, class: t.id === selectedId ? 'selected' : '' }, [
-      h('td', {}, [h('a', { href: `/t/${t.id}`, text: t.name || t.id, onclick: (e) => { e.preventDefault(); navigate(`/t/${t.id}`); } })]),
+      h('td', {}, [
+        h('a', { href: `/t/${t.id}`, text: t.name || t.id, onclick: (e) => { e.preventDefault(); navigate(`/t/${t.id}`); } }),
+        noteCounts[t.id] ? h('span', { class: 'chip note-count', 'data-testid': 'note-count', title: 'Notes on views of this trace', text: `${noteCounts[t.id]} note${noteCounts[t.id] === 1 ? '' : 's'}` }) : null,
+      ]),
       h('td', { class: 'num', text: fmtSize(t.size) }),
       h('td', { text: fmtDate(t.uploaded_at) }),
       status,

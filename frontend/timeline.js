@@ -10,8 +10,9 @@ import { drawMarks } from './marks.js';
  * @typedef {{traceId: string, duration: number, start: number, cpus: number,
  *   range: [number, number]|null, zoom: [number, number]|null, filters: any[], by: 'process'|'thread',
  *   onRange: (r: [number, number]|null) => void, onZoom: (z: [number, number]|null) => void,
- *   marks?: import('./marks.js').Mark[]}} TimelineOpts
- * `marks`: lines across the graph (marks.js).
+ *   marks?: import('./marks.js').Mark[], afterDraw?: () => void}} TimelineOpts
+ * `marks`: lines across the graph (marks.js). `afterDraw`: what goes over the drawn canvas (the
+ * notes' markers, notes.js).
  */
 
 export class Timeline {
@@ -181,6 +182,7 @@ export class Timeline {
       g.fillStyle = '#1e5ac8';
       g.fillText(label, lx, top + 29);
     }
+    if (this.o.afterDraw) this.o.afterDraw();
   }
 
   /** @param {[number, number]|null} z @param {boolean} commit */

@@ -26,6 +26,7 @@ import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
 import { loadMarks, selectionRange } from './marks.js';
+import { Notes } from './notes.js';
 
 /** Event tables whose graph plots their weight before their count. */
 const WEIGHT_FIRST = new Set(['dpc-isr', 'ui-delays']);
@@ -162,9 +163,12 @@ export class TracePage {
     const findings = findingsPanel(this.id, this.navigate);
     /** Ask the findings again: the trace they were computed from grew (a live trace). */
     this.refreshFindings = findings.refresh;
-    const panels = h('div', { class: 'trace-panels' }, [findings.panel, symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip())]);
-    this.root.append(panels, tlHost, this.analysis);
+    /** Notes on views: the panel, the notes of the view shown, markers on the timeline. */
+    this.notesUi = new Notes(this.id, { state: () => this.s, navigate: this.navigate, drawn: () => { if (this.timeline) this.timeline.draw(); } });
+    const panels = h('div', { class: 'trace-panels' }, [findings.panel, symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip()), this.notesUi.panel]);
+    this.root.append(panels, tlHost, this.notesUi.strip, this.analysis);
     this.timeline = new Timeline(tlHost, {
+      afterDraw: () => { if (this.timeline && this.notesUi) this.notesUi.placeMarkers(this.timeline); },
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),
       onRange: (r) => this.update({ range: r, open: this.s.open }),
       onZoom: (z) => { this.s.zoom = z; this.write(this.s, 'replace'); },
@@ -172,6 +176,7 @@ export class TracePage {
     this.timeline.load();
     this.renderAnalysis();
     this.showMarks();
+    this.notesUi.load();
     if (sum.live) this.followLive(head);
   }
 
@@ -330,6 +335,7 @@ export class TracePage {
     const zoomChanged = JSON.stringify(s.zoom) !== JSON.stringify(this.s.zoom);
     this.s = s;
     if (!this.timeline) return;
+    if (this.notesUi) this.notesUi.render();
     this.timeline.o.zoom = s.zoom;
     if (zoomChanged) this.timeline.load();
     this.syncTimeline();
@@ -360,6 +366,7 @@ export class TracePage {
     // The analysis first: its request goes out before the timeline is redrawn.
     this.renderAnalysis();
     this.syncTimeline();
+    if (this.notesUi) this.notesUi.render();
   }
 
   query() {

@@ -42,12 +42,14 @@ const READS = ['1', '2'];
  *   tags: string,
  *   schemas: string,
  *   flameByTag: boolean,
+ *   note?: string,
  * }} ViewState
  * `clock`: times as seconds since the trace's start (WPA's default), or as wall-clock dates in
  * UTC or in the recording machine's time zone. `panes`: the views below (`stack`) or beside
  * (`side`) the main one, sharing its range and filters. `tags`: the stack tag set the Stack Tag
  * column shows ('' the built-in one); `flameByTag`: the flame graph's roots are stack tags. `schemas`: the library's schema packs
- * that named the trace's providers (docs/schema-packs.md), comma-separated.
+ * that named the trace's providers (docs/schema-packs.md), comma-separated. `note`: the note
+ * (notes.js) this view was opened from, highlighted; never part of a note's own view.
  */
 
 /** Default columns per table: [grouped key columns, columns right of the gold bar], the sort and its
@@ -162,6 +164,7 @@ export function toQuery(s) {
   if (s.clock !== 'trace') q.set('tm', s.clock);
   for (const p of s.panes) q.append('pane', encodePane(p));
   if (s.panes.length && s.layout === 'side') q.set('lay', 'side');
+  if (s.note) q.set('note', s.note);
   // Keep links readable: these characters need no escaping in a query string.
   return q.toString().replace(/%(2C|21|28|29|2F|3A|3F|40)/g, (m) => decodeURIComponent(m));
 }
@@ -222,6 +225,9 @@ export function fromQuery(search) {
     else if (s.panes.length + 1 < MAX_VIEWS) s.panes.push(p);
   }
   if (q.get('lay') === 'side') s.layout = 'side';
+  const note = q.get('note') || '';
+  if (/^[0-9a-f]{32}$/.test(note)) s.note = note;
+  else if (note) problems.push('malformed note id ignored');
   return { state: s, problems };
 }
 

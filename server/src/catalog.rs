@@ -7,12 +7,14 @@
 
 #[cfg(test)]
 mod contract_tests;
+mod notes;
 #[cfg(all(feature = "team", not(windows)))]
 mod postgres;
 mod sqlite;
 #[cfg(all(test, feature = "team", not(windows)))]
 pub mod test_postgres;
 
+pub use notes::{Note, NoteStore};
 #[cfg(all(feature = "team", not(windows)))]
 pub use postgres::PgCatalog;
 pub use sqlite::SqliteCatalog;
@@ -117,7 +119,7 @@ pub type Place<'a> = Box<dyn FnOnce() -> std::io::Result<()> + Send + 'a>;
 
 /// What the server keeps about its traces. Every method is blocking
 /// (callers on the async runtime already treat it as a quick local call).
-pub trait Catalog: Send + Sync {
+pub trait Catalog: Send + Sync + NoteStore {
     /// Add `e` unless a row with its id exists.
     fn insert(&self, e: &TraceEntry) -> anyhow::Result<()>;
     /// Insert (or replace) `e` and run `place` (which moves its file into

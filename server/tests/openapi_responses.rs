@@ -164,6 +164,45 @@ fn every_endpoint_answers_as_documented() {
         "get",
         &get(&format!("/api/links/{link_id}")),
     );
+    // Notes: written (201 with its key), listed, read, changed by its key, counted.
+    let (s, note) = server.json(
+        "POST",
+        &format!("/api/traces/{id}/notes"),
+        &json!({"text": "see *this*", "view": "v=2&t=images&r=1-2", "author": "ann"}).to_string(),
+    );
+    assert_eq!(s, 201, "POST notes: {note}");
+    check(&doc, "/api/traces/{id}/notes", "post", &note);
+    check(
+        &doc,
+        "/api/traces/{id}/notes",
+        "get",
+        &get("/api/traces/{id}/notes"),
+    );
+    let note_id = note["id"].as_str().unwrap_or_default();
+    check(
+        &doc,
+        "/api/notes/{id}",
+        "get",
+        &get(&format!("/api/notes/{note_id}")),
+    );
+    let (s, edited) = common::request(
+        &server.addr,
+        "PUT",
+        &format!("/api/notes/{note_id}"),
+        json!({"text": "edited"}).to_string().as_bytes(),
+        &[(
+            "X-Etlscope-Note-Key",
+            note["key"].as_str().unwrap_or_default(),
+        )],
+    );
+    assert_eq!(s, 200, "PUT note: {edited}");
+    check(
+        &doc,
+        "/api/notes/{id}",
+        "put",
+        &serde_json::from_str(&edited).unwrap_or_default(),
+    );
+    check(&doc, "/api/note-counts", "get", &get("/api/note-counts"));
     let (s, v) = server.json(
         "PUT",
         "/api/stacktags/test",

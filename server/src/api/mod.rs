@@ -9,6 +9,8 @@ mod graph;
 pub mod guard;
 pub mod link_limits;
 pub mod links;
+pub mod note_rules;
+mod notes;
 mod percent_basis;
 pub mod query;
 mod receive;
@@ -72,6 +74,20 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/timeline", post(query::timeline))
         .route("/traces/{id}/export", post(export::export))
         .route("/traces/{id}/graph", post(graph::graph))
+        .route(
+            "/traces/{id}/notes",
+            get(notes::list)
+                .post(notes::create)
+                .layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/notes/{id}",
+            get(notes::get)
+                .put(notes::update)
+                .delete(notes::delete)
+                .layer(DefaultBodyLimit::disable()),
+        )
+        .route("/note-counts", get(notes::counts))
         .route("/links", post(links::create))
         .route("/links/{id}", get(links::get))
         .route("/stacktags", get(stack_tags::list))

@@ -9,6 +9,8 @@ pub struct AppState {
     pub config: Arc<ApiConfig>,
     /// Short links' rate limit and store cap.
     pub links: Arc<super::link_limits::LinkGuard>,
+    /// Notes' limits and write rate.
+    pub notes: Arc<super::note_rules::NoteGuard>,
 }
 
 #[derive(Debug, Clone)]

@@ -171,6 +171,10 @@ pub async fn delete(
     if !app.store.delete(&id)? {
         return Err(no_trace(&app, &id));
     }
+    // Its notes go with it (a trace added again starts without them).
+    if let Err(e) = app.store.catalog.delete_notes_of(&id) {
+        tracing::warn!(trace = %id, error = %e, "notes of a deleted trace kept");
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

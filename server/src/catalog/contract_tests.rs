@@ -2,7 +2,7 @@
 //! and PostgreSQL (a real server on loopback; skipped loudly when it is not
 //! installed, a failure under CI=true).
 
-use super::{Catalog, MemberFile, SqliteCatalog, TraceEntry};
+use super::{Catalog, MemberFile, Note, SqliteCatalog, TraceEntry};
 
 fn entry(id: &str) -> TraceEntry {
     TraceEntry {
@@ -169,6 +169,57 @@ fn stack_tag_sets_are_kept_by_name(c: &dyn Catalog) {
     assert_eq!(c.stack_tag_sets().unwrap().len(), 1);
 }
 
+fn note(id: &str, trace: &str) -> Note {
+    Note {
+        id: id.into(),
+        trace: trace.into(),
+        text: "look at *this* <b>spike</b>".into(),
+        view: "v=2&t=cpu-sampled&r=1-2".into(),
+        author: "ann".into(),
+        author_token: "tok".into(),
+        key_hash: "hash".into(),
+        created_at: "2026-01-01T00:00:00Z".into(),
+        updated_at: "2026-01-01T00:00:00Z".into(),
+    }
+}
+
+fn notes_are_kept_counted_capped_and_deleted(c: &dyn Catalog) {
+    assert!(c.insert_note(&note("n2", "t"), 2).unwrap());
+    assert!(c.insert_note(&note("n1", "t"), 2).unwrap());
+    assert!(
+        !c.insert_note(&note("n3", "t"), 2).unwrap(),
+        "the cap holds"
+    );
+    assert!(c.insert_note(&note("m1", "u"), 2).unwrap());
+    let ids: Vec<String> = c.notes("t").unwrap().into_iter().map(|n| n.id).collect();
+    assert_eq!(ids, ["n1", "n2"], "by id (ids sort by creation)");
+    assert_eq!(
+        c.note("n1").unwrap().unwrap(),
+        note("n1", "t"),
+        "every field"
+    );
+    let mut edited = note("n1", "t");
+    edited.text = "edited".into();
+    edited.view = "v=2".into();
+    edited.author = "bob".into();
+    edited.updated_at = "2026-01-02T00:00:00Z".into();
+    edited.author_token = "not written".into();
+    assert!(c.update_note(&edited).unwrap());
+    let got = c.note("n1").unwrap().unwrap();
+    assert_eq!((got.text.as_str(), got.author.as_str()), ("edited", "bob"));
+    assert_eq!(got.author_token, "tok", "the writer's identity stays");
+    assert!(!c.update_note(&note("zz", "t")).unwrap());
+    assert_eq!(
+        c.note_counts().unwrap(),
+        [("t".to_string(), 2), ("u".to_string(), 1)]
+    );
+    assert!(c.delete_note("n2").unwrap());
+    assert!(!c.delete_note("n2").unwrap());
+    c.delete_notes_of("t").unwrap();
+    assert!(c.notes("t").unwrap().is_empty());
+    assert_eq!(c.note_counts().unwrap(), [("u".to_string(), 1)]);
+}
+
 fn insert_new_then_adds_once(c: &dyn Catalog) {
     let refused = c
         .insert_new_then(&entry("n"), Box::new(|| Err(std::io::Error::other("full"))))
@@ -229,6 +280,10 @@ const CHECKS: &[Check] = &[
         stack_tag_sets_are_kept_by_name,
     ),
     ("insert_new_then_adds_once", insert_new_then_adds_once),
+    (
+        "notes_are_kept_counted_capped_and_deleted",
+        notes_are_kept_counted_capped_and_deleted,
+    ),
 ];
 
 #[test]

@@ -12,6 +12,8 @@ use std::time::Duration;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Row};
 
+mod notes;
+
 /// Each entry moves the schema one version up; never edit a released one.
 /// Version 1 is the SQLite schema as of its migration 4, in one step.
 const MIGRATIONS: &[&str] = &[
@@ -47,6 +49,19 @@ const MIGRATIONS: &[&str] = &[
         name TEXT PRIMARY KEY,
         xml TEXT NOT NULL
     );",
+    // 4: notes on views (issue 40), `postgres/notes.rs`; ids sort by creation.
+    "CREATE TABLE notes (
+        id TEXT PRIMARY KEY,
+        trace TEXT NOT NULL,
+        text TEXT NOT NULL,
+        view TEXT NOT NULL,
+        author TEXT NOT NULL,
+        author_token TEXT NOT NULL,
+        key_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX notes_by_trace ON notes (trace, id COLLATE \"C\");",
 ];
 
 /// Any number, the same in every replica: migrations run under it, one

@@ -9,6 +9,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::sync::Mutex;
 
+mod notes;
+
 /// Each entry moves the schema one version up; never edit a released one.
 const MIGRATIONS: &[&str] = &[
     // 1: the traces table.
@@ -48,6 +50,19 @@ const MIGRATIONS: &[&str] = &[
         name TEXT PRIMARY KEY,
         xml TEXT NOT NULL
     );",
+    // 7: notes on views (issue 40), `sqlite/notes.rs`; ids sort by creation.
+    "CREATE TABLE notes (
+        id TEXT PRIMARY KEY,
+        trace TEXT NOT NULL,
+        text TEXT NOT NULL,
+        view TEXT NOT NULL,
+        author TEXT NOT NULL,
+        author_token TEXT NOT NULL,
+        key_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX notes_by_trace ON notes (trace, id);",
 ];
 
 pub struct SqliteCatalog {

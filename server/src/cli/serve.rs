@@ -2,6 +2,7 @@
 
 use crate::api::guard::{origin_of, url_host_name, AllowedHosts};
 use crate::api::link_limits::{LinkGuard, LinkLimits};
+use crate::api::note_rules::{NoteGuard, NoteLimits};
 use crate::api::{self, state::ApiConfig, state::AppState};
 use crate::store::Store;
 use anyhow::{bail, Context};
@@ -74,6 +75,16 @@ pub struct ServeArgs {
     /// Most bytes of short-link targets kept, in MiB; more get 507.
     #[arg(long, default_value_t = crate::api::link_limits::DEFAULT_MAX_MIB)]
     pub max_links_mb: u64,
+    /// Longest note text, in KiB (at most 1024).
+    #[arg(long, default_value_t = crate::api::note_rules::DEFAULT_MAX_NOTE_KIB)]
+    pub max_note_kb: usize,
+    /// Most notes on one trace; more get 507.
+    #[arg(long, default_value_t = crate::api::note_rules::DEFAULT_NOTES_PER_TRACE)]
+    pub notes_per_trace: u64,
+    /// Notes one client (IP address; IPv6: its /64) may write (create or
+    /// edit) per minute: a burst of that many, then one every 60/N seconds.
+    #[arg(long, default_value_t = crate::api::note_rules::DEFAULT_NOTES_PER_MINUTE)]
+    pub notes_per_minute: u32,
     /// Memory budget for traces held in memory and ingests, in MiB
     /// [default: three quarters of the machine's memory].
     #[arg(long)]
@@ -165,6 +176,30 @@ fn link_limits(args: &ServeArgs) -> anyhow::Result<LinkLimits> {
     })
 }
 
+/// The notes' flags, checked: none is 0, and a note is at most 1 MiB.
+fn note_limits(args: &ServeArgs) -> anyhow::Result<NoteLimits> {
+    let max = crate::api::note_rules::MAX_NOTE_KIB;
+    if args.max_note_kb == 0 || args.max_note_kb > max {
+        bail!(
+            "--max-note-kb {} is out of range: 1 to {max}",
+            args.max_note_kb
+        );
+    }
+    for (flag, v) in [
+        ("notes-per-trace", args.notes_per_trace),
+        ("notes-per-minute", u64::from(args.notes_per_minute)),
+    ] {
+        if v == 0 {
+            bail!("--{flag} 0 would refuse every note: give at least 1");
+        }
+    }
+    Ok(NoteLimits {
+        max_text_bytes: args.max_note_kb << 10,
+        per_trace: args.notes_per_trace,
+        per_minute: args.notes_per_minute,
+    })
+}
+
 /// The host names and origin the guard accepts besides loopback.
 fn allowed_hosts(args: &ServeArgs) -> anyhow::Result<AllowedHosts> {
     let mut names: Vec<String> = args
@@ -231,6 +266,7 @@ pub fn run(
     }
     let max_upload_bytes = mib("max-upload-mb", args.max_upload_mb)?;
     let link_limits = link_limits(&args)?;
+    let note_limits = note_limits(&args)?;
     let memory_budget = match args.memory_budget_mb {
         Some(v) => mib("memory-budget-mb", v)?,
         None => crate::machine_memory::default_budget(),
@@ -304,6 +340,7 @@ pub fn run(
             body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
         }),
         links: Arc::new(LinkGuard::new(link_limits)),
+        notes: Arc::new(NoteGuard::new(note_limits)),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
