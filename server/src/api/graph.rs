@@ -252,6 +252,23 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
                 range,
             ))
         }
+        // GPU busy time per bin as a share of the bin: one engine runs one
+        // packet at a time, so an engine's series is at most 100.
+        Some(kind @ RowTableKind::GpuUtilization) => {
+            let (rt, req, _) = row_request(t, kind, &table)?;
+            if measure.as_deref().is_some_and(|m| m != UTILIZATION) {
+                return Err(bad(format!("GPU Utilization graphs plot {UTILIZATION}")));
+            }
+            let g = rt.time_average(&req, &bins, None).map_err(bad)?;
+            Ok(percent_of_bin(series_json(
+                &g,
+                None,
+                UTILIZATION,
+                ColumnType::Count,
+                &req.path,
+                range,
+            )))
+        }
         Some(kind) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
             let (m, name, ty) = event_measure(rt, measure.as_deref())?;
@@ -275,6 +292,34 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
         }
         None => Err(bad(format!("unknown table {:?}", table.table))),
     }
+}
+
+/// The measure of GPU Utilization's graph.
+const UTILIZATION: &str = "Utilization (%)";
+
+/// A graph of ns per bin as percent of the bin: each value x 100 / the
+/// bin's width; totals stay in ns x 100 / bin, the mean share times bins.
+fn percent_of_bin(mut v: Value) -> Value {
+    let bin_ns = v["bin_s"].as_f64().unwrap_or(0.0) * 1e9;
+    let pct = |x: &mut Value| {
+        if let (Some(n), true) = (x.as_f64(), bin_ns > 0.0) {
+            *x = json!(n * 100.0 / bin_ns);
+        }
+    };
+    let series = |s: &mut Value| {
+        pct(&mut s["total"]);
+        if let Some(vs) = s["values"].as_array_mut() {
+            vs.iter_mut().for_each(pct);
+        }
+    };
+    if let Some(all) = v["series"].as_array_mut() {
+        all.iter_mut().for_each(series);
+    }
+    if !v["other"].is_null() {
+        series(&mut v["other"]);
+    }
+    v["unit"] = json!("%");
+    v
 }
 
 /// Per-bin values in the unit the tables show: durations in ms, the rest as
