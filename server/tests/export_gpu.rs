@@ -216,9 +216,10 @@ fn gpu_utilization_and_frame_times_as_written() {
             .collect();
         assert!(v.iter().all(|&x| x <= 100.0 + 1e-9), "{s}");
         let label = s["label"].as_str().unwrap();
+        // Bins are whole ns, within 1 ns of `bin_s`: at most 1 ns off per bin.
         let total_ns = v.iter().sum::<f64>() * bin_ns / 100.0;
         assert!(
-            (total_ns - busy[label] as f64).abs() < 1.0,
+            (total_ns - busy[label] as f64).abs() <= v.len() as f64,
             "{label}: {total_ns} vs {busy:?}"
         );
     }

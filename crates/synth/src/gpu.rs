@@ -312,8 +312,9 @@ pub fn schedule(contexts: &[GpuContext], per_engine: usize, gap: i64, run: i64) 
         for k in 0..per_engine {
             let c = on[(k * 5 + k / 3) % on.len()];
             let ki = k as i64;
-            let queued = 1_000 + ki * gap + (ki * 37 + n as i64 * 11) % (gap / 2).max(1);
-            let dur = run / 2 + (ki * 53 + n as i64 * 7) % run.max(1);
+            // Multiples of primes modulo: jitter that rises and falls.
+            let queued = 1_000 + ki * gap + (ki * 7_919 + n as i64 * 11) % (gap / 2).max(1);
+            let dur = run / 2 + (ki * 104_729 + n as i64 * 7) % run.max(1);
             let start = queued.max(done);
             done = start + dur;
             out.push(Packet {
@@ -384,7 +385,7 @@ pub fn demo_gpu(packets: usize, frames: usize) -> GpuEvents {
             rundown,
         })
         .collect();
-    let packets = schedule(&contexts, packets, 20_000, 12_000);
+    let packets = schedule(&contexts, packets, 20_000, 16_000);
     let mut presents = Vec::new();
     for (i, p) in processes.iter().enumerate() {
         let interval = [166_667i64, 333_333, 166_667][i];

@@ -260,14 +260,13 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
                 return Err(bad(format!("GPU Utilization graphs plot {UTILIZATION}")));
             }
             let g = rt.time_average(&req, &bins, None).map_err(bad)?;
-            Ok(percent_of_bin(series_json(
-                &g,
-                None,
-                UTILIZATION,
-                ColumnType::Count,
-                &req.path,
-                range,
-            )))
+            let widths = query::Edges::new(bins.range, bins.bins)
+                .map_err(bad)?
+                .widths();
+            Ok(percent_of_bin(
+                series_json(&g, None, UTILIZATION, ColumnType::Count, &req.path, range),
+                &widths,
+            ))
         }
         Some(kind) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
@@ -297,20 +296,19 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
 /// The measure of GPU Utilization's graph.
 const UTILIZATION: &str = "Utilization (%)";
 
-/// A graph of ns per bin as percent of the bin: each value x 100 / the
-/// bin's width; totals stay in ns x 100 / bin, the mean share times bins.
-fn percent_of_bin(mut v: Value) -> Value {
-    let bin_ns = v["bin_s"].as_f64().unwrap_or(0.0) * 1e9;
-    let pct = |x: &mut Value| {
-        if let (Some(n), true) = (x.as_f64(), bin_ns > 0.0) {
-            *x = json!(n * 100.0 / bin_ns);
-        }
-    };
+/// A graph of ns per bin as percent of the bin: each value x 100 / its
+/// bin's exact width (`widths`); a series' total is the sum of its percents.
+fn percent_of_bin(mut v: Value, widths: &[i64]) -> Value {
     let series = |s: &mut Value| {
-        pct(&mut s["total"]);
+        let mut total = 0.0;
         if let Some(vs) = s["values"].as_array_mut() {
-            vs.iter_mut().for_each(pct);
+            for (x, &w) in vs.iter_mut().zip(widths) {
+                let p = x.as_f64().unwrap_or(0.0) * 100.0 / (w.max(1) as f64);
+                total += p;
+                *x = json!(p);
+            }
         }
+        s["total"] = json!(total);
     };
     if let Some(all) = v["series"].as_array_mut() {
         all.iter_mut().for_each(series);
