@@ -391,7 +391,7 @@ pub fn demo_gpu(packets: usize, frames: usize) -> GpuEvents {
         let interval = [166_667i64, 333_333, 166_667][i];
         for k in 0..frames as i64 {
             presents.push(Present {
-                time: 5_000 + k * interval + (k * 31 + i as i64 * 13) % 20_000,
+                time: 5_000 + k * interval + (k * 7_919 + i as i64 * 13) % 20_000,
                 pid: p.pid,
                 tid: p.tids[0],
                 window: 0x10_0000 + 0x10 * i as u64,
