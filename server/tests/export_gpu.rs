@@ -227,7 +227,8 @@ fn gpu_utilization_and_frame_times_as_written() {
 }
 
 /// DxgKrnl events with payloads too short, handles never announced, zero
-/// sequences, completions before their starts: the tables keep only what
+/// sequences, packets that never complete (more than an engine's queue
+/// keeps), completions of packets never queued: the tables keep only what
 /// the good events make, nothing fails.
 #[test]
 fn bad_dxgkrnl_payloads_leave_the_good_rows() {
@@ -251,6 +252,23 @@ fn bad_dxgkrnl_payloads_leave_the_good_rows() {
                 payload,
             });
         }
+    }
+    // More packets queued than an engine's queue keeps, never completed.
+    for k in 0..1_500u32 {
+        at += 10;
+        let mut start = ctx.to_le_bytes().to_vec();
+        start.extend((ctx | 0x20).to_le_bytes());
+        start.extend(0u32.to_le_bytes());
+        start.extend(u64::from(k).to_le_bytes());
+        start.extend((100_000 + k).to_le_bytes());
+        start.extend([0; 12]);
+        raw.push(RawEvent {
+            time: at,
+            id: 175,
+            version: 1,
+            pid: 4,
+            payload: start,
+        });
     }
     // A completion of a packet never queued, and one of an unknown context.
     let mut info = ctx.to_le_bytes().to_vec();
