@@ -1,7 +1,7 @@
 // The comparison view's link: /compare/{base}/{new}?t=TABLE&g=COL,COL&v=VAL,VAL&rb=S-E&rn=S-E&n=none|time|samples&view=table|flame&w=base|new.
 // Its own module (url-state.js is the trace page's), so either can change without the other.
 
-export const TABLES = ['cpu-sampled', 'processes', 'threads', 'images', 'file-io', 'disk-io', 'cpu-precise', 'generic', 'hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'dpc-isr', 'processor-frequency', 'cpu-idle-states', 'window-in-focus', 'ui-delays', 'regions', 'marks'];
+export const TABLES = ['cpu-sampled', 'processes', 'threads', 'images', 'file-io', 'disk-io', 'cpu-precise', 'generic', 'hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'dpc-isr', 'processor-frequency', 'cpu-idle-states', 'window-in-focus', 'ui-delays', 'gpu-utilization', 'frame-times', 'regions', 'marks'];
 const NORMALIZE = ['none', 'time', 'samples'];
 
 /**

@@ -233,12 +233,19 @@ export class TableGraph {
     return on.length ? on.reduce((a, b) => a + b, 0) / on.length : 0;
   }
 
+  /** A series' figure in the legend: lines their mean level, shares of the bin (%) their mean over the range, others their total. @param {number[]} v @param {number} total */
+  legendValue(v, total) {
+    if (this.o.lines) return TableGraph.mean(v);
+    if (this.data && this.data.unit === '%') return v.length ? v.reduce((a, b) => a + b, 0) / v.length : 0;
+    return total;
+  }
+
   renderLegend() {
     clear(this.legend);
     if (this.gantt || !this.data) return;
     for (const { s, ref, colour } of this.allSeries()) {
       const e = h('div', { class: `lg ${this.hidden.has(ref) ? 'off' : ''}`, title: `${s.label}\nClick: hide or show; Alt/Ctrl-click: show only this one`, 'data-ref': ref }, [
-        h('span', { class: 'sw', style: { background: colour } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: this.valueText(this.o.lines ? TableGraph.mean(s.values) : s.total) })]);
+        h('span', { class: 'sw', style: { background: colour } }), h('span', { class: 'lg-t', text: s.label }), h('span', { class: 'lg-v', text: this.valueText(this.legendValue(s.values, s.total)) })]);
       e.addEventListener('click', (ev) => this.legendClick(ref, ev.altKey || ev.ctrlKey || ev.metaKey));
       this.legend.append(e);
     }

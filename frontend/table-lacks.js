@@ -21,6 +21,8 @@ const LACKS = {
   'processor-frequency': 'This trace has no processor frequency changes: record Microsoft-Windows-Kernel-Processor-Power (xperf -on PROC_THREAD+LOADER+POWER -start power -on Microsoft-Windows-Kernel-Processor-Power, WPR\'s Power profile).',
   'cpu-idle-states': 'This trace has no context switches, whose C-state tells the idle periods: record with CSWITCH (xperf -on PROC_THREAD+LOADER+CSWITCH+IDLE_STATES, WPR\'s CPU profile).',
   'window-in-focus': 'This trace has no focus changes: record Microsoft-Windows-Win32k with its Focus keyword (WPR\'s general profile; xperf -on PROC_THREAD+LOADER -start user -on Microsoft-Windows-Win32k).',
+  'gpu-utilization': 'This trace has no GPU work: record Microsoft-Windows-DxgKrnl with its Base keyword and its rundown (WPR\'s GPU profile; xperf -start gpu -on Microsoft-Windows-DxgKrnl:0x1:5 then -capturestate gpu Microsoft-Windows-DxgKrnl:0x840, as GPUView\'s log.cmd does).',
+  'frame-times': 'This trace has no presents: record Microsoft-Windows-DxgKrnl with its Base keyword (WPR\'s GPU profile).',
   'ui-delays': 'This trace has no UI delays: record Microsoft-Windows-Win32k with its UIUnresponsiveness keyword (WPR\'s general profile; xperf -start user -on Microsoft-Windows-Win32k).',
   'dpc-isr': 'This trace has no DPC or ISR events: record with DPC and INTERRUPT (xperf -on PROC_THREAD+LOADER+DPC+INTERRUPT, WPR\'s CPU profile), with stack walking (DPC, ISR) for stacks.',
   generic: 'This trace has no events of other providers: enable user-mode providers when recording (WPR profiles, xperf -start NAME -on PROVIDER).',

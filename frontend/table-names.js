@@ -11,4 +11,6 @@ export const TABLE_NAMES = {
   'cpu-idle-states': 'CPU Idle States',
   'window-in-focus': 'Window in Focus',
   'ui-delays': 'UI Delays',
+  'gpu-utilization': 'GPU Utilization',
+  'frame-times': 'Frame Times',
 };

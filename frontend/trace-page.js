@@ -31,9 +31,9 @@ import { Notes } from './notes.js';
 /** Event tables whose graph plots their weight before their count. */
 const WEIGHT_FIRST = new Set(['dpc-isr', 'ui-delays']);
 /** Tables shown only when the trace holds their events (WPA lists only graphs with data). */
-const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'dpc-isr', 'processor-frequency', 'cpu-idle-states', 'window-in-focus', 'ui-delays', 'regions', 'marks']);
-/** Tables whose graph is one measure: Processor Frequency each CPU's frequency as a line (WPA's), CPU Idle States the idle time per bin, Window in Focus the focus time per bin, stacked. */
-const ONE_MEASURE = new Map([['processor-frequency', 'Frequency (MHz)'], ['cpu-idle-states', 'weight'], ['window-in-focus', 'weight']]);
+const RECORDED_ONLY = new Set(['hard-faults', 'network', 'page-faults', 'registry', 'virtual-alloc', 'heap', 'dpc-isr', 'processor-frequency', 'cpu-idle-states', 'window-in-focus', 'ui-delays', 'gpu-utilization', 'frame-times', 'regions', 'marks']);
+/** Tables whose graph is one measure: Processor Frequency each CPU's frequency as a line (WPA's), CPU Idle States the idle time per bin, Window in Focus the focus time per bin, GPU Utilization each key's share of the bin (%), stacked. */
+const ONE_MEASURE = new Map([['processor-frequency', 'Frequency (MHz)'], ['cpu-idle-states', 'weight'], ['window-in-focus', 'weight'], ['gpu-utilization', 'Utilization (%)']]);
 
 
 export class TracePage {

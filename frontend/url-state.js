@@ -78,6 +78,8 @@ export const TABLE_DEFAULTS = {
   'cpu-idle-states': { groups: ['CPU', 'C-State'], cols: ['Count', 'Duration', '% Weight'], sort: 'Duration' },
   'window-in-focus': { groups: ['Process', 'Thread Id'], cols: ['Count', 'Duration', '% Weight'], sort: 'Duration' },
   'ui-delays': { groups: ['Process', 'Thread Id'], cols: ['Count', 'Duration', 'Duration:max', '% Weight'], sort: 'Duration' },
+  'gpu-utilization': { groups: ['Engine', 'Process'], cols: ['Count', 'Duration', 'Queue Wait', '% Weight'], sort: 'Duration' },
+  'frame-times': { groups: ['Process', 'Window'], cols: ['Count', 'Frame Time', 'Frame Time:max', 'Frame Rate (fps)'], sort: 'Count' },
 };
 
 /** @param {string} table @returns {ViewState} */

@@ -9,6 +9,7 @@ pub mod dpc_isr;
 pub mod frames;
 pub mod funcs;
 pub mod generic;
+pub mod gpu;
 pub mod heap;
 pub mod idle_states;
 pub mod images;
@@ -104,6 +105,8 @@ pub struct Trace {
     pub idle_states: idle_states::IdleStateTable,
     pub focus: win32k::FocusTable,
     pub ui_delays: win32k::UiDelayTable,
+    pub gpu: gpu::GpuTable,
+    pub frame_times: gpu::FrameTimeTable,
     pub generic: generic::GenericEventTable,
     /// Instances of the regions file in use (`--regions`, the library's).
     pub regions: regions::RegionTable,
@@ -199,6 +202,8 @@ impl Trace {
             + self.frequency.len() * 32
             + self.idle_states.len() * 24
             + (self.focus.len() + self.ui_delays.len()) * 40
+            + self.gpu.len() * 56
+            + self.frame_times.len() * 32
             + self.generic.len() * 72
     }
 }

@@ -17,6 +17,7 @@ pub mod synthetic;
 pub mod table;
 pub mod tree;
 
+pub use graph::bins::Edges;
 pub use graph::table_graph::{Graph, GraphBins, GraphSeries, MAX_GRAPH_BINS};
 pub use graph::timeline::{Series, SeriesBy, Timeline, TimelineRequest};
 pub use index::call_tree::{CallTree, ROOT};

@@ -22,6 +22,8 @@
 //!   (CPU Idle States);
 //! - [`win32k`]: focus changes and UI delays from a list (Window in
 //!   Focus, UI Delays);
+//! - [`gpu`]: DxgKrnl DMA packets and presents from a list (GPU
+//!   Utilization, Frame Times);
 //! - [`hostile_names`]: every string the UI shows is HTML with inline
 //!   script (for the test that the UI renders trace text as text).
 
@@ -29,6 +31,7 @@ pub mod bench;
 pub mod dpc_isr;
 pub mod events;
 pub mod explorer;
+pub mod gpu;
 pub mod heap_bench;
 pub mod hostile_names;
 pub mod idle_states;

@@ -252,6 +252,22 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
                 range,
             ))
         }
+        // GPU busy time per bin as a share of the bin: one engine runs one
+        // packet at a time, so an engine's series is at most 100.
+        Some(kind @ RowTableKind::GpuUtilization) => {
+            let (rt, req, _) = row_request(t, kind, &table)?;
+            if measure.as_deref().is_some_and(|m| m != UTILIZATION) {
+                return Err(bad(format!("GPU Utilization graphs plot {UTILIZATION}")));
+            }
+            let g = rt.time_average(&req, &bins, None).map_err(bad)?;
+            let widths = query::Edges::new(bins.range, bins.bins)
+                .map_err(bad)?
+                .widths();
+            Ok(percent_of_bin(
+                series_json(&g, None, UTILIZATION, ColumnType::Count, &req.path, range),
+                &widths,
+            ))
+        }
         Some(kind) => {
             let (rt, req, _) = row_request(t, kind, &table)?;
             let (m, name, ty) = event_measure(rt, measure.as_deref())?;
@@ -275,6 +291,33 @@ fn run_graph(t: &LoadedTrace, spec: GraphSpec) -> ApiResult<Value> {
         }
         None => Err(bad(format!("unknown table {:?}", table.table))),
     }
+}
+
+/// The measure of GPU Utilization's graph.
+const UTILIZATION: &str = "Utilization (%)";
+
+/// A graph of ns per bin as percent of the bin: each value x 100 / its
+/// bin's exact width (`widths`); a series' total is the sum of its percents.
+fn percent_of_bin(mut v: Value, widths: &[i64]) -> Value {
+    let series = |s: &mut Value| {
+        let mut total = 0.0;
+        if let Some(vs) = s["values"].as_array_mut() {
+            for (x, &w) in vs.iter_mut().zip(widths) {
+                let p = x.as_f64().unwrap_or(0.0) * 100.0 / (w.max(1) as f64);
+                total += p;
+                *x = json!(p);
+            }
+        }
+        s["total"] = json!(total);
+    };
+    if let Some(all) = v["series"].as_array_mut() {
+        all.iter_mut().for_each(series);
+    }
+    if !v["other"].is_null() {
+        series(&mut v["other"]);
+    }
+    v["unit"] = json!("%");
+    v
 }
 
 /// Per-bin values in the unit the tables show: durations in ms, the rest as

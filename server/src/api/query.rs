@@ -85,7 +85,8 @@ pub struct TableSpec {
     /// cpu-sampled (default), processes, threads, images, file-io, disk-io,
     /// cpu-precise, generic, hard-faults, network, page-faults,
     /// registry, virtual-alloc, heap, regions, marks, dpc-isr, processor-frequency,
-    /// cpu-idle-states, window-in-focus or ui-delays.
+    /// cpu-idle-states, window-in-focus, ui-delays, gpu-utilization or
+    /// frame-times.
     #[serde(default = "default_table")]
     pub table: String,
     pub columns: Vec<String>,

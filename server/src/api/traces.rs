@@ -415,6 +415,8 @@ fn table_rows(tr: &model::Trace) -> Value {
         "cpu-idle-states": tr.idle_states.len(),
         "window-in-focus": tr.focus.len(),
         "ui-delays": tr.ui_delays.len(),
+        "gpu-utilization": tr.gpu.len(),
+        "frame-times": tr.frame_times.len(),
     })
 }
 

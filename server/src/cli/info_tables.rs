@@ -119,6 +119,20 @@ pub fn tables_json(c: &Census) -> Value {
         let why_not = (n == 0).then_some(why);
         out.insert(table.into(), json!({"events": n, "why_not": why_not}));
     }
+    let dxgkrnl = |want: u16| -> u64 {
+        (c.provider_ids.iter())
+            .filter(|(&(g, id), _)| g == model::gpu::DXGKRNL && id == want)
+            .map(|(_, &n)| n)
+            .sum()
+    };
+    for (table, id, why) in [
+        ("gpu-utilization", model::gpu::DMA_PACKET_INFO, "no DmaPacket Info events (Microsoft-Windows-DxgKrnl, id 177, keyword Base): that provider was not enabled (WPR's GPU profile records it)"),
+        ("frame-times", model::gpu::PRESENT, "no Present events (Microsoft-Windows-DxgKrnl, id 184, keyword Base): that provider was not enabled (WPR's GPU profile records it)"),
+    ] {
+        let n = dxgkrnl(id);
+        let why_not = (n == 0).then_some(why);
+        out.insert(table.into(), json!({"events": n, "why_not": why_not}));
+    }
     Value::Object(out)
 }
 

@@ -119,7 +119,7 @@ pub enum Command {
         /// The files of the trace (several are read as one, merged by time).
         #[arg(required = true, num_args = 1..)]
         file: Vec<PathBuf>,
-        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc, heap, regions, marks, dpc-isr, processor-frequency, cpu-idle-states, window-in-focus or ui-delays.
+        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc, heap, regions, marks, dpc-isr, processor-frequency, cpu-idle-states, window-in-focus, ui-delays, gpu-utilization or frame-times.
         #[arg(long, required_unless_present = "profile", default_value = "")]
         table: String,
         /// A WPA .wpaProfile: one CSV per preset in --outdir, named and laid out as
@@ -167,7 +167,7 @@ pub enum Command {
     Compare {
         base: PathBuf,
         new: PathBuf,
-        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc, heap, regions, marks, dpc-isr, processor-frequency, cpu-idle-states, window-in-focus or ui-delays.
+        /// cpu-sampled, cpu-precise, images, processes, threads, file-io, disk-io, generic, hard-faults, network, page-faults, registry, virtual-alloc, heap, regions, marks, dpc-isr, processor-frequency, cpu-idle-states, window-in-focus, ui-delays, gpu-utilization or frame-times.
         #[arg(long)]
         table: String,
         /// Key columns, in order, e.g. "Process Name,Module".

@@ -7,7 +7,8 @@
 //! Registry); `dpc-isr` has DPCs and ISRs (DPC/ISR); `processor-frequency`
 //! Kernel-Processor-Power frequency changes (Processor Frequency);
 //! `cpu-idle-states` idle periods as context switches (CPU Idle States);
-//! `win32k` focus changes and UI delays (Window in Focus, UI Delays).
+//! `win32k` focus changes and UI delays (Window in Focus, UI Delays);
+//! `gpu` DxgKrnl DMA packets and presents (GPU Utilization, Frame Times).
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -85,6 +86,19 @@ pub enum Scenario {
         output: PathBuf,
         #[arg(long, default_value_t = 100)]
         delays: usize,
+    },
+    /// A game, a browser and the compositor on one adapter's 3D, Copy and
+    /// Video Decode engines, and their presents (DxgKrnl DmaPacket,
+    /// Present: GPU Utilization, Frame Times).
+    Gpu {
+        #[arg(short, long)]
+        output: PathBuf,
+        /// DMA packets per engine.
+        #[arg(long, default_value_t = 300)]
+        packets: usize,
+        /// Presents per process.
+        #[arg(long, default_value_t = 60)]
+        frames: usize,
     },
     /// Idle periods of four CPUs as context switches to and from their
     /// idle thread, in C1-C3 (CPU Idle States).
@@ -236,6 +250,24 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
                 output.display(),
                 m.focus.len(),
                 m.delays.len(),
+                bytes.len()
+            );
+            return Ok(());
+        }
+        Scenario::Gpu {
+            output,
+            packets,
+            frames,
+        } => {
+            let m = synth::gpu::demo_gpu(packets, frames);
+            let bytes = synth::gpu::write_gpu(&m)?;
+            std::fs::write(&output, &bytes)
+                .with_context(|| format!("cannot write {}", output.display()))?;
+            println!(
+                "wrote {}: {} DMA packets, {} presents, {} bytes",
+                output.display(),
+                m.packets.len(),
+                m.presents.len(),
                 bytes.len()
             );
             return Ok(());

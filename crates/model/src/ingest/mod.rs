@@ -10,6 +10,7 @@ mod fileio;
 mod fragment_memo;
 mod fragments;
 mod generic;
+mod gpu;
 mod idle_states;
 mod images;
 mod io_tables;
@@ -649,6 +650,7 @@ fn build_event_tables(
         };
     }
     let (focus, ui_delays) = win32k::build_win32k(&generic, &mut j);
+    let (gpu, frames) = gpu::build_gpu(&generic, &mut j);
     let unattributed = j.unattributed;
     t.cswitches = cs;
     t.ready_threads = rt;
@@ -664,6 +666,8 @@ fn build_event_tables(
     t.idle_states = idle_states;
     t.focus = focus;
     t.ui_delays = ui_delays;
+    t.gpu = gpu;
+    t.frame_times = frames;
     t.generic = generic;
     unattributed
 }

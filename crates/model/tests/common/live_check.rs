@@ -28,7 +28,7 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("threads", format!("{:?}", t.threads)),
         ("modules", format!("{:?}", t.modules)),
         ("images", format!("{:?}", t.images)),
-        ("frames", format!("{:?}", t.frames)),
+        ("frame times", format!("{:?}", t.frame_times)),
         ("funcs", format!("{:?}", t.funcs)),
         ("stacks", format!("{:?}", t.stacks)),
         ("samples", format!("{:?}", t.samples)),
@@ -45,6 +45,8 @@ fn tables(t: &Trace) -> Vec<(&'static str, String)> {
         ("idle states", format!("{:?}", t.idle_states)),
         ("focus", format!("{:?}", t.focus)),
         ("ui delays", format!("{:?}", t.ui_delays)),
+        ("gpu", format!("{:?}", t.gpu)),
+        ("frame times", format!("{:?}", t.frame_times)),
         ("commits", format!("{:?}", t.commits)),
         ("heap", format!("{:?}", t.heap)),
         (

@@ -8,12 +8,12 @@ use crate::QueryError;
 pub const MAX_BINS: usize = 100_000;
 
 /// Exact integer bin edges: `t` is in bin `b` iff `edges[b] <= t < edges[b + 1]`.
-pub(crate) struct Edges {
+pub struct Edges {
     edges: Vec<i64>,
 }
 
 impl Edges {
-    pub(crate) fn new(r: TimeRange, bins: usize) -> Result<Edges, QueryError> {
+    pub fn new(r: TimeRange, bins: usize) -> Result<Edges, QueryError> {
         if bins == 0 || bins > MAX_BINS || r.end_ns <= r.start_ns {
             return Err(QueryError::BadRequest(format!(
                 "a graph needs 1..={} bins over a non-empty range",
@@ -26,6 +26,11 @@ impl Edges {
             .map(|b| r.start_ns + ((b * span + n - 1) / n) as i64)
             .collect();
         Ok(Edges { edges })
+    }
+
+    /// The width of each bin, ns (equal to within 1 ns).
+    pub fn widths(&self) -> Vec<i64> {
+        self.edges.windows(2).map(|w| w[1] - w[0]).collect()
     }
 
     pub(crate) fn bins(&self) -> usize {

@@ -53,10 +53,12 @@ pub enum RowTableKind {
     CpuIdleStates,
     WindowInFocus,
     UiDelays,
+    GpuUtilization,
+    FrameTimes,
 }
 
 impl RowTableKind {
-    pub const ALL: [RowTableKind; 20] = [
+    pub const ALL: [RowTableKind; 22] = [
         RowTableKind::Processes,
         RowTableKind::Threads,
         RowTableKind::Images,
@@ -77,6 +79,8 @@ impl RowTableKind {
         RowTableKind::CpuIdleStates,
         RowTableKind::WindowInFocus,
         RowTableKind::UiDelays,
+        RowTableKind::GpuUtilization,
+        RowTableKind::FrameTimes,
     ];
 
     /// The table's name in the API and in links.
@@ -102,6 +106,8 @@ impl RowTableKind {
             RowTableKind::CpuIdleStates => "cpu-idle-states",
             RowTableKind::WindowInFocus => "window-in-focus",
             RowTableKind::UiDelays => "ui-delays",
+            RowTableKind::GpuUtilization => "gpu-utilization",
+            RowTableKind::FrameTimes => "frame-times",
         }
     }
 

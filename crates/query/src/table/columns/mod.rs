@@ -10,7 +10,9 @@ mod cpu_sampled;
 mod disk_io;
 mod dpc_isr;
 mod file_io;
+mod frame_times;
 mod generic;
+mod gpu_utilization;
 mod hard_faults;
 mod heap;
 mod images;
@@ -432,11 +434,13 @@ impl<'a> TableDef<'a> {
             "cpu-idle-states" => cpu_idle_states::table(t),
             "window-in-focus" => window_in_focus::table(t),
             "ui-delays" => ui_delays::table(t),
+            "gpu-utilization" => gpu_utilization::table(t),
+            "frame-times" => frame_times::table(t),
             _ => return None,
         })
     }
 
-    pub const NAMES: [&'static str; 21] = [
+    pub const NAMES: [&'static str; 23] = [
         "cpu-sampled",
         "processes",
         "threads",
@@ -458,6 +462,8 @@ impl<'a> TableDef<'a> {
         "cpu-idle-states",
         "window-in-focus",
         "ui-delays",
+        "gpu-utilization",
+        "frame-times",
     ];
 
     /// A table without rows or columns (a name no definition has).
