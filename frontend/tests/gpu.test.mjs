@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { launch, newPage as openPage, waitTable, waitGraph, graphModel, sum, ns, rowsAt, openTab } from './browser.mjs';
 import { buildRelease, startServer, binary } from './server.mjs';
 import { exportRows } from './export.mjs';
 
@@ -30,48 +30,21 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** @param {import('playwright-core').Page} p */
-const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state=ready]');
-/** @param {import('playwright-core').Page} p */
-const model = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
-/** @param {number[]} v */
-const sum = (v) => v.reduce((a, b) => a + b, 0);
 
-/** The top-level rows: label and the number of each value column (thousands separators dropped). @param {import('playwright-core').Page} p */
-const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => {
-  const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
-  return trs.map((tr) => {
-    /** @type {Record<string, string>} */ const values = {};
-    [...tr.children].forEach((td, i) => { const col = cols[i]; if (col && col !== '|') values[col] = (td.getAttribute('data-value') ?? td.textContent ?? '').replace(/,/g, ''); });
-    return { label: /** @type {Element} */ (tr.querySelector('td.label .txt')).textContent, values };
-  });
-});
 
-/** Seconds to the nanosecond (cells carry their exact value in seconds, as export prints it). @param {number|string} s */
-const ns = (s) => Math.round(Number(s) * 1e9);
 
-/** Open the trace's table tab `t`. @param {import('playwright-core').Page} p @param {string} t */
-async function openTable(p, t) {
-  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
-  await waitTable(p);
-  const tab = `[data-testid=tab-${t}]`;
-  if (await p.isVisible(tab)) await p.click(tab);
-  else await p.selectOption('[data-testid=tab-more]', `tab-${t}`);
-  await p.waitForURL(new RegExp(`t=${t}`));
-  await waitTable(p);
-}
 
 test('GPU Utilization: by engine as export has it; the graph is each engine\'s share of the bin; the by-process preset', async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTable(p, 'gpu-utilization');
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'gpu-utilization');
   const want = exportRows(file, ['--table', 'gpu-utilization', '--group', 'Engine']);
   assert.deepEqual(want.map((w) => w.Engine).sort(), ['3D', 'Copy', 'Video Decode']);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(
     shown.map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration)]).sort(),
     want.map((w) => [w.Engine, w.Count, ns(w.Duration)]).sort());
   await waitGraph(p);
-  const m = await model(p);
+  const m = await graphModel(p);
   assert.equal(m.series.length, 3);
   const binMs = m.bin.bin_s * 1e3;
   for (const w of want) {
@@ -89,7 +62,7 @@ test('GPU Utilization: by engine as export has it; the graph is each engine\'s s
   await p.selectOption('[data-testid=preset]', { label: 'GPU Utilization by Process, Engine' });
   await waitTable(p);
   assert.deepEqual(
-    (await topRows(p)).map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration), ns(s.values['Queue Wait'])]).sort(),
+    (await rowsAt(p)).map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration), ns(s.values['Queue Wait'])]).sort(),
     byProcess.map((w) => [w.Process, w.Count, ns(w.Duration), ns(w['Queue Wait'])]).sort());
   assert.deepEqual(errors, []);
   await c.close();
@@ -97,16 +70,16 @@ test('GPU Utilization: by engine as export has it; the graph is each engine\'s s
 
 test('Frame Times: by process as export has it; the graph counts each process\'s frames per bin; the longest-frame preset', async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTable(p, 'frame-times');
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'frame-times');
   const want = exportRows(file, ['--table', 'frame-times', '--group', 'Process', '--values', 'Count,Frame Time,Frame Time:max,Frame Rate (fps)']);
   assert.equal(want.length, 3);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(
     shown.map((s) => [s.label, Number(s.values.Count), ns(s.values['Frame Time']), Number(s.values['Frame Rate (fps)'])]).sort(),
     want.map((w) => [w.Process, w.Count, ns(w['Frame Time']), w['Frame Rate (fps)']]).sort());
   await waitGraph(p);
   assert.equal(await p.$eval('[data-testid=graph-measure]', (e) => /** @type {HTMLSelectElement} */ (e).value), 'count');
-  const m = await model(p);
+  const m = await graphModel(p);
   // The graph bins [trace start, trace end): the synthetic trace ends at its last present, which
   // is on the end, outside every bin (as any event table's last event on the end).
   const info = JSON.parse(spawnSync(binary(), ['info', file, '--json'], { encoding: 'utf8' }).stdout);
@@ -121,7 +94,7 @@ test('Frame Times: by process as export has it; the graph counts each process\'s
   await p.selectOption('[data-testid=preset]', { label: 'Frame Times by Process, Window' });
   await waitTable(p);
   assert.deepEqual(
-    (await topRows(p)).map((s) => [s.label, ns(s.values['Frame Time:max'])]).sort(),
+    (await rowsAt(p)).map((s) => [s.label, ns(s.values['Frame Time:max'])]).sort(),
     want.map((w) => [w.Process, ns(w['Frame Time:max'])]).sort());
   assert.deepEqual(errors, []);
   await c.close();

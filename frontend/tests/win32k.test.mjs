@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { launch, newPage as openPage, waitTable } from './browser.mjs';
+import { launch, newPage as openPage, waitTable, waitGraph, graphModel, sum, ns, rowsAt, openTab } from './browser.mjs';
 import { buildRelease, startServer, binary } from './server.mjs';
 import { exportRows } from './export.mjs';
 
@@ -30,48 +30,21 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** @param {import('playwright-core').Page} p */
-const waitGraph = (p) => p.waitForSelector('[data-testid=table-graph][data-state=ready]');
-/** @param {import('playwright-core').Page} p */
-const model = (p) => p.$eval('[data-testid=table-graph]', (e) => /** @type {any} */ (e).__graph);
-/** @param {number[]} v */
-const sum = (v) => v.reduce((a, b) => a + b, 0);
 
-/** The top-level rows: label and the number of each value column (thousands separators dropped). @param {import('playwright-core').Page} p */
-const topRows = (p) => p.$$eval('[data-testid=table] tbody tr[data-depth="0"]', (trs) => {
-  const cols = [...document.querySelectorAll('[data-testid=table] thead th')].map((t) => t.getAttribute('data-col'));
-  return trs.map((tr) => {
-    /** @type {Record<string, string>} */ const values = {};
-    [...tr.children].forEach((td, i) => { const col = cols[i]; if (col && col !== '|') values[col] = (td.getAttribute('data-value') ?? td.textContent ?? '').replace(/,/g, ''); });
-    return { label: /** @type {Element} */ (tr.querySelector('td.label .txt')).textContent, values };
-  });
-});
 
-/** Seconds to the nanosecond (cells carry their exact value in seconds, as export prints it). @param {number|string} s */
-const ns = (s) => Math.round(Number(s) * 1e9);
 
-/** Open the trace's table tab `t`. @param {import('playwright-core').Page} p @param {string} t */
-async function openTable(p, t) {
-  await p.goto(`${srv.url}/t/${srv.ids[0]}`);
-  await waitTable(p);
-  const tab = `[data-testid=tab-${t}]`;
-  if (await p.isVisible(tab)) await p.click(tab);
-  else await p.selectOption('[data-testid=tab-more]', `tab-${t}`);
-  await p.waitForURL(new RegExp(`t=${t}`));
-  await waitTable(p);
-}
 
 test('Window in Focus: by process as export has it; the graph stacks each process\'s focus time per bin', async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTable(p, 'window-in-focus');
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'window-in-focus');
   const want = exportRows(file, ['--table', 'window-in-focus', '--group', 'Process']);
   assert.equal(want.length, 3);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(
     shown.map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration)]).sort(),
     want.map((w) => [w.Process, w.Count, ns(w.Duration)]).sort());
   await waitGraph(p);
-  const m = await model(p);
+  const m = await graphModel(p);
   assert.equal(m.series.length, 3);
   for (const w of want) {
     const s = m.series.find((/** @type {any} */ x) => x.label === w.Process);
@@ -84,16 +57,16 @@ test('Window in Focus: by process as export has it; the graph stacks each proces
 
 test('UI Delays: by process as export has it; the graph plots each process\'s delay time; the longest-delay preset', async () => {
   const { p, c, errors } = await openPage(browser);
-  await openTable(p, 'ui-delays');
+  await openTab(p, `${srv.url}/t/${srv.ids[0]}`, 'ui-delays');
   const want = exportRows(file, ['--table', 'ui-delays', '--group', 'Process', '--values', 'Count,Duration,Duration:max']);
   assert.equal(want.length, 3);
-  const shown = await topRows(p);
+  const shown = await rowsAt(p);
   assert.deepEqual(
     shown.map((s) => [s.label, Number(s.values.Count), ns(s.values.Duration)]).sort(),
     want.map((w) => [w.Process, w.Count, ns(w.Duration)]).sort());
   await waitGraph(p);
   assert.equal(await p.$eval('[data-testid=graph-measure]', (e) => /** @type {HTMLSelectElement} */ (e).value), 'weight');
-  const m = await model(p);
+  const m = await graphModel(p);
   for (const w of want) {
     const s = m.series.find((/** @type {any} */ x) => x.label === w.Process);
     assert.ok(s, w.Process);
@@ -102,7 +75,7 @@ test('UI Delays: by process as export has it; the graph plots each process\'s de
   await p.selectOption('[data-testid=preset]', { label: 'UI Delays: Longest by Process' });
   await waitTable(p);
   assert.deepEqual(
-    (await topRows(p)).map((s) => [s.label, ns(s.values['Duration:max'])]).sort(),
+    (await rowsAt(p)).map((s) => [s.label, ns(s.values['Duration:max'])]).sort(),
     want.map((w) => [w.Process, ns(w['Duration:max'])]).sort());
   assert.deepEqual(errors, []);
   await c.close();
