@@ -57,6 +57,8 @@ test('an MCP client answers the README investigation over stdio and HTTP, and a 
     assert.equal(g.opened.count, README_FIGURES.opened, `${transport}: opens of the proxy DLL`);
     assert.equal(g.opened.path, PROXY);
     assert.equal(g.symbols, 'done');
+    assert.equal(g.catalog.tables, 21, `${transport}: the column catalog names every table`);
+    assert.deepEqual(g.catalog.prompts, ['what_changed', 'why_cpu']);
     for (const [k, v] of Object.entries(g.errors)) t.diagnostic(`${transport} ${k}: ${String(v).slice(0, 160)}`);
     t.diagnostic(`${transport}: explorer ${g.explorer.count}, overlay ${g.overlay.count}, tishell64 ${g.shell_ext.finding} (inclusive ${g.shell_ext.inclusive}), unversioned ${g.unversioned.count}, opens ${g.opened.count}`);
   }

@@ -135,8 +135,37 @@ async def investigate(agent):
     out["compare"] = {"rows": cmp["rows"][:3], "link": cmp["link"]}
     sym = await agent.call("symbols", {"trace": tid})
     out["symbols"] = sym["status"]
+    out["catalog"] = await plan_with_resources(agent, tid, fixed["id"])
     out["errors"] = await hostile(agent, tid)
     return out
+
+
+async def plan_with_resources(agent, tid, other):
+    """The resources an agent plans with (summary, column catalog) and the investigation prompts."""
+    client = agent.client
+    uris = {str(r.uri) for r in (await client.list_resources()).resources}
+    assert f"etlscope://traces/{tid}/columns" in uris and f"etlscope://traces/{tid}/summary" in uris, uris
+    read = await client.read_resource(f"etlscope://traces/{tid}/columns")
+    tables = json.loads(read.contents[0].text)["tables"]
+    assert "Process" in tables["cpu-sampled"]["key_columns"], tables["cpu-sampled"]
+    assert "File Path" in tables["file-io"]["key_columns"], tables["file-io"]
+    summary = json.loads((await client.read_resource(f"etlscope://traces/{tid}/summary")).contents[0].text)
+    assert summary["id"] == tid, summary
+    try:
+        await client.read_resource("etlscope://traces/nothing/here")
+        raise AssertionError("an unknown resource was read")
+    except AssertionError:
+        raise
+    except Exception as e:  # the server's resource-not-found error
+        missing = f"{type(e).__name__}: {e}"
+    prompts = sorted(p.name for p in (await client.list_prompts()).prompts)
+    assert prompts == ["what_changed", "why_cpu"], prompts
+    why = await client.get_prompt("why_cpu", {"trace": tid, "process": "explorer.exe (6148)", "range": "7-23"})
+    text = why.messages[0].content.text
+    assert "hot_stacks" in text and tid in text, text
+    changed = await client.get_prompt("what_changed", {"base": tid, "new": other})
+    assert "compare" in changed.messages[0].content.text
+    return {"tables": len(tables), "prompts": prompts, "missing_resource": missing}
 
 
 async def hostile(agent, tid):

@@ -71,7 +71,8 @@ pub fn run(args: McpArgs, traces: Vec<PathBuf>, companions: bool) -> anyhow::Res
             .open_local(abs, crate::cli::register::register_checked)
             .recv()
             .context("the trace's registration ended without an id")??;
-        eprintln!("etlscope mcp: {} is trace {id}", files[0].display());
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        eprintln!("etlscope mcp: {} is trace {id}", names.join(" + "));
     }
     let app = AppState {
         store,
