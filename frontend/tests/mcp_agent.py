@@ -46,6 +46,9 @@ class Agent:
             assert t.input_schema.get("type") == "object", t.name
             assert t.description and len(t.description) > 40, f"{t.name} has no useful description"
             self.schemas[t.name] = t.input_schema
+            # Only open_trace and symbols change anything (the library, a symbol lookup).
+            read_only = t.annotations is not None and t.annotations.read_only_hint
+            assert read_only == (t.name not in ("open_trace", "symbols")), (t.name, t.annotations)
         missing = TOOLS - set(self.schemas)
         assert not missing, f"tools missing: {sorted(missing)}"
         return sorted(self.schemas)

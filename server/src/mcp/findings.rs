@@ -54,7 +54,8 @@ pub struct CompareArgs {
 #[tool_router(router = findings_router, vis = "pub(super)")]
 impl Etlscope {
     #[tool(
-        description = "What in the trace deserves a look, most important first: each finding's rule, category, title (naming the process, module, file or function), figure and unit, and a link to the view that shows the figure. Made once per trace; the first call on a large trace can take seconds."
+        description = "What in the trace deserves a look, most important first: each finding's rule, category, title (naming the process, module, file or function), figure and unit, and a link to the view that shows the figure. Made once per trace; the first call on a large trace can take seconds.",
+        annotations(read_only_hint = true)
     )]
     async fn findings(
         &self,
@@ -86,7 +87,8 @@ impl Etlscope {
     }
 
     #[tool(
-        description = "Compare two traces: the same grouped table on both, rows matched by identity, with baseline, comparison, delta and delta % of each value column, largest change first - what changed between a slow and a fast run. Answers a link to the comparison page."
+        description = "Compare two traces: the same grouped table on both, rows matched by identity, with baseline, comparison, delta and delta % of each value column, largest change first - what changed between a slow and a fast run. Answers a link to the comparison page.",
+        annotations(read_only_hint = true)
     )]
     async fn compare(
         &self,

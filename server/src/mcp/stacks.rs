@@ -86,7 +86,8 @@ pub struct FlameArgs {
 #[tool_router(router = stacks_router, vis = "pub(super)")]
 impl Etlscope {
     #[tool(
-        description = "The heaviest call path of a process (or of all samples) in CPU Usage (Sampled): from the root, each level's heaviest frame with its samples, weight and share, and the runner-up beside it, down to a leaf - the UI's drill to the heaviest child. Answers the frames as labels and stable ids, and a link that opens the table expanded to the deepest one."
+        description = "The heaviest call path of a process (or of all samples) in CPU Usage (Sampled): from the root, each level's heaviest frame with its samples, weight and share, and the runner-up beside it, down to a leaf - the UI's drill to the heaviest child. Answers the frames as labels and stable ids, and a link that opens the table expanded to the deepest one.",
+        annotations(read_only_hint = true)
     )]
     async fn hot_stacks(
         &self,
@@ -125,7 +126,8 @@ impl Etlscope {
     }
 
     #[tool(
-        description = "Who calls a function or module (WPA's View Callers): one level of the caller tree, heaviest first, with counts and weights; `parent` is the expanded row's total (with an empty path: the target's inclusive samples). Expand a row by passing the labels from the target outwards as `path`."
+        description = "Who calls a function or module (WPA's View Callers): one level of the caller tree, heaviest first, with counts and weights; `parent` is the expanded row's total (with an empty path: the target's inclusive samples). Expand a row by passing the labels from the target outwards as `path`.",
+        annotations(read_only_hint = true)
     )]
     async fn callers(
         &self,
@@ -137,7 +139,8 @@ impl Etlscope {
     }
 
     #[tool(
-        description = "What a function or module calls (WPA's View Callees): one level of the callee tree, heaviest first, with counts and weights; `parent` is the expanded row's total (with an empty path: the target's inclusive samples). Expand a row by passing the labels from the target outwards as `path`."
+        description = "What a function or module calls (WPA's View Callees): one level of the callee tree, heaviest first, with counts and weights; `parent` is the expanded row's total (with an empty path: the target's inclusive samples). Expand a row by passing the labels from the target outwards as `path`.",
+        annotations(read_only_hint = true)
     )]
     async fn callees(
         &self,
@@ -149,7 +152,8 @@ impl Etlscope {
     }
 
     #[tool(
-        description = "The flame graph of CPU Usage (Sampled) in brief: for each level from the root, the widest frames with their weight (ms), self time and share of all samples."
+        description = "The flame graph of CPU Usage (Sampled) in brief: for each level from the root, the widest frames with their weight (ms), self time and share of all samples.",
+        annotations(read_only_hint = true)
     )]
     async fn flame(
         &self,

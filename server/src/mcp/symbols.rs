@@ -32,7 +32,8 @@ pub struct SymbolsArgs {
 #[tool_router(router = symbols_router, vis = "pub(super)")]
 impl Etlscope {
     #[tool(
-        description = "The trace's symbols: status of the lookup (pending, running with progress, done), how many modules ended in each status, the modules with the most frames (status, PDB, frames named of frames), and the symbol path. With symbol_path or load, starts a new lookup first (function names appear in later answers once it is done)."
+        description = "The trace's symbols: status of the lookup (pending, running with progress, done), how many modules ended in each status, the modules with the most frames (status, PDB, frames named of frames), and the symbol path. With symbol_path or load, starts a new lookup first (function names appear in later answers once it is done).",
+        annotations(read_only_hint = false, destructive_hint = false)
     )]
     async fn symbols(
         &self,

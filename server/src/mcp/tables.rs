@@ -50,7 +50,8 @@ pub struct TableArgs {
 #[tool_router(router = tables_router, vis = "pub(super)")]
 impl Etlscope {
     #[tool(
-        description = "WPA's grouped table: rows grouped by the key columns (outermost first), one level at a time under `path`, heaviest first, with count, weight (ms), % weight, first/last time and any value columns asked for; `total` and `parent` are the whole range's and the expanded row's totals, `more` the rows left out. The same request and answer as the UI's table, and a `link` that opens it."
+        description = "WPA's grouped table: rows grouped by the key columns (outermost first), one level at a time under `path`, heaviest first, with count, weight (ms), % weight, first/last time and any value columns asked for; `total` and `parent` are the whole range's and the expanded row's totals, `more` the rows left out. The same request and answer as the UI's table, and a `link` that opens it.",
+        annotations(read_only_hint = true)
     )]
     async fn table(
         &self,

@@ -34,7 +34,8 @@ pub struct OpenArgs {
 #[tool_router(router = traces_router, vis = "pub(super)")]
 impl Etlscope {
     #[tool(
-        description = "List the traces in the library: id, file name, status (ready, ingesting, failed, missing) and size, with a link to each trace's page. Pass an id to the other tools."
+        description = "List the traces in the library: id, file name, status (ready, ingesting, failed, missing) and size, with a link to each trace's page. Pass an id to the other tools.",
+        annotations(read_only_hint = true)
     )]
     async fn list_traces(&self, ctx: RequestContext<RoleServer>) -> ToolResult {
         let base = self.ui_base(&ctx);
@@ -56,7 +57,8 @@ impl Etlscope {
     }
 
     #[tool(
-        description = "Open a trace and answer its summary once it is read (waits up to 20 s for a read under way). Over stdio give `path` (a file on this machine, added to the library by reference); over HTTP give `id` (a trace already in the library)."
+        description = "Open a trace and answer its summary once it is read (waits up to 20 s for a read under way). Over stdio give `path` (a file on this machine, added to the library by reference); over HTTP give `id` (a trace already in the library).",
+        annotations(read_only_hint = false, destructive_hint = false)
     )]
     async fn open_trace(
         &self,
@@ -83,7 +85,8 @@ impl Etlscope {
     }
 
     #[tool(
-        description = "A trace's summary: duration, CPUs, OS version, pointer size, counts of processes, threads, images and samples, which tables have rows (tables_filled, with their row counts) and which are empty, health (lost events and buffers, unattributed samples, reader diagnostics) and symbol status."
+        description = "A trace's summary: duration, CPUs, OS version, pointer size, counts of processes, threads, images and samples, which tables have rows (tables_filled, with their row counts) and which are empty, health (lost events and buffers, unattributed samples, reader diagnostics) and symbol status.",
+        annotations(read_only_hint = true)
     )]
     async fn trace_summary(
         &self,
