@@ -141,3 +141,37 @@ fn a_symbol_lookup_over_mcp_needs_the_token_reading_does_not() {
     drop(s);
     std::fs::remove_dir_all(&data).ok();
 }
+
+#[test]
+fn a_call_over_its_time_limit_is_a_tool_error_and_the_server_goes_on() {
+    let data = temp_dir("mcp-limit");
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../traces/explorer-overlay.etl"
+    );
+    let s = Server::start_env(
+        "serve",
+        &data,
+        &[trace],
+        &[("ETLSCOPE_MCP_CALL_LIMIT_MS", "1")],
+    );
+    let (_, traces) = s.json("GET", "/api/traces", "");
+    let id = traces["traces"][0]["id"].as_str().unwrap().to_string();
+    s.wait_ready(&id, 60);
+    // explorer's heaviest path: a table scan per level, some twenty of them.
+    let args = json!({"trace": id, "process": "explorer.exe (6148)", "max_depth": 256});
+    let hot = rpc(
+        "tools/call",
+        json!({"name": "hot_stacks", "arguments": args}),
+    );
+    let (st, v) = post(&s, &hot, &[JSON, ACCEPT, MARK]);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    let err = &v["result"]["structuredContent"]["error"];
+    println!("over the limit: {err}");
+    assert_eq!(err["code"], "timeout", "{v}");
+    let (st, v) = post(&s, &rpc("tools/list", json!({})), &[JSON, ACCEPT, MARK]);
+    assert_eq!(st, 200, "{v}");
+    drop(s);
+    std::fs::remove_dir_all(&data).ok();
+}

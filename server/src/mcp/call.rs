@@ -16,8 +16,19 @@ use std::future::Future;
 use std::time::Duration;
 
 /// Longest a tool call may take (waiting for an ingest included); past it the
-/// scan is cancelled and the call answers a tool error.
-pub const CALL_LIMIT: Duration = Duration::from_secs(60);
+/// scan is cancelled and the call answers a tool error. 60 s, or
+/// `ETLSCOPE_MCP_CALL_LIMIT_MS` (1 ms to 1 h) for a server that needs another.
+pub fn call_limit() -> Duration {
+    static LIMIT: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let ms = std::env::var("ETLSCOPE_MCP_CALL_LIMIT_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(60_000)
+            .clamp(1, 3_600_000);
+        Duration::from_millis(ms)
+    })
+}
 /// Most rows a tool answers: an agent reads the top of a table and drills,
 /// never a whole 10M-row table.
 pub const MAX_ROWS: u64 = 500;
@@ -34,12 +45,13 @@ pub fn tool_error(e: ApiError) -> CallToolResult {
     CallToolResult::structured_error(json!({ "error": err }))
 }
 
-/// Run one tool's work under [`CALL_LIMIT`]; its answer (JSON) or its error.
+/// Run one tool's work under [`call_limit`]; its answer (JSON) or its error.
 pub async fn finish<F>(work: F) -> ToolResult
 where
     F: Future<Output = ApiResult<Value>>,
 {
-    Ok(match tokio::time::timeout(CALL_LIMIT, work).await {
+    let limit = call_limit();
+    Ok(match tokio::time::timeout(limit, work).await {
         Ok(Ok(v)) => CallToolResult::structured(v),
         Ok(Err(e)) => tool_error(e),
         // The work's future is dropped here, which cancels its scan.
@@ -48,7 +60,7 @@ where
             "timeout",
             format!(
                 "the call took longer than {} s, the limit of one tool call; narrow its range, filters or path",
-                CALL_LIMIT.as_secs()
+                limit.as_secs_f64()
             ),
         )),
     })

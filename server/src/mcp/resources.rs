@@ -3,7 +3,7 @@
 //! units and default aggregations, from the one column declaration in
 //! crates/query, as `/api/traces/{id}/columns` lists them).
 
-use super::call::{on_trace, CALL_LIMIT};
+use super::call::{call_limit, on_trace};
 use super::Etlscope;
 use crate::api::error::ApiError;
 use crate::api::query::columns_json;
@@ -89,7 +89,7 @@ pub async fn read(
             _ => Err(ApiError::not_found("no such resource")),
         }
     };
-    let v: Value = match tokio::time::timeout(CALL_LIMIT, work).await {
+    let v: Value = match tokio::time::timeout(call_limit(), work).await {
         Ok(Ok(v)) => v,
         Ok(Err(err)) if err.code == "not_found" && what != "summary" && what != "columns" => {
             return Err(not_found())
