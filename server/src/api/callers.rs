@@ -86,7 +86,7 @@ fn key_of(t: &LoadedTrace, col: Column, k: &KeyOrLabel) -> ApiResult<u32> {
     }
 }
 
-fn tree(t: &LoadedTrace, spec: TreeSpec, direction: Direction) -> ApiResult<Value> {
+pub fn tree(t: &LoadedTrace, spec: TreeSpec, direction: Direction) -> ApiResult<Value> {
     check_limit(spec.limit)?;
     check_sizes(spec.path.len(), &spec.filters)?;
     let col = kind_column(&spec.kind)?;

@@ -83,6 +83,11 @@ pub async fn compare(
     read_auth(&app, &headers)?;
     let spec: CompareSpec =
         serde_json::from_slice(&body).map_err(|e| bad(format!("bad compare request: {e}")))?;
+    compare_value(&app, spec).await.map(Json)
+}
+
+/// The compared rows of two traces, as `/compare` answers them.
+pub async fn compare_value(app: &AppState, spec: CompareSpec) -> ApiResult<Value> {
     check_limit(spec.limit)?;
     let args = CompareArgs {
         table: spec.table.clone(),
@@ -94,8 +99,8 @@ pub async fn compare(
         json: true,
         symbol_path: None,
     };
-    let base = loaded(&app, &spec.base).await?;
-    let new = loaded(&app, &spec.new).await?;
+    let base = loaded(app, &spec.base).await?;
+    let new = loaded(app, &spec.new).await?;
     let limit = spec.limit;
     let out = tokio::task::spawn_blocking(move || -> ApiResult<Value> {
         let factor = compare::normalize(base.trace(), new.trace(), &args)
@@ -118,5 +123,5 @@ pub async fn compare(
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
-    Ok(Json(out))
+    Ok(out)
 }

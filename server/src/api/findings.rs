@@ -10,10 +10,12 @@
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use super::traces::{loaded, read_auth};
+use crate::store::LoadedTrace;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::Json;
 use serde_json::json;
+use std::sync::Arc;
 
 pub async fn get(
     State(app): State<AppState>,
@@ -22,8 +24,13 @@ pub async fn get(
 ) -> ApiResult<Json<serde_json::Value>> {
     read_auth(&app, &headers)?;
     let t = loaded(&app, &id).await?;
+    findings_value(t).await.map(Json)
+}
+
+/// The trace's findings, made once per loaded trace (see the module comment).
+pub async fn findings_value(t: Arc<LoadedTrace>) -> ApiResult<serde_json::Value> {
     if let Some(v) = t.findings.get() {
-        return Ok(Json(v.clone()));
+        return Ok(v.clone());
     }
     let (tx, rx) = tokio::sync::oneshot::channel();
     // Finished and kept even when the client goes away: the next page has it.
@@ -40,10 +47,8 @@ pub async fn get(
             let _ = tx.send(v.clone());
         })
         .map_err(|e| ApiError::internal(e.to_string()))?;
-    let v = rx
-        .await
-        .map_err(|_| ApiError::internal("the findings thread ended without an answer"))?;
-    Ok(Json(v))
+    rx.await
+        .map_err(|_| ApiError::internal("the findings thread ended without an answer"))
 }
 
 /// This thread's nice value to 10: interactive queries (nice 0) get

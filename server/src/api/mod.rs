@@ -1,10 +1,10 @@
 //! The HTTP API and the embedded UI.
 
-mod callers;
-mod compare;
+pub mod callers;
+pub mod compare;
 pub mod error;
 mod export;
-mod findings;
+pub mod findings;
 mod graph;
 pub mod guard;
 pub mod link_limits;
@@ -19,7 +19,7 @@ pub mod shape;
 pub mod stack_tags;
 pub mod state;
 pub mod symbols;
-mod trace_symbols;
+pub mod trace_symbols;
 pub mod traces;
 pub mod ui;
 mod value_columns;
@@ -118,6 +118,7 @@ pub fn router(state: AppState) -> Router {
         .route("/t/{id}", get(ui::trace_page))
         .route("/v/{id}", get(links::redirect))
         .route("/compare/{base}/{new}", get(ui::index))
+        .merge(crate::mcp::http::router(state.clone()))
         .fallback(ui::asset)
         // A client that stops sending its body is cut off, whatever the route.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(

@@ -280,15 +280,22 @@ where
     let spec: S = serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
     let t = loaded(&app, &id).await?;
     let t = super::stack_tags::for_query(&app, &headers, t)?;
-    // Dropped with this future when the client goes away: the query stops.
+    compute_on(t, move |t| compute(t, spec)).await.map(Json)
+}
+
+/// Run `compute` on a loaded trace off the async runtime, as every query
+/// endpoint (and MCP tool) does; dropping the future (the client went away,
+/// a time limit passed) stops the scan.
+pub async fn compute_on<T, F>(t: Arc<LoadedTrace>, compute: F) -> ApiResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&LoadedTrace) -> ApiResult<T> + Send + 'static,
+{
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
     let flag = Arc::clone(&cancel.0);
-    tokio::task::spawn_blocking(move || {
-        ::query::scan::cancel::with_flag(flag, || compute(&t, spec))
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?
-    .map(Json)
+    tokio::task::spawn_blocking(move || ::query::scan::cancel::with_flag(flag, || compute(&t)))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
 }
 
 pub async fn table(
@@ -587,6 +594,13 @@ pub async fn columns(
 ) -> ApiResult<Json<Value>> {
     read_auth(&app, &headers)?;
     let t = loaded(&app, &id).await?;
+    Ok(Json(columns_json(&t)))
+}
+
+/// Every table's key, stack and value columns with their definitions (name,
+/// aliases, type, unit, default aggregation): `/columns`, and the column
+/// catalog MCP clients read.
+pub fn columns_json(t: &LoadedTrace) -> Value {
     let mut tables = serde_json::Map::new();
     tables.insert(
         "cpu-sampled".into(),
@@ -607,7 +621,7 @@ pub async fn columns(
             m.extend(d);
         }
     }
-    Ok(Json(json!({ "tables": tables })))
+    json!({ "tables": tables })
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -764,48 +778,50 @@ pub async fn flame(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
-    answer(app, headers, id, body, |t, spec: FlameSpec| {
-        if !(0.0..1.0).contains(&spec.min_fraction) {
-            return Err(bad("min_fraction must be in [0, 1)"));
-        }
-        let mut filters = sample_filters(t, &spec.range, &spec.filters)?;
-        if spec.exclude_no_stack {
-            // A sample without a stack walk keeps its IP as a one-frame stack.
-            filters.min_stack_depth = 2;
-        }
-        let req = FlameRequest {
-            filters,
-            min_fraction: spec.min_fraction,
-            order: match spec.order.as_deref() {
-                None | Some("name") => FlameOrder::Name,
-                Some("weight") => FlameOrder::Weight,
-                Some(o) => return Err(bad(format!("unknown order {o:?}: name or weight"))),
-            },
-            per_process: spec.per_process,
-        };
-        let g = if spec.by_stack_tag {
-            t.engine.flame_by_stack_tag(&req)
-        } else {
-            t.engine.flame(&req)
-        }
-        .map_err(bad)?;
-        let ms = |v: &[i64]| v.iter().map(|&x| x as f64 / 1e6).collect::<Vec<_>>();
-        let ids = flame_frame_refs(t, &g.node);
-        Ok(json!({
-            "total": totals(&g.total),
-            "depth": g.depth,
-            "start_ms": ms(&g.start),
-            "width_ms": ms(&g.width),
-            "self_ms": ms(&g.self_ns),
-            "func": g.func,
-            "label": g.label,
-            "module": flame_modules(t, &g.func),
-            "frame_module": ids.0,
-            "frame_rva": ids.1,
-            "module_ids": ids.2,
-        }))
-    })
-    .await
+    answer(app, headers, id, body, run_flame).await
+}
+
+/// A flame graph's boxes, as `/flame` answers them.
+pub fn run_flame(t: &LoadedTrace, spec: FlameSpec) -> ApiResult<Value> {
+    if !(0.0..1.0).contains(&spec.min_fraction) {
+        return Err(bad("min_fraction must be in [0, 1)"));
+    }
+    let mut filters = sample_filters(t, &spec.range, &spec.filters)?;
+    if spec.exclude_no_stack {
+        // A sample without a stack walk keeps its IP as a one-frame stack.
+        filters.min_stack_depth = 2;
+    }
+    let req = FlameRequest {
+        filters,
+        min_fraction: spec.min_fraction,
+        order: match spec.order.as_deref() {
+            None | Some("name") => FlameOrder::Name,
+            Some("weight") => FlameOrder::Weight,
+            Some(o) => return Err(bad(format!("unknown order {o:?}: name or weight"))),
+        },
+        per_process: spec.per_process,
+    };
+    let g = if spec.by_stack_tag {
+        t.engine.flame_by_stack_tag(&req)
+    } else {
+        t.engine.flame(&req)
+    }
+    .map_err(bad)?;
+    let ms = |v: &[i64]| v.iter().map(|&x| x as f64 / 1e6).collect::<Vec<_>>();
+    let ids = flame_frame_refs(t, &g.node);
+    Ok(json!({
+        "total": totals(&g.total),
+        "depth": g.depth,
+        "start_ms": ms(&g.start),
+        "width_ms": ms(&g.width),
+        "self_ms": ms(&g.self_ns),
+        "func": g.func,
+        "label": g.label,
+        "module": flame_modules(t, &g.func),
+        "frame_module": ids.0,
+        "frame_rva": ids.1,
+        "module_ids": ids.2,
+    }))
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -28,7 +28,7 @@ pub async fn get(
 }
 
 /// The symbol state of trace `id` (see the module comment).
-async fn state_json(app: &AppState, id: &str) -> ApiResult<Value> {
+pub async fn state_json(app: &AppState, id: &str) -> ApiResult<Value> {
     let t = loaded(app, id).await?;
     let mut v = {
         let state = t
@@ -66,18 +66,22 @@ pub async fn put_path(
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
     super::receive::require_auth(&app, &headers)?;
-    super::traces::check_id(&id)?;
     // Read as JSON whatever its Content-Type, as the query endpoints do.
     let body: PathBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("bad body: {e}")))?;
-    if app.store.catalog.get(&id)?.is_none() {
-        return Err(super::traces::no_trace(&app, &id));
+    set_path(&app, &id, body.symbol_path.as_deref())
+        .await
+        .map(Json)
+}
+
+/// Keep `path` as the trace's own symbol path (None or blank: the
+/// server's again); answers the symbol state.
+pub async fn set_path(app: &AppState, id: &str, path: Option<&str>) -> ApiResult<Value> {
+    super::traces::check_id(id)?;
+    if app.store.catalog.get(id)?.is_none() {
+        return Err(super::traces::no_trace(app, id));
     }
-    let path = body
-        .symbol_path
-        .as_deref()
-        .map(str::trim)
-        .filter(|p| !p.is_empty());
+    let path = path.map(str::trim).filter(|p| !p.is_empty());
     if let Some(p) = path {
         if p.len() > MAX_PATH_LEN || p.chars().any(char::is_control) {
             return Err(ApiError::bad_request(format!(
@@ -85,8 +89,8 @@ pub async fn put_path(
             )));
         }
     }
-    app.store.catalog.set_symbol_path(&id, path)?;
-    Ok(Json(state_json(&app, &id).await?))
+    app.store.catalog.set_symbol_path(id, path)?;
+    state_json(app, id).await
 }
 
 /// Start looking the trace's symbols up again (202), or 409 if a lookup runs.
@@ -96,7 +100,12 @@ pub async fn load(
     Path(id): Path<String>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     super::receive::require_auth(&app, &headers)?;
-    let t = loaded(&app, &id).await?;
+    Ok((StatusCode::ACCEPTED, Json(start_load(&app, &id).await?)))
+}
+
+/// Start looking the trace's symbols up again; answers the symbol state.
+pub async fn start_load(app: &AppState, id: &str) -> ApiResult<Value> {
+    let t = loaded(app, id).await?;
     if !app.store.load_symbols(t)? {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -104,7 +113,7 @@ pub async fn load(
             "a symbol lookup is already running for this trace; cancel it or wait",
         ));
     }
-    Ok((StatusCode::ACCEPTED, Json(state_json(&app, &id).await?)))
+    state_json(app, id).await
 }
 
 /// Stop the running lookup: modules not yet started end `cancelled`; names

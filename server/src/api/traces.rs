@@ -216,7 +216,12 @@ pub async fn summary(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
     read_auth(&app, &headers)?;
-    let t = loaded(&app, &id).await?;
+    summary_value(&app, &id).await.map(Json)
+}
+
+/// `/summary`'s answer: the trace's summary and the schema packs that named its providers.
+pub async fn summary_value(app: &AppState, id: &str) -> ApiResult<Value> {
+    let t = loaded(app, id).await?;
     let mut v = summary_json(&t);
     // The library's schema packs with a provider of this trace (its link names them).
     let has = |g: &etl::Guid| t.trace().generic.providers.guid.contains(&Some(*g));
@@ -229,7 +234,7 @@ pub async fn summary(
         .map(|(n, _)| n)
         .collect();
     v["schema_packs"] = json!(used);
-    Ok(Json(v))
+    Ok(v)
 }
 
 /// WPA's System Configuration: the SysConfig rundown's tables (`null` when

@@ -11,7 +11,7 @@ macro_rules! say {
 
 pub mod compare;
 mod conn_limits;
-mod demo;
+pub(crate) mod demo;
 mod dump;
 pub(crate) mod export;
 mod files;
@@ -210,6 +210,14 @@ pub enum Command {
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
+    /// Answer MCP (Model Context Protocol) on stdin/stdout for an AI agent:
+    /// tools over the traces of the library (docs/guide/agents.md). Each
+    /// TRACE file is added to the library first, by reference.
+    Mcp {
+        #[command(flatten)]
+        mcp: crate::mcp::stdio::McpArgs,
+        traces: Vec<PathBuf>,
+    },
     /// Record a trace on Windows: WPR's CPU profile (kernel flags, stacks,
     /// sampling interval) plus user providers, with image identities added.
     Record(record::RecordArgs),
@@ -345,6 +353,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             symbols::run(&file, companions, symbol_path.as_deref())
         }
         Some(Command::Synth(s)) => synth::run(s),
+        Some(Command::Mcp { mcp, traces }) => crate::mcp::stdio::run(mcp, traces, companions),
         Some(Command::Record(a)) if a.serve => serve::run(
             serve::ServeArgs::defaults(),
             Vec::new(),
