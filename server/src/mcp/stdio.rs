@@ -89,6 +89,8 @@ pub fn run(args: McpArgs, traces: Vec<PathBuf>, companions: bool) -> anyhow::Res
             },
         }),
         links: Arc::new(LinkGuard::new(LinkLimits::default())),
+        // No tool writes notes; the state needs its guard all the same.
+        notes: Arc::new(crate::api::note_rules::NoteGuard::new(Default::default())),
     };
     let server = Etlscope::new(
         app,
