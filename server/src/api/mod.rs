@@ -14,6 +14,7 @@ pub mod query;
 mod receive;
 pub mod schemas;
 pub mod shape;
+mod sql;
 pub mod stack_tags;
 pub mod state;
 pub mod symbols;
@@ -72,6 +73,7 @@ pub fn router(state: AppState) -> Router {
         .route("/traces/{id}/timeline", post(query::timeline))
         .route("/traces/{id}/export", post(export::export))
         .route("/traces/{id}/graph", post(graph::graph))
+        .route("/traces/{id}/sql", post(sql::sql))
         .route("/links", post(links::create))
         .route("/links/{id}", get(links::get))
         .route("/stacktags", get(stack_tags::list))
