@@ -757,6 +757,26 @@ impl Store {
         )
     }
 
+    /// Reserves `need` bytes for a SQL query under the memory budget,
+    /// dropping least recently used traces or waiting for running ingests
+    /// as an ingest would; `gave_up` stops the wait (the client went away).
+    pub fn admit_query(
+        &self,
+        need: u64,
+        gave_up: &dyn Fn() -> bool,
+    ) -> Result<Reservation<'_>, String> {
+        if need > self.memory_budget {
+            return Err(format!(
+                "a SQL query reserves {} MiB (--sql-memory-mb), more than the memory budget of {} MiB",
+                need >> 20,
+                self.memory_budget >> 20
+            ));
+        }
+        self.reservations
+            .admit(need, self.memory_budget, self, gave_up)
+            .ok_or_else(|| "the query was cancelled while it waited for memory".to_string())
+    }
+
     /// The symbol path a trace's lookups use after the local folders: its
     /// own (set in the Symbols panel, kept in the catalog), else the server's.
     pub fn symbol_path_of(&self, id: &str) -> Option<String> {

@@ -145,6 +145,15 @@ fn every_endpoint_answers_as_documented() {
     }
     check(
         &doc,
+        "/api/traces/{id}/sql",
+        "post",
+        &post(
+            "/api/traces/{id}/sql",
+            json!({"sql": "SELECT process, count(*), avg(weight) * 1.5, NULL FROM cpu_sampled GROUP BY 1", "max_rows": 3}),
+        ),
+    );
+    check(
+        &doc,
         "/api/traces/{id}/butterfly",
         "post",
         &post(
@@ -249,6 +258,11 @@ fn every_endpoint_answers_as_documented() {
             "POST",
             "/api/traces/{id}/table",
             r#"{"table": "no-such-table", "columns": []}"#,
+        ),
+        (
+            "POST",
+            "/api/traces/{id}/sql",
+            r#"{"sql": "SELECT nope FROM cpu_sampled"}"#,
         ),
     ] {
         let (s, v) = server.json(method, &p.replace("{id}", &id), body);

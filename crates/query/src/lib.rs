@@ -255,6 +255,11 @@ impl Engine {
         &self.trace
     }
 
+    /// The trace, shared (SQL's virtual tables hold it while a query runs).
+    pub fn trace_arc(&self) -> Arc<Trace> {
+        self.trace.clone()
+    }
+
     pub fn funcs(&self) -> &FuncKeys {
         &self.funcs
     }

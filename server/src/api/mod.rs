@@ -16,6 +16,7 @@ pub mod query;
 mod receive;
 pub mod schemas;
 pub mod shape;
+mod sql;
 pub mod stack_tags;
 pub mod state;
 pub mod symbols;
@@ -88,6 +89,7 @@ pub fn router(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::disable()),
         )
         .route("/note-counts", get(notes::counts))
+        .route("/traces/{id}/sql", post(sql::sql))
         .route("/links", post(links::create))
         .route("/links/{id}", get(links::get))
         .route("/stacktags", get(stack_tags::list))

@@ -255,7 +255,7 @@ fn find_label(r: &TableResponse, label: &str) -> Option<u32> {
 
 /// Sets its flag when dropped: with the request's future, when the client
 /// went away before the answer (`query::scan::cancel`).
-struct CancelOnDrop(Arc<AtomicBool>);
+pub(super) struct CancelOnDrop(pub(super) Arc<AtomicBool>);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {

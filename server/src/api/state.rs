@@ -26,6 +26,8 @@ pub struct ApiConfig {
     pub body_idle_timeout: std::time::Duration,
     /// The Host names this server answers to (DNS-rebinding defence).
     pub allowed_hosts: super::guard::AllowedHosts,
+    /// The most a SQL query may return, run for and take (`--sql-*`).
+    pub sql: ::sql::Limits,
 }
 
 impl AppState {

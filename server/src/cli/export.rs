@@ -104,7 +104,7 @@ pub fn run(paths: &[PathBuf], companions: bool, args: ExportArgs<'_>) -> anyhow:
 }
 
 /// A trace read only in part gives partial tables: say so on stderr.
-fn warn_if_incomplete(t: &Trace) {
+pub(crate) fn warn_if_incomplete(t: &Trace) {
     let i = &t.info;
     let mut what = Vec::new();
     let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });

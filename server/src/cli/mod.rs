@@ -31,6 +31,7 @@ pub mod record;
 pub mod record_windows;
 pub mod register;
 pub mod serve;
+pub(crate) mod sql;
 mod symbols;
 mod synth;
 
@@ -187,6 +188,29 @@ pub enum Command {
         normalize: String,
         #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
         format: String,
+        #[arg(long, env = "_NT_SYMBOL_PATH")]
+        symbol_path: Option<String>,
+    },
+    /// Run one SQL query over a trace: a table per WPA table (cpu_sampled, file_io, ...), stacks,
+    /// frames, modules and trace_info; read-only, with row, time and memory limits (docs/guide/sql.md).
+    Sql {
+        /// The trace (`x.etl` brings PerfView's companions along, as everywhere).
+        file: PathBuf,
+        /// One statement, e.g. "SELECT process, count(*) FROM cpu_sampled GROUP BY 1".
+        query: String,
+        #[arg(long, default_value = "csv", value_parser = ["csv", "tsv", "json"])]
+        format: String,
+        /// Print at most this many rows (a warning on stderr says when rows were left out).
+        #[arg(long, default_value_t = 1_000_000)]
+        max_rows: usize,
+        /// Stop the query after this many seconds.
+        #[arg(long, default_value_t = 300.0, value_name = "SECONDS")]
+        timeout: f64,
+        /// Memory the query (SQLite's sorts and groups, and the answer) may take, in MiB.
+        #[arg(long, default_value_t = 2048, value_name = "MIB")]
+        memory_mb: u64,
+        /// Name frames from PDBs on this symbol path (_NT_SYMBOL_PATH syntax);
+        /// a `symbols/` folder beside the trace is searched first.
         #[arg(long, env = "_NT_SYMBOL_PATH")]
         symbol_path: Option<String>,
     },
@@ -349,6 +373,26 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             export::run(&file, companions, args)
         }
+        Some(Command::Sql {
+            file,
+            query,
+            format,
+            max_rows,
+            timeout,
+            memory_mb,
+            symbol_path,
+        }) => sql::run(
+            &[file],
+            companions,
+            sql::SqlArgs {
+                sql: query,
+                format,
+                max_rows,
+                timeout_s: timeout,
+                memory_mb,
+                symbol_path,
+            },
+        ),
         Some(Command::Symbols { file, symbol_path }) => {
             symbols::run(&file, companions, symbol_path.as_deref())
         }

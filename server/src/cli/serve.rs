@@ -85,6 +85,16 @@ pub struct ServeArgs {
     /// edit) per minute: a burst of that many, then one every 60/N seconds.
     #[arg(long, default_value_t = crate::api::note_rules::DEFAULT_NOTES_PER_MINUTE)]
     pub notes_per_minute: u32,
+    /// Most rows a SQL query (`POST /api/traces/{id}/sql`) returns; more are cut, and said so.
+    #[arg(long, default_value_t = 10_000)]
+    pub sql_max_rows: usize,
+    /// Longest a SQL query may run, in seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub sql_timeout_secs: f64,
+    /// Memory one SQL query may take (its sorts and groups, and the answer), in MiB,
+    /// reserved under --memory-budget-mb while it runs.
+    #[arg(long, default_value_t = 256)]
+    pub sql_memory_mb: u64,
     /// Memory budget for traces held in memory and ingests, in MiB
     /// [default: three quarters of the machine's memory].
     #[arg(long)]
@@ -338,6 +348,7 @@ pub fn run(
             query_wait: std::time::Duration::from_secs(20),
             allowed_hosts,
             body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
+            sql: super::sql::limits(args.sql_max_rows, args.sql_timeout_secs, args.sql_memory_mb)?,
         }),
         links: Arc::new(LinkGuard::new(link_limits)),
         notes: Arc::new(NoteGuard::new(note_limits)),

@@ -87,6 +87,8 @@ pub fn run(args: McpArgs, traces: Vec<PathBuf>, companions: bool) -> anyhow::Res
                 names: Vec::new(),
                 public_origin: None,
             },
+            // No SQL tool yet (see mcp/mod.rs): the server's defaults.
+            sql: ::sql::Limits::default(),
         }),
         links: Arc::new(LinkGuard::new(LinkLimits::default())),
         // No tool writes notes; the state needs its guard all the same.

@@ -77,7 +77,9 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 string(t, "Image Path", module_attr(|m| &m.path)),
                 version(t, "File Version", module_attr(|m| &m.file_version)),
                 string(t, "Company Name", module_attr(|m| &m.company_name)),
-                start_time("Time", move |i| s.time.get(i).copied().unwrap_or(0)),
+                // The stored column itself: sorted, so SQL's time ranges
+                // (crates/sql) find their rows by binary search.
+                start_time("Time", Numbers::I64(&s.time)),
                 // The sampling interval in force at the sample.
                 duration("Weight", move |i| s.weight_ns(i)).alias(&["Weight (ms)"]),
             ])

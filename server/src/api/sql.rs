@@ -1,0 +1,100 @@
+//! `POST /api/traces/{id}/sql` `{"sql": "SELECT ...", "max_rows": N, "timeout_ms": N}`:
+//! one read-only SQL query over a loaded trace (crates/sql), within the
+//! server's limits (`serve --sql-max-rows --sql-timeout-secs --sql-memory-mb`;
+//! a request may ask for less, not more). Its memory is reserved under the
+//! server's budget before it runs, and it stops when the client goes away.
+//! A wrong statement is a 400 with SQLite's message and the byte offset.
+
+use super::error::{ApiError, ApiResult};
+use super::query::CancelOnDrop;
+use super::state::AppState;
+use super::traces::{loaded, read_auth};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SqlRequest {
+    sql: String,
+    /// At most the server's `--sql-max-rows`.
+    #[serde(default)]
+    max_rows: Option<usize>,
+    /// At most the server's `--sql-timeout-secs`.
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+}
+
+/// The server's limits, narrowed by what the request asks.
+fn limits(server: &::sql::Limits, req: &SqlRequest) -> ::sql::Limits {
+    let mut l = *server;
+    if let Some(n) = req.max_rows {
+        l.max_rows = l.max_rows.min(n);
+    }
+    if let Some(ms) = req.timeout_ms {
+        l.timeout = l.timeout.min(Duration::from_millis(ms));
+    }
+    l
+}
+
+fn sql_error(e: ::sql::SqlError) -> ApiError {
+    use ::sql::ErrorKind as K;
+    let (status, code) = match e.kind {
+        K::Invalid => (StatusCode::BAD_REQUEST, "bad_sql"),
+        K::Refused => (StatusCode::BAD_REQUEST, "sql_refused"),
+        K::TimedOut => (StatusCode::UNPROCESSABLE_ENTITY, "sql_timeout"),
+        K::OutOfMemory => (StatusCode::UNPROCESSABLE_ENTITY, "sql_memory"),
+        K::Cancelled => (StatusCode::SERVICE_UNAVAILABLE, "cancelled"),
+        K::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+    };
+    let mut err = ApiError::new(status, code, e.message.clone());
+    err.detail = Some(json!({ "position": e.offset }));
+    err
+}
+
+pub async fn sql(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let req: SqlRequest = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("bad sql request: {e}")))?;
+    if req.sql.len() > ::sql::MAX_SQL_BYTES as usize {
+        return Err(ApiError::bad_request(format!(
+            "the statement is {} bytes, more than the {} accepted",
+            req.sql.len(),
+            ::sql::MAX_SQL_BYTES
+        )));
+    }
+    let limits = limits(&app.config.sql, &req);
+    let t = loaded(&app, &id).await?;
+    // Dropped with this future when the client goes away: the query stops.
+    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+    let flag = Arc::clone(&cancel.0);
+    let store = app.store.clone();
+    let trace = t.engine.trace_arc();
+    let answer = tokio::task::spawn_blocking(move || {
+        let start = Instant::now();
+        let gave_up = || flag.load(Ordering::Relaxed);
+        let _ticket = store
+            .admit_query(limits.memory_bytes, &gave_up)
+            .map_err(|m| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", m))?;
+        let a = ::sql::query(&trace, &req.sql, &limits, &flag).map_err(sql_error)?;
+        let mut out = ::sql::output::json(&a);
+        if let Some(o) = out.as_object_mut() {
+            o.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
+        }
+        Ok::<_, ApiError>(out)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    drop(cancel);
+    Ok(Json(answer))
+}
