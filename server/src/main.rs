@@ -10,6 +10,7 @@ mod findings_json;
 mod heal;
 mod live;
 mod machine_memory;
+mod region_store;
 mod schema_store;
 mod stack_tag_store;
 mod store;

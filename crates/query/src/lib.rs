@@ -78,6 +78,9 @@ pub struct Engine {
     pub(crate) totals: Arc<index::totals::SampleTotals>,
     /// The set the Stack Tag column shows (the built-in one by default).
     pub(crate) stack_tags: Arc<stack_tags::StackTags>,
+    /// A view's regions file's instances (`with_regions`); `None`: the
+    /// trace's own (`--regions`).
+    pub(crate) regions: Option<Arc<model::regions::RegionTable>>,
     /// Every sample names a thread row of the trace (queries leave out
     /// those that do not; shortcuts that never read threads need this).
     pub(crate) threads_valid: bool,
@@ -155,6 +158,7 @@ impl Engine {
             by_node: Arc::new(by_node),
             totals: Arc::new(totals),
             stack_tags,
+            regions: None,
             threads_valid,
             tree,
             trace,
@@ -192,6 +196,7 @@ impl Engine {
             by_node: Arc::new(by_node),
             totals: self.totals.clone(),
             stack_tags: self.stack_tags.clone(),
+            regions: self.regions.clone(),
             threads_valid: self.threads_valid,
             tree,
             trace,
@@ -215,10 +220,39 @@ impl Engine {
             by_node: self.by_node.clone(),
             totals: self.totals.clone(),
             stack_tags: tags,
+            regions: self.regions.clone(),
             threads_valid: self.threads_valid,
             filter_totals: Mutex::new(Vec::new()),
             compare_cache: self.compare_cache.clone(),
         }
+    }
+
+    /// This engine with its Region column and Regions of Interest table
+    /// from `regions` (a view's regions file): shares everything else.
+    pub fn with_regions(&self, regions: Arc<model::regions::RegionTable>) -> Engine {
+        Engine {
+            trace: self.trace.clone(),
+            funcs: self.funcs.clone(),
+            tree: self.tree.clone(),
+            keys: self.keys.clone(),
+            by_thread: self.by_thread.clone(),
+            by_node: self.by_node.clone(),
+            totals: self.totals.clone(),
+            stack_tags: self.stack_tags.clone(),
+            regions: Some(regions),
+            threads_valid: self.threads_valid,
+            filter_totals: Mutex::new(Vec::new()),
+            compare_cache: self.compare_cache.clone(),
+        }
+    }
+
+    /// The regions this engine's tables use: a view's, else the trace's.
+    pub fn regions(&self) -> &model::regions::RegionTable {
+        self.regions.as_deref().unwrap_or(&self.trace.regions)
+    }
+
+    pub(crate) fn regions_arc(&self) -> Option<Arc<model::regions::RegionTable>> {
+        self.regions.clone()
     }
 
     /// Makes the comparison's per-trace indexes now (`CompareCache::warm`).

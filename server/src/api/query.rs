@@ -279,10 +279,13 @@ where
     let spec: S = serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
     let t = loaded(&app, &id).await?;
     let t = super::stack_tags::for_query(&app, &headers, t)?;
+    let regions = super::regions::chosen(&app, &headers)?;
     // Dropped with this future when the client goes away: the query stops.
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
     let flag = Arc::clone(&cancel.0);
     tokio::task::spawn_blocking(move || {
+        // The view's regions file, matched against the trace on first use.
+        let t = super::regions::apply(&app, t, regions);
         ::query::scan::cancel::with_flag(flag, || compute(&t, spec))
     })
     .await
@@ -321,7 +324,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
         return Err(unknown_table(&spec.table));
     }
     let engine = &t.engine;
-    let (values, sort_value) = value_columns::sampled_values(t.trace(), &spec.values, &spec.sort)?;
+    let (values, sort_value) = value_columns::sampled_values(&t.engine, &spec.values, &spec.sort)?;
     let req = match sort_value {
         // Sorted by a value column: the engine's own sort key is unused.
         Some(_) => {
@@ -338,7 +341,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
     let mut v = response_json(&r, col);
     add_stable_ids(&mut v, engine, &r);
     if !values.is_empty() {
-        value_columns::add_sampled_values(&mut v, t.trace(), &values, &r);
+        value_columns::add_sampled_values(&mut v, &t.engine, &values, &r);
     }
     v["percent_of"] = super::percent_basis::sampled(
         engine.cpu_capacity_ns(req.filters.range),
@@ -586,6 +589,8 @@ pub async fn columns(
 ) -> ApiResult<Json<Value>> {
     read_auth(&app, &headers)?;
     let t = loaded(&app, &id).await?;
+    // The Region column is there with a regions file (the view's, else `--regions`).
+    let t = super::regions::for_query(&app, &headers, t)?;
     let mut tables = serde_json::Map::new();
     tables.insert(
         "cpu-sampled".into(),
@@ -601,7 +606,7 @@ pub async fn columns(
     // aggregation) every table's `values` and export use.
     for (name, table) in tables.iter_mut() {
         if let (Value::Object(m), Value::Object(d)) =
-            (table, value_columns::definitions(t.trace(), name))
+            (table, value_columns::definitions(&t.engine, name))
         {
             m.extend(d);
         }

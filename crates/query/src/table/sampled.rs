@@ -122,7 +122,7 @@ impl Engine {
         let level = self.level(&next);
         let plan = self.plan(&req.filters, &preds, level.slot_of, level.keys.len())?;
         let known = self.cached_total(&req.filters);
-        let def = TableDef::of(&self.trace, "cpu-sampled");
+        let def = TableDef::of_with(&self.trace, self.regions(), "cpu-sampled");
         let readers = match &def {
             Some(d) if !values.is_empty() => readers(&self.trace, d, values, plan.stack.len())?,
             _ => Vec::new(),

@@ -8,7 +8,7 @@ use super::{
 use model::strings::StrId;
 use model::{Trace, NONE};
 
-pub(super) fn table(t: &Trace) -> TableDef<'_> {
+pub(super) fn table<'a>(t: &'a Trace, regions: &'a model::regions::RegionTable) -> TableDef<'a> {
     let s = &t.samples;
     let thread = move |i: usize| s.thread(i) as usize;
     let process = move |i: usize| t.threads.process.get(thread(i)).copied().unwrap_or(NONE);
@@ -37,7 +37,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 .unwrap_or_default()
         }
     };
-    let region = super::regions::region_column(t, move |i| s.time.get(i).copied().unwrap_or(0));
+    let region =
+        super::regions::region_column(regions, move |i| s.time.get(i).copied().unwrap_or(0));
     TableDef {
         name: "cpu-sampled",
         rows: s.len(),
