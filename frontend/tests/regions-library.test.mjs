@@ -128,7 +128,8 @@ test('CPU Usage (Sampled) keyed and filtered by Region (a regions file from the 
   await p.goto(`${srv.url}/t/${srv.ids[1]}?${q}`);
   await waitTable(p);
   const rows = await rowsAt(p, 0);
-  const label = (/** @type {string} */ r) => r || 'n/a';
+  // Outside every instance the key is empty (export's ''), which the table shows as "(none)".
+  const label = (/** @type {string} */ r) => r || '(none)';
   assert.deepEqual(rows.map((r) => [r.label, Number(r.values.Count)]).sort(), want.map((w) => [label(w.Region), w.Count]).sort());
   for (const w of want) {
     const r = rows.find((x) => x.label === label(w.Region));
@@ -142,6 +143,14 @@ test('CPU Usage (Sampled) keyed and filtered by Region (a regions file from the 
   await waitTable(p);
   const byProcess = await rowsAt(p, 0);
   assert.deepEqual(byProcess.map((r) => [r.label, Number(r.values.Count)]).sort(), inside.map((x) => [x.Process, x.Count]).sort());
+  // Outside CLR/GC (an excluding filter): export's `Region!=CLR/GC`.
+  const outside = exportRows(trace(), ['--table', 'cpu-sampled', '--filter', 'Region!=CLR/GC', '--group', 'Process', '--values', 'Count'], true);
+  q.delete('f');
+  q.append('x', 'Region=CLR/GC');
+  await p.goto(`${srv.url}/t/${srv.ids[1]}?${q}`);
+  await waitTable(p);
+  const out = await rowsAt(p, 0);
+  assert.deepEqual(out.map((r) => [r.label, Number(r.values.Count)]).sort(), outside.map((x) => [x.Process, x.Count]).sort());
   process.stderr.write(`cpu-sampled by Region: ${JSON.stringify(want)}\n`);
   assert.deepEqual(errors, []);
   await c.close();

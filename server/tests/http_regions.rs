@@ -115,35 +115,68 @@ fn regions_files_in_the_library_per_view() {
     std::fs::write(&both_file, regions_xml("Runtime", true)).expect("write");
 
     // What the CLI says, with each file as `--regions`, while the server loads.
-    let (want_gc, want_both, want_generic, server, id) = std::thread::scope(|s| {
-        let gc = s.spawn(|| export_with(&gc_file, &trace, &["--table", "regions", "--rows"]));
-        let both = s.spawn(|| {
-            export_with(
-                &both_file,
-                &trace,
-                &["--table", "regions", "--group", "Region"],
+    let (want_gc, want_both, want_generic, want_cpu, want_inside, server, id) =
+        std::thread::scope(|s| {
+            let gc = s.spawn(|| export_with(&gc_file, &trace, &["--table", "regions", "--rows"]));
+            let both = s.spawn(|| {
+                export_with(
+                    &both_file,
+                    &trace,
+                    &["--table", "regions", "--group", "Region"],
+                )
+            });
+            let generic = s.spawn(|| {
+                export_with(
+                    &gc_file,
+                    &trace,
+                    &["--table", "generic", "--group", "Region"],
+                )
+            });
+            let cpu = s.spawn(|| {
+                export_with(
+                    &gc_file,
+                    &trace,
+                    &[
+                        "--table",
+                        "cpu-sampled",
+                        "--group",
+                        "Region",
+                        "--values",
+                        "Count",
+                    ],
+                )
+            });
+            let inside = s.spawn(|| {
+                export_with(
+                    &gc_file,
+                    &trace,
+                    &[
+                        "--table",
+                        "cpu-sampled",
+                        "--filter",
+                        "Region=CLR/GC",
+                        "--group",
+                        "Process",
+                        "--values",
+                        "Count",
+                    ],
+                )
+            });
+            let data = common::temp_dir("regions-lib-data");
+            let server = Server::start(&data, &[trace.to_str().unwrap_or_default()]);
+            let (_, list) = server.json("GET", "/api/traces", "");
+            let id = list["traces"][0]["id"].as_str().unwrap_or("").to_string();
+            server.wait_ready(&id, 120);
+            (
+                gc.join().expect("gc"),
+                both.join().expect("both"),
+                generic.join().expect("generic"),
+                cpu.join().expect("cpu"),
+                inside.join().expect("inside"),
+                server,
+                id,
             )
         });
-        let generic = s.spawn(|| {
-            export_with(
-                &gc_file,
-                &trace,
-                &["--table", "generic", "--group", "Region"],
-            )
-        });
-        let data = common::temp_dir("regions-lib-data");
-        let server = Server::start(&data, &[trace.to_str().unwrap_or_default()]);
-        let (_, list) = server.json("GET", "/api/traces", "");
-        let id = list["traces"][0]["id"].as_str().unwrap_or("").to_string();
-        server.wait_ready(&id, 120);
-        (
-            gc.join().expect("gc"),
-            both.join().expect("both"),
-            generic.join().expect("generic"),
-            server,
-            id,
-        )
-    });
     assert!(want_gc.len() > 100, "{} GCs", want_gc.len());
 
     // Upload: the summary of the stored file.
@@ -218,6 +251,36 @@ fn regions_files_in_the_library_per_view() {
     got_g.sort();
     assert_eq!(got_g, export_counts(&want_generic, "Region"));
 
+    // CPU Usage (Sampled) keyed by Region, and filtered to inside CLR/GC,
+    // equal export's; without a regions file the column is refused.
+    let (s, c) = post_with(
+        &server,
+        &table,
+        r#"{"table": "cpu-sampled", "columns": ["Region"], "limit": 100}"#,
+        "gc",
+    );
+    assert_eq!(s, 200, "{c}");
+    let mut got_cpu = labels_counts(&c);
+    got_cpu.sort();
+    assert_eq!(got_cpu, export_counts(&want_cpu, "Region"));
+    let (s, c) = post_with(
+        &server,
+        &table,
+        r#"{"table": "cpu-sampled", "columns": ["Process"], "filters": [{"column": "Region", "values": ["CLR/GC"]}], "limit": 1000}"#,
+        "gc",
+    );
+    assert_eq!(s, 200, "{c}");
+    let mut got_inside = labels_counts(&c);
+    got_inside.sort();
+    assert_eq!(got_inside, export_counts(&want_inside, "Process"));
+    let (s, e) = post_with(
+        &server,
+        &table,
+        r#"{"table": "cpu-sampled", "columns": ["Region"]}"#,
+        "",
+    );
+    assert_eq!(s, 400, "{e}");
+
     // The summary's row count and the columns follow the header too.
     let (s, sum) = {
         let (s, b) = request(
@@ -262,7 +325,7 @@ fn regions_files_in_the_library_per_view() {
     assert_eq!(s, 200);
     assert_eq!(labels_counts(&b).len(), 2);
     eprintln!(
-        "regions over HTTP: gc {} instances, both {got_both:?}, generic by Region {got_g:?}",
+        "regions over HTTP: gc {} instances, both {got_both:?}, generic by Region {got_g:?}, cpu-sampled by Region {got_cpu:?}, inside CLR/GC by process {got_inside:?}",
         want_gc.len()
     );
 }

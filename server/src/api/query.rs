@@ -166,6 +166,17 @@ fn column(name: &str) -> ApiResult<Column> {
     })
 }
 
+/// A CPU Usage (Sampled) column of `t`: Region only with a regions file.
+fn sampled_column(t: &LoadedTrace, name: &str) -> ApiResult<Column> {
+    let c = column(name)?;
+    if c == Column::Region && !t.engine.has_regions() {
+        return Err(bad(
+            "the Region column needs a regions file: name one of the library's (X-Etlscope-Regions) or serve with --regions",
+        ));
+    }
+    Ok(c)
+}
+
 pub(super) fn range(r: &Option<Range>) -> ApiResult<Option<TimeRange>> {
     r.as_ref()
         .map(|r| plan::time_range(r.start_s, r.end_s).map_err(bad))
@@ -357,7 +368,7 @@ pub(super) fn sampled_request(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Ta
     let columns: Vec<Column> = spec
         .columns
         .iter()
-        .map(|c| column(c))
+        .map(|c| sampled_column(t, c))
         .collect::<ApiResult<_>>()?;
     let filters = sample_filters(t, &spec.range, &spec.filters)?;
     let mut path = Vec::new();
@@ -595,7 +606,11 @@ pub async fn columns(
     tables.insert(
         "cpu-sampled".into(),
         json!({
-            "key_columns": Column::ALL.iter().map(|c| c.name()).collect::<Vec<_>>(),
+            "key_columns": Column::ALL
+                .iter()
+                .filter(|&&c| c != Column::Region || t.engine.has_regions())
+                .map(|c| c.name())
+                .collect::<Vec<_>>(),
             "value_columns": ["Count", "Weight (ms)", "% Weight", "First (s)", "Last (s)"],
         }),
     );
@@ -657,7 +672,7 @@ pub(super) fn sample_filters(
             filters.columns.push(contains_filter(t, f)?);
             continue;
         }
-        let c = column(&f.column)?;
+        let c = sampled_column(t, &f.column)?;
         let mut values = Vec::new();
         // Every row of the column, queried once for all the labels given.
         let mut all: Option<TableResponse> = None;

@@ -276,6 +276,14 @@ impl Engine {
             Next::Flat { column, .. } => match column.source() {
                 Source::Thread(i) => dense_level(&self.keys.thread[i], SlotOf::Thread),
                 Source::Node(i) => dense_level(&self.keys.node[i], SlotOf::Node),
+                Source::Region => {
+                    let keys: Vec<u32> = (0..self.region_keys() as u32).collect();
+                    Level {
+                        slot_of: SlotOf::Region(keys.clone()),
+                        deeper: vec![false; keys.len()],
+                        keys,
+                    }
+                }
                 _ => {
                     let keys: Vec<u32> = (0..CPUS as u32).collect();
                     Level {
