@@ -37,9 +37,26 @@ export function useStackTags(name) { stackTagSet = name || ''; }
 /** The Stack Tags set queries use now. */
 export const stackTags = () => stackTagSet;
 
+/** The regions file queries name (docs/API.md, "Regions files"); '' the trace's own (`--regions`). */
+let regionsSet = '';
+/** @param {string} name */
+export function useRegions(name) { regionsSet = name || ''; }
+/** The regions file queries use now. */
+export const regions = () => regionsSet;
+/** The view's regions header, if it names a file. */
+const regionsHeader = () => (regionsSet ? { 'x-etlscope-regions': regionsSet } : {});
+
 /** @param {string} url @param {any} body @param {AbortSignal} [signal] */
 const post = (url, body, signal) =>
-  call(url, { method: 'POST', signal, headers: { 'content-type': 'application/json', ...(stackTagSet ? { 'x-etlscope-stack-tags': stackTagSet } : {}) }, body: JSON.stringify(body) });
+  call(url, { method: 'POST', signal, headers: { 'content-type': 'application/json', ...(stackTagSet ? { 'x-etlscope-stack-tags': stackTagSet } : {}), ...regionsHeader() }, body: JSON.stringify(body) });
+
+/** The library's regions files. */
+export const regionSets = () => call('/api/regions');
+/** Store a regions file as `name`. @param {string} name @param {string} xml */
+export const putRegions = (name, xml) =>
+  call(`/api/regions/${encodeURIComponent(name)}`, { method: 'PUT', headers: { 'content-type': 'application/xml' }, body: xml });
+/** @param {string} name */
+export const deleteRegions = (name) => call(`/api/regions/${encodeURIComponent(name)}`, { method: 'DELETE' });
 
 /** The server's stack tag sets. */
 export const stackTagSets = () => call('/api/stacktags');
@@ -66,13 +83,13 @@ export const getTrace = (id) => call(tr(id));
 /** @param {string} id */
 export const deleteTrace = (id) => call(tr(id), { method: 'DELETE' });
 /** @param {string} id */
-export const summary = (id) => call(`${tr(id)}/summary`);
+export const summary = (id) => call(`${tr(id)}/summary`, { headers: regionsHeader() });
 /** @param {string} id */
 export const systemConfig = (id) => call(`${tr(id)}/system-config`);
 /** @param {string} id */
 export const findings = (id) => call(`${tr(id)}/findings`);
 /** @param {string} id */
-export const columns = (id) => call(`${tr(id)}/columns`);
+export const columns = (id) => call(`${tr(id)}/columns`, { headers: regionsHeader() });
 /** @param {string} id @param {any} q */
 export const table = (id, q) => post(`${tr(id)}/table`, q);
 /** @param {string} id @param {any} q */
@@ -182,7 +199,7 @@ function send(file, onProgress) {
 
 /** The view as CSV or TSV (`etlscope export`'s bytes), as a Blob. @param {string} id @param {any} q @returns {Promise<Blob>} */
 export async function exportTable(id, q) {
-  const r = await fetch(`${tr(id)}/export`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify(q) });
+  const r = await fetch(`${tr(id)}/export`, { method: 'POST', headers: { 'content-type': 'application/json', ...regionsHeader(), ...authHeaders() }, body: JSON.stringify(q) });
   if (!r.ok) {
     let body = null;
     try { body = await r.json(); } catch { /* not JSON */ }

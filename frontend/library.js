@@ -3,6 +3,7 @@ import * as api from './api.js';
 import { h, clear, fmtSize, fmtDate, copyText, toast } from './dom.js';
 import { compareWith } from './compare.js';
 import { isSchemaFile, schemaPacksPanel } from './schema-packs.js';
+import { isRegionsFile, regionsPanel } from './regions-files.js';
 
 /** @type {Map<string, () => void>} open SSE streams by trace id */
 const streams = new Map();
@@ -23,6 +24,7 @@ export function renderLibrary(root, navigate) {
     h('div', { class: 'drop-sub' }, ['or ', h('button', { class: 'btn primary', text: 'Choose files…', onclick: () => fileInput.click() })]),
   ]);
   const schemas = schemaPacksPanel();
+  const regions = regionsPanel();
   const tbody = h('tbody');
   const listState = h('div', { class: 'state', text: 'Loading traces…' });
   const tableEl = h('table', { class: 'grid library', 'data-testid': 'library' }, [
@@ -37,6 +39,7 @@ export function renderLibrary(root, navigate) {
       drop, fileInput, uploads,
       h('section', { class: 'panel' }, [tableEl, listState]),
       schemas.panel,
+      regions.panel,
     ]),
   );
 
@@ -177,11 +180,17 @@ export function renderLibrary(root, navigate) {
     drop.classList.remove('over');
     if (!e.dataTransfer || !e.dataTransfer.files.length) return;
     const files = [...e.dataTransfer.files];
-    // Manifests go to the library's schemas, traces to the upload.
-    const manifests = files.filter((f) => isSchemaFile(f.name));
-    if (manifests.length) schemas.importAll(manifests);
-    const traces = files.filter((f) => !isSchemaFile(f.name));
-    if (traces.length) uploadAll(traces);
+    // Regions files (.xml naming Regions) go to the library's regions files, other manifests to its
+    // schemas, traces to the upload.
+    Promise.all(files.map(isRegionsFile)).then((isRegions) => {
+      const regionFiles = files.filter((_, i) => isRegions[i]);
+      if (regionFiles.length) regions.importAll(regionFiles);
+      const rest = files.filter((_, i) => !isRegions[i]);
+      const manifests = rest.filter((f) => isSchemaFile(f.name));
+      if (manifests.length) schemas.importAll(manifests);
+      const traces = rest.filter((f) => !isSchemaFile(f.name));
+      if (traces.length) uploadAll(traces);
+    });
   });
   refresh();
 }

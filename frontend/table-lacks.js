@@ -15,7 +15,7 @@ const LACKS = {
   'page-faults': 'This trace has no soft page fault events: record with ALL_FAULTS (xperf -on PROC_THREAD+LOADER+ALL_FAULTS, WPR\'s memory profiles), with stack walking (PageFault*) for stacks.',
   registry: 'This trace has no registry events: record with REGISTRY (xperf -on PROC_THREAD+LOADER+REGISTRY, WPR\'s registry I/O activity).',
   'virtual-alloc': 'This trace has no VirtualAlloc/VirtualFree events: record with VIRT_ALLOC (xperf -on PROC_THREAD+LOADER+VIRT_ALLOC -stackwalk VirtualAlloc+VirtualFree, WPR\'s VirtualAlloc profile).',
-  regions: 'No region of interest matched this trace\'s events: load a regions file (etlscope --regions FILE; the InstrumentationManifest Regions format WPA reads).',
+  regions: 'No region of interest matched this trace\'s events: choose or import a regions file with the view\'s Regions control (or etlscope --regions FILE; the InstrumentationManifest Regions format WPA reads).',
   marks: 'This trace has no marks: run xperf -m LABEL or wpr -marker LABEL while recording.',
   heap: 'This trace has no heap events: trace a process\'s heap (xperf -start HeapSession -heap -PidNewProcess ... -stackwalk HeapAlloc+HeapRealloc, WPR\'s heap profile).',
   'processor-frequency': 'This trace has no processor frequency changes: record Microsoft-Windows-Kernel-Processor-Power (xperf -on PROC_THREAD+LOADER+POWER -start power -on Microsoft-Windows-Kernel-Processor-Power, WPR\'s Power profile).',

@@ -5,14 +5,15 @@ import { h, clear, fmtSecs } from './dom.js';
 import { clock, fmtWallClock } from './value-columns.js';
 import { OTHER, colourOf } from './palette.js';
 import { drawMarks } from './marks.js';
+import { drawFocus, LANE_HEIGHT } from './focus-lane.js';
 
 /**
  * @typedef {{traceId: string, duration: number, start: number, cpus: number,
  *   range: [number, number]|null, zoom: [number, number]|null, filters: any[], by: 'process'|'thread',
  *   onRange: (r: [number, number]|null) => void, onZoom: (z: [number, number]|null) => void,
- *   marks?: import('./marks.js').Mark[], afterDraw?: () => void}} TimelineOpts
- * `marks`: lines across the graph (marks.js). `afterDraw`: what goes over the drawn canvas (the
- * notes' markers, notes.js).
+ *   marks?: import('./marks.js').Mark[], focus?: import('./focus-lane.js').FocusSpan[], afterDraw?: () => void}} TimelineOpts
+ * `marks`: lines across the graph (marks.js). `focus`: the Window in Focus lane under it (focus-lane.js).
+ * `afterDraw`: what goes over the drawn canvas (the notes' markers, notes.js).
  */
 
 export class Timeline {
@@ -101,7 +102,9 @@ export class Timeline {
     g.fillStyle = '#fff';
     g.fillRect(0, 0, W, H);
     const top = 4;
-    const bottom = H - 16;
+    // The Window in Focus lane, when the trace has focus changes, sits between the plot and the axis.
+    const lane = this.o.focus && this.o.focus.length ? LANE_HEIGHT : 0;
+    const bottom = H - 16 - lane;
     const ph = bottom - top;
     // grid and axis
     g.strokeStyle = '#eceef1';
@@ -164,6 +167,7 @@ export class Timeline {
     // What the axis says, for tests and screen readers (a canvas has no text of its own).
     c.dataset.ticks = JSON.stringify(ticks);
     }
+    if (lane && this.o.focus) drawFocus(g, c, this.o.focus, (t) => this.tToX(t), bottom + 1);
     if (this.o.marks) drawMarks(g, c, this.o.marks, (t) => this.tToX(t), top, bottom);
     const r = this.drag ? this.drag.range : this.o.range;
     if (document.activeElement !== this.rangeInput) this.rangeInput.value = r ? fmtRange(r) : '';

@@ -22,11 +22,13 @@ import { findingsPanel } from './findings.js';
 import { shortLink } from './short-link.js';
 import { lackText } from './table-lacks.js';
 import { stackTagsControl } from './stack-tags.js';
+import { regionsControl } from './regions-files.js';
 import { symbolsPanel } from './symbols-panel.js';
 import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
 import { loadMarks, selectionRange } from './marks.js';
 import { Notes } from './notes.js';
+import { loadFocus } from './focus-lane.js';
 
 /** Event tables whose graph plots their weight before their count. */
 const WEIGHT_FIRST = new Set(['dpc-isr', 'ui-delays']);
@@ -104,8 +106,19 @@ export class TracePage {
       entry = await api.getTrace(this.id);
     }
     let sum;
+    // The view's regions file gives the Regions of Interest's rows and the Region column.
+    api.useRegions(this.s.regions);
     try {
-      [sum, this.cols] = await Promise.all([api.summary(this.id), api.columns(this.id)]);
+      try {
+        [sum, this.cols] = await Promise.all([api.summary(this.id), api.columns(this.id)]);
+      } catch (e) {
+        // A link naming a regions file this library lacks: the trace without it, and a notice.
+        if (!this.s.regions || e.status !== 400) throw e;
+        this.notice(`Regions file "${this.s.regions}" named by this link is not in this library: import it to see its regions`, 'trace');
+        this.s.regions = '';
+        api.useRegions('');
+        [sum, this.cols] = await Promise.all([api.summary(this.id), api.columns(this.id)]);
+      }
     } catch (e) {
       clear(head);
       head.append(h('div', { class: 'state error', text: `Cannot load the trace summary: ${e.message}` }));
@@ -177,6 +190,7 @@ export class TracePage {
     this.renderAnalysis();
     this.showMarks();
     this.notesUi.load();
+    this.showFocus();
     if (sum.live) this.followLive(head);
   }
 
@@ -188,6 +202,33 @@ export class TracePage {
     this.marks = marks;
     if (this.timeline) { this.timeline.o.marks = marks; this.timeline.draw(); }
     for (const g of [this.graph, ...(this.views || []).map((v) => v.graph)]) if (g) g.draw();
+  }
+
+  /**
+   * Another regions file for this view: the summary (the Regions of Interest's rows) and the
+   * columns (the Region column) are asked again with it, then the view is drawn.
+   * @param {string} name
+   */
+  async changeRegions(name) {
+    api.useRegions(name);
+    try {
+      [this.sum, this.cols] = await Promise.all([api.summary(this.id), api.columns(this.id)]);
+    } catch (e) {
+      this.notice(`Cannot use regions file "${name}": ${/** @type {Error} */ (e).message}`, 'trace');
+      api.useRegions(this.s.regions);
+      return;
+    }
+    this.graphCache.clear();
+    this.update({ regions: name, open: [], sel: null });
+  }
+
+  /** The Window in Focus lane under the timeline (once: as the marks, a trace's focus changes do not change). */
+  async showFocus() {
+    let spans;
+    try { spans = await loadFocus(this.id, this.sum); } catch (e) { this.notice(`Window in Focus lane unavailable: ${/** @type {Error} */ (e).message}`, 'trace'); return; }
+    if (!spans.length || !this.timeline) return;
+    this.timeline.o.focus = spans;
+    this.timeline.draw();
   }
 
   /** A Regions of Interest row (or two Marks rows) selected: their time range becomes the page's. @param {TreeTable} table @param {string} name */
@@ -382,6 +423,7 @@ export class TracePage {
     for (const v of this.views || []) if (v.graph) { v.graph.destroy(); v.graph = null; }
     const s = this.s;
     api.useStackTags(s.tags);
+    api.useRegions(s.regions);
     const tabs = h('div', { class: 'tabs', role: 'tablist' });
     const rows = (this.sum && this.sum.table_rows) || {};
     for (const [t, name] of Object.entries(TABLE_NAMES)) {
@@ -435,6 +477,9 @@ export class TracePage {
       active: s.tags, flame: s.view === 'flame', byTag: s.flameByTag, onNotice: (m) => this.notice(m, 'trace'),
       onChange: (name) => this.update({ tags: name, open: [], sel: null, flameZoom: [] }),
       onByTag: (on) => this.update({ flameByTag: on, flameZoom: [] }),
+    }), regionsControl({
+      active: s.regions, onNotice: (m) => this.notice(m, 'trace'),
+      onChange: (name) => this.changeRegions(name),
     }), preset, presetFile);
     // Another view of the same table to regroup on its own; the layout of several views.
     tools.append(h('button', {

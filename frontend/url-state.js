@@ -40,6 +40,7 @@ const READS = ['1', '2'];
  *   panes: import('./views-layout.js').PaneState[],
  *   layout: 'stack'|'side',
  *   tags: string,
+ *   regions: string,
  *   schemas: string,
  *   flameByTag: boolean,
  *   note?: string,
@@ -49,7 +50,8 @@ const READS = ['1', '2'];
  * (`side`) the main one, sharing its range and filters. `tags`: the stack tag set the Stack Tag
  * column shows ('' the built-in one); `flameByTag`: the flame graph's roots are stack tags. `schemas`: the library's schema packs
  * that named the trace's providers (docs/schema-packs.md), comma-separated. `note`: the note
- * (notes.js) this view was opened from, highlighted; never part of a note's own view.
+ * (notes.js) this view was opened from, highlighted; never part of a note's own view. `regions`: the
+ * library's regions file the view's queries use ('' the trace's own, from `--regions`).
  */
 
 /** Default columns per table: [grouped key columns, columns right of the gold bar], the sort and its
@@ -90,7 +92,7 @@ export function defaultState(table = 'cpu-sampled') {
     filters: [], range: null, zoom: null, open: [], sel: null,
     flameZoom: [], flameSearch: '', icicle: false, perProcess: false, noStack: false,
     bfKind: 'function', bfTarget: '', bfBy: 'function', bfOpen: [], clock: 'trace', panes: [], layout: 'stack',
-    tags: '', schemas: '', flameByTag: false,
+    tags: '', regions: '', schemas: '', flameByTag: false,
   };
 }
 
@@ -154,6 +156,7 @@ export function toQuery(s) {
     if (s.flameByTag) q.set('ft', '1');
   }
   if (s.tags) q.set('tags', s.tags);
+  if (s.regions) q.set('regions', s.regions);
   if (s.schemas) q.set('schemas', s.schemas);
   if (s.view === 'sysconfig' && s.scPage) q.set('sc', s.scPage);
   if (s.view === 'butterfly' || s.bfTarget) {
@@ -212,6 +215,7 @@ export function fromQuery(search) {
   s.noStack = q.get('ns') === '1';
   s.flameByTag = q.get('ft') === '1';
   s.tags = q.get('tags') || '';
+  s.regions = q.get('regions') || '';
   s.schemas = q.get('schemas') || '';
   if (q.has('bt')) {
     s.bfKind = q.get('bk') === 'module' ? 'module' : 'function';

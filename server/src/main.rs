@@ -11,6 +11,7 @@ mod heal;
 mod live;
 mod machine_memory;
 mod mcp;
+mod region_store;
 mod schema_store;
 mod stack_tag_store;
 mod store;

@@ -97,6 +97,20 @@ impl LoadedTrace {
         t
     }
 
+    /// The same trace with its regions from `regions` (a view's regions
+    /// file; row tables are rebuilt on use, the samples' index is shared).
+    pub fn with_regions(&self, regions: Arc<model::regions::RegionTable>) -> LoadedTrace {
+        let mut t = LoadedTrace::with_engine(
+            self.id.clone(),
+            self.engine.with_regions(regions),
+            self.load_seconds,
+            self.last_used.load(Ordering::Relaxed),
+        );
+        t.members = self.members.clone();
+        t.symbol_run = self.symbol_run;
+        t
+    }
+
     /// Row tables (Processes ... Generic Events), built on first use.
     pub fn row_table(&self, kind: query::RowTableKind) -> &query::RowTable {
         let i = kind.index().min(self.row_tables.len() - 1);
@@ -172,6 +186,8 @@ pub struct Store {
     pub stack_tags: crate::stack_tag_store::TagStore,
     /// Schema packs uploaded to this server (docs/schema-packs.md).
     pub schemas: crate::schema_store::SchemaStore,
+    /// Regions files uploaded to this server (`/api/regions`).
+    pub regions: crate::region_store::RegionStore,
 }
 
 impl Store {
@@ -230,6 +246,7 @@ impl Store {
             reservations: Reservations::default(),
             stack_tags,
             schemas: crate::schema_store::SchemaStore::open(&data_dir.join("schemas"))?,
+            regions: crate::region_store::RegionStore::open(&data_dir.join("regions"))?,
         });
         if !shared {
             let stale = crate::heal::reconcile(store.catalog.as_ref(), &store.traces_dir, |e| {

@@ -222,6 +222,18 @@ fn every_endpoint_answers_as_documented() {
     let (s, v) = server.json("GET", "/api/stacktags", "");
     assert_eq!(s, 200, "GET /api/stacktags: {v}");
     check(&doc, "/api/stacktags", "get", &v);
+    let regions = r#"<InstrumentationManifest><Instrumentation><Regions>
+<RegionRoot Guid="{11111111-0000-0000-0000-000000000000}" Name="Root">
+<Region Guid="{11111111-0000-0000-0000-000000000001}" Name="R">
+<Start><Event Provider="{22222222-0000-0000-0000-000000000000}" Id="1"/></Start>
+<Stop><Event Provider="{22222222-0000-0000-0000-000000000000}" Id="2"/></Stop>
+</Region></RegionRoot></Regions></Instrumentation></InstrumentationManifest>"#;
+    let (s, v) = server.json("PUT", "/api/regions/test", regions);
+    assert_eq!(s, 201, "PUT /api/regions/test: {v}");
+    check(&doc, "/api/regions/{name}", "put", &v);
+    let (s, v) = server.json("GET", "/api/regions", "");
+    assert_eq!(s, 200, "GET /api/regions: {v}");
+    check(&doc, "/api/regions", "get", &v);
     for (p, body) in [
         (
             "/api/traces/{id}/callers",

@@ -79,6 +79,11 @@ pub struct Engine {
     pub(crate) totals: Arc<index::totals::SampleTotals>,
     /// The set the Stack Tag column shows (the built-in one by default).
     pub(crate) stack_tags: Arc<stack_tags::StackTags>,
+    /// A view's regions file's instances (`with_regions`); `None`: the
+    /// trace's own (`--regions`).
+    pub(crate) regions: Option<Arc<model::regions::RegionTable>>,
+    /// The Region column's key of a time: the regions in use's segments.
+    pub(crate) region_index: Arc<model::regions::RegionIndex>,
     /// Every sample names a thread row of the trace (queries leave out
     /// those that do not; shortcuts that never read threads need this).
     pub(crate) threads_valid: bool,
@@ -155,7 +160,9 @@ impl Engine {
             by_thread: Arc::new(by_thread),
             by_node: Arc::new(by_node),
             totals: Arc::new(totals),
+            region_index: Arc::new(trace.regions.region_at()),
             stack_tags,
+            regions: None,
             threads_valid,
             tree,
             trace,
@@ -193,6 +200,8 @@ impl Engine {
             by_node: Arc::new(by_node),
             totals: self.totals.clone(),
             stack_tags: self.stack_tags.clone(),
+            regions: self.regions.clone(),
+            region_index: self.region_index.clone(),
             threads_valid: self.threads_valid,
             tree,
             trace,
@@ -216,10 +225,65 @@ impl Engine {
             by_node: self.by_node.clone(),
             totals: self.totals.clone(),
             stack_tags: tags,
+            regions: self.regions.clone(),
+            region_index: self.region_index.clone(),
             threads_valid: self.threads_valid,
             filter_totals: Mutex::new(Vec::new()),
             compare_cache: self.compare_cache.clone(),
         }
+    }
+
+    /// This engine with its Region column and Regions of Interest table
+    /// from `regions` (a view's regions file): shares everything else.
+    pub fn with_regions(&self, regions: Arc<model::regions::RegionTable>) -> Engine {
+        Engine {
+            trace: self.trace.clone(),
+            funcs: self.funcs.clone(),
+            tree: self.tree.clone(),
+            keys: self.keys.clone(),
+            by_thread: self.by_thread.clone(),
+            by_node: self.by_node.clone(),
+            totals: self.totals.clone(),
+            stack_tags: self.stack_tags.clone(),
+            region_index: Arc::new(regions.region_at()),
+            regions: Some(regions),
+            threads_valid: self.threads_valid,
+            filter_totals: Mutex::new(Vec::new()),
+            compare_cache: self.compare_cache.clone(),
+        }
+    }
+
+    /// The regions this engine's tables use: a view's, else the trace's.
+    pub fn regions(&self) -> &model::regions::RegionTable {
+        self.regions.as_deref().unwrap_or(&self.trace.regions)
+    }
+
+    pub(crate) fn regions_arc(&self) -> Option<Arc<model::regions::RegionTable>> {
+        self.regions.clone()
+    }
+
+    /// How many keys the Region column has: one per definition of the
+    /// regions file in use, then one for "outside every instance".
+    pub(crate) fn region_keys(&self) -> usize {
+        self.regions()
+            .set
+            .as_ref()
+            .map_or(0, |(_, s)| s.regions.len())
+            + 1
+    }
+
+    /// The Region column's key of a sample at `time`.
+    #[inline]
+    pub(crate) fn region_key(&self, time: i64) -> usize {
+        match self.region_index.at(time) {
+            NONE => self.region_keys() - 1,
+            r => r as usize,
+        }
+    }
+
+    /// Whether a regions file is in use (the Region column has a meaning).
+    pub fn has_regions(&self) -> bool {
+        self.regions().set.is_some()
     }
 
     /// Makes the comparison's per-trace indexes now (`CompareCache::warm`).
@@ -294,6 +358,11 @@ impl Engine {
             }
             Column::Function => self.func_label(key),
             Column::StackTag => self.stack_tags.label(key),
+            // Outside every instance: empty, as export prints it.
+            Column::Region => match key as usize {
+                k if k + 1 >= self.region_keys() => String::new(),
+                _ => self.regions().path(key),
+            },
             Column::Stack => match key {
                 STACK_SELF => "[self]".into(),
                 ROOT => "[root]".into(),

@@ -103,6 +103,8 @@ fn flat_key(t: &Trace, c: Column, i: usize) -> String {
             Some(_) => "Other".into(),
             None => "n/a".into(),
         },
+        // These traces have no regions file: every sample is outside.
+        Column::Region => String::new(),
         Column::Stack | Column::StackInverted => unreachable!(),
     }
 }

@@ -67,7 +67,10 @@ pub async fn export(
     let t = loaded(&app, &id).await?;
     // The view's stack tag set (X-Etlscope-Stack-Tags), as its queries use.
     let t = super::stack_tags::for_query(&app, &headers, t)?;
+    // And its regions file (X-Etlscope-Regions).
+    let regions = super::regions::chosen(&app, &headers)?;
     let bytes = tokio::task::spawn_blocking(move || -> ApiResult<Vec<u8>> {
+        let t = super::regions::apply(&app, t, regions);
         let filters = spec
             .filters
             .iter()
@@ -88,7 +91,7 @@ pub async fn export(
             rows: spec.rows,
         };
         let tags = || query::stack_tags::StackTagKeys::of_engine(&t.engine);
-        let table = export::export_tagged(t.trace(), &args, &tags)
+        let table = export::export_tagged(t.trace(), t.engine.regions(), &args, &tags)
             .map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
         let mut out = Vec::new();
         export::write(&mut out, &table, format).map_err(|e| ApiError::internal(e.to_string()))?;

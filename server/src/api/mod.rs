@@ -14,6 +14,7 @@ mod notes;
 mod percent_basis;
 pub mod query;
 mod receive;
+pub mod regions;
 pub mod schemas;
 pub mod shape;
 mod sql;
@@ -99,6 +100,14 @@ pub fn router(state: AppState) -> Router {
                 .put(stack_tags::put)
                 .delete(stack_tags::delete)
                 .layer(DefaultBodyLimit::max(::query::stack_tags::parse::MAX_BYTES)),
+        )
+        .route("/regions", get(regions::list))
+        .route(
+            "/regions/{name}",
+            get(regions::get)
+                .put(regions::put)
+                .delete(regions::delete)
+                .layer(DefaultBodyLimit::max(::regions::MAX_BYTES)),
         )
         .route("/schemas", get(schemas::list))
         .route(

@@ -167,6 +167,17 @@ fn column(name: &str) -> ApiResult<Column> {
     })
 }
 
+/// A CPU Usage (Sampled) column of `t`: Region only with a regions file.
+fn sampled_column(t: &LoadedTrace, name: &str) -> ApiResult<Column> {
+    let c = column(name)?;
+    if c == Column::Region && !t.engine.has_regions() {
+        return Err(bad(
+            "the Region column needs a regions file: name one of the library's (X-Etlscope-Regions) or serve with --regions",
+        ));
+    }
+    Ok(c)
+}
+
 pub(super) fn range(r: &Option<Range>) -> ApiResult<Option<TimeRange>> {
     r.as_ref()
         .map(|r| plan::time_range(r.start_s, r.end_s).map_err(bad))
@@ -280,7 +291,13 @@ where
     let spec: S = serde_json::from_slice(&body).map_err(|e| bad(format!("bad query: {e}")))?;
     let t = loaded(&app, &id).await?;
     let t = super::stack_tags::for_query(&app, &headers, t)?;
-    compute_on(t, move |t| compute(t, spec)).await.map(Json)
+    let regions = super::regions::chosen(&app, &headers)?;
+    // The view's regions file, matched against the trace on first use, off
+    // the async runtime like the query itself.
+    let prepare = move |t| super::regions::apply(&app, t, regions);
+    compute_prepared(t, prepare, move |t| compute(t, spec))
+        .await
+        .map(Json)
 }
 
 /// Run `compute` on a loaded trace off the async runtime, as every query
@@ -291,11 +308,25 @@ where
     T: Send + 'static,
     F: FnOnce(&LoadedTrace) -> ApiResult<T> + Send + 'static,
 {
+    compute_prepared(t, |t| t, compute).await
+}
+
+/// [`compute_on`] after `prepare` (which may be slow) swaps the trace for
+/// the one the query runs on.
+pub async fn compute_prepared<T, P, F>(t: Arc<LoadedTrace>, prepare: P, compute: F) -> ApiResult<T>
+where
+    T: Send + 'static,
+    P: FnOnce(Arc<LoadedTrace>) -> Arc<LoadedTrace> + Send + 'static,
+    F: FnOnce(&LoadedTrace) -> ApiResult<T> + Send + 'static,
+{
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
     let flag = Arc::clone(&cancel.0);
-    tokio::task::spawn_blocking(move || ::query::scan::cancel::with_flag(flag, || compute(&t)))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
+    tokio::task::spawn_blocking(move || {
+        let t = prepare(t);
+        ::query::scan::cancel::with_flag(flag, || compute(&t))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
 }
 
 pub async fn table(
@@ -329,7 +360,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
         return Err(unknown_table(&spec.table));
     }
     let engine = &t.engine;
-    let (values, sort_value) = value_columns::sampled_values(t.trace(), &spec.values, &spec.sort)?;
+    let (values, sort_value) = value_columns::sampled_values(&t.engine, &spec.values, &spec.sort)?;
     let req = match sort_value {
         // Sorted by a value column: the engine's own sort key is unused.
         Some(_) => {
@@ -346,7 +377,7 @@ pub fn run_table(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Value> {
     let mut v = response_json(&r, col);
     add_stable_ids(&mut v, engine, &r);
     if !values.is_empty() {
-        value_columns::add_sampled_values(&mut v, t.trace(), &values, &r);
+        value_columns::add_sampled_values(&mut v, &t.engine, &values, &r);
     }
     v["percent_of"] = super::percent_basis::sampled(
         engine.cpu_capacity_ns(req.filters.range),
@@ -362,7 +393,7 @@ pub(super) fn sampled_request(t: &LoadedTrace, spec: &TableSpec) -> ApiResult<Ta
     let columns: Vec<Column> = spec
         .columns
         .iter()
-        .map(|c| column(c))
+        .map(|c| sampled_column(t, c))
         .collect::<ApiResult<_>>()?;
     let filters = sample_filters(t, &spec.range, &spec.filters)?;
     let mut path = Vec::new();
@@ -594,6 +625,8 @@ pub async fn columns(
 ) -> ApiResult<Json<Value>> {
     read_auth(&app, &headers)?;
     let t = loaded(&app, &id).await?;
+    // The Region column is there with a regions file (the view's, else `--regions`).
+    let t = super::regions::for_query(&app, &headers, t)?;
     Ok(Json(columns_json(&t)))
 }
 
@@ -605,7 +638,11 @@ pub fn columns_json(t: &LoadedTrace) -> Value {
     tables.insert(
         "cpu-sampled".into(),
         json!({
-            "key_columns": Column::ALL.iter().map(|c| c.name()).collect::<Vec<_>>(),
+            "key_columns": Column::ALL
+                .iter()
+                .filter(|&&c| c != Column::Region || t.engine.has_regions())
+                .map(|c| c.name())
+                .collect::<Vec<_>>(),
             "value_columns": ["Count", "Weight (ms)", "% Weight", "First (s)", "Last (s)"],
         }),
     );
@@ -616,7 +653,7 @@ pub fn columns_json(t: &LoadedTrace) -> Value {
     // aggregation) every table's `values` and export use.
     for (name, table) in tables.iter_mut() {
         if let (Value::Object(m), Value::Object(d)) =
-            (table, value_columns::definitions(t.trace(), name))
+            (table, value_columns::definitions(&t.engine, name))
         {
             m.extend(d);
         }
@@ -667,7 +704,7 @@ pub(super) fn sample_filters(
             filters.columns.push(contains_filter(t, f)?);
             continue;
         }
-        let c = column(&f.column)?;
+        let c = sampled_column(t, &f.column)?;
         let mut values = Vec::new();
         // Every row of the column, queried once for all the labels given.
         let mut all: Option<TableResponse> = None;

@@ -216,12 +216,15 @@ pub async fn summary(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
     read_auth(&app, &headers)?;
-    summary_value(&app, &id).await.map(Json)
+    summary_value(&app, &headers, &id).await.map(Json)
 }
 
-/// `/summary`'s answer: the trace's summary and the schema packs that named its providers.
-pub async fn summary_value(app: &AppState, id: &str) -> ApiResult<Value> {
+/// `/summary`'s answer: the trace's summary (its Regions of Interest from the
+/// view's regions file, X-Etlscope-Regions) and the schema packs that named
+/// its providers.
+pub async fn summary_value(app: &AppState, headers: &HeaderMap, id: &str) -> ApiResult<Value> {
     let t = loaded(app, id).await?;
+    let t = super::regions::for_query(app, headers, t)?;
     let mut v = summary_json(&t);
     // The library's schema packs with a provider of this trace (its link names them).
     let has = |g: &etl::Guid| t.trace().generic.providers.guid.contains(&Some(*g));
@@ -385,7 +388,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         "stacks": tr.stacks.len(),
         // Rows of each table over the whole trace: a table with none says what
         // the recording lacked, not "no data in this range".
-        "table_rows": table_rows(tr),
+        "table_rows": table_rows(tr, t.engine.regions()),
         "load_seconds": t.load_seconds,
         "memory_bytes": t.heap_bytes,
         "symbols": symbol_summary(t),
@@ -397,7 +400,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
 
 /// Rows of each table over the whole trace: a table with none says what
 /// the recording lacked, not "no data in this range".
-fn table_rows(tr: &model::Trace) -> Value {
+fn table_rows(tr: &model::Trace, regions: &model::regions::RegionTable) -> Value {
     json!({
         "cpu-sampled": tr.samples.len(),
         "cpu-precise": tr.cswitches.len(),
@@ -413,7 +416,7 @@ fn table_rows(tr: &model::Trace) -> Value {
         "registry": tr.registry.len(),
         "virtual-alloc": tr.commits.len(),
         "heap": tr.heap.len(),
-        "regions": tr.regions.len(),
+        "regions": regions.len(),
         "marks": tr.marks.len(),
         "dpc-isr": tr.dpc_isr.len(),
         "processor-frequency": tr.frequency.len(),

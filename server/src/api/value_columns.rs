@@ -62,11 +62,11 @@ pub fn add_row_values(v: &mut Value, table: &RowTable, values: &[ValueSpec], r: 
 /// them `sort.by` names (by spec or header), unless it is one of the
 /// engine's own sort keys (count, weight, percent, first, last, label).
 pub fn sampled_values(
-    t: &model::Trace,
+    e: &query::Engine,
     specs: &[String],
     sort: &super::query::SortSpec,
 ) -> ApiResult<(Vec<ValueSpec>, Option<usize>)> {
-    let Some(def) = TableDef::of(t, "cpu-sampled") else {
+    let Some(def) = TableDef::of_with(e.trace(), e.regions(), "cpu-sampled") else {
         return Err(bad("no cpu-sampled table"));
     };
     // The engine's own sort keys are not value columns.
@@ -84,11 +84,11 @@ pub fn sampled_values(
 /// Adds `value_columns` and each CPU Usage (Sampled) row's aggregates.
 pub fn add_sampled_values(
     v: &mut Value,
-    t: &model::Trace,
+    e: &query::Engine,
     values: &[ValueSpec],
     r: &TableResponse,
 ) {
-    let Some(def) = TableDef::of(t, "cpu-sampled") else {
+    let Some(def) = TableDef::of_with(e.trace(), e.regions(), "cpu-sampled") else {
         return;
     };
     let heads: Vec<(String, ColumnType)> = values
@@ -121,14 +121,15 @@ pub fn add_sampled_values(
 }
 
 /// Every table's column definitions, for `/columns`.
-pub fn definitions(t: &model::Trace, name: &str) -> Value {
+pub fn definitions(e: &query::Engine, name: &str) -> Value {
+    let t = e.trace();
     // Row tables take their Stack Tag columns as values too (definitions
     // only: the keys are not read); CPU Usage (Sampled)'s values are
     // resolved untagged (`sampled_values`).
     let tags = query::stack_tags::StackTagKeys::empty();
     let def = match name {
-        "cpu-sampled" => TableDef::of(t, name),
-        _ => TableDef::of_tagged(t, name, &tags),
+        "cpu-sampled" => TableDef::of_with(t, e.regions(), name),
+        _ => TableDef::of_tagged_with(t, e.regions(), name, &tags, None),
     };
     let Some(def) = def else {
         return Value::Null;

@@ -149,13 +149,16 @@ pub fn read_stack_tags(path: &Path) -> anyhow::Result<Arc<StackTags>> {
 /// The table as `args` asks for it.
 pub fn export(trace: &Trace, args: &ExportArgs<'_>) -> anyhow::Result<FlatTable> {
     let set = args.stack_tags.clone().unwrap_or_else(StackTags::builtin);
-    export_tagged(trace, args, &|| StackTagKeys::build(trace, &set))
+    export_tagged(trace, &trace.regions, args, &|| {
+        StackTagKeys::build(trace, &set)
+    })
 }
 
 /// The table as `args` asks for it, Stack Tag columns read from `tags`
 /// (called only when a column the request names is one).
 pub fn export_tagged(
     trace: &Trace,
+    regions: &model::regions::RegionTable,
     args: &ExportArgs<'_>,
     tags: &dyn Fn() -> StackTagKeys,
 ) -> anyhow::Result<FlatTable> {
@@ -168,7 +171,8 @@ pub fn export_tagged(
     };
     // Tagging costs a walk over every stack: only when a column needs it.
     let empty = StackTagKeys::empty();
-    let names = TableDef::of_tagged(trace, args.table, &empty).ok_or_else(unknown)?;
+    let names =
+        TableDef::of_tagged_with(trace, regions, args.table, &empty, None).ok_or_else(unknown)?;
     let named = args
         .group
         .iter()
@@ -180,13 +184,14 @@ pub fn export_tagged(
         .any(|c| is_tag_column(names.columns[c].def.name));
     drop(names);
     let keys = if wants_tags { tags() } else { empty };
-    let tagged = TableDef::of_tagged(trace, args.table, &keys).ok_or_else(unknown)?;
+    let tagged =
+        TableDef::of_tagged_with(trace, regions, args.table, &keys, None).ok_or_else(unknown)?;
     // No grouping asked for, on a table without a weight (or `--rows`): list
     // the rows, every column; tag columns only when asked for.
     let list =
         args.rows || (args.group.is_empty() && args.values.is_none() && tagged.weight.is_none());
     let def = if list && !wants_tags {
-        TableDef::of(trace, args.table).ok_or_else(unknown)?
+        TableDef::of_with(trace, regions, args.table).ok_or_else(unknown)?
     } else {
         tagged
     };
@@ -208,9 +213,9 @@ pub fn export_tagged(
     // Size) are made for it; the columns keep their places.
     let def = match plan.range {
         Some(r) if def.has_ranged_columns() => if list && !wants_tags {
-            TableDef::of_in(trace, args.table, Some(r))
+            TableDef::of_in_with(trace, regions, args.table, Some(r))
         } else {
-            TableDef::of_tagged_in(trace, args.table, &keys, Some(r))
+            TableDef::of_tagged_with(trace, regions, args.table, &keys, Some(r))
         }
         .ok_or_else(unknown)?,
         _ => def,

@@ -126,7 +126,7 @@ impl Etlscope {
 /// The API's summary, in fewer words: the figures an agent plans with.
 pub(super) async fn summary(e: &Etlscope, id: &str, base: &str) -> ApiResult<Value> {
     check_id(id)?;
-    let s = summary_value(&e.app, id).await?;
+    let s = summary_value(&e.app, &axum::http::HeaderMap::new(), id).await?;
     let t = loaded(&e.app, id).await?;
     let name = e
         .app

@@ -201,7 +201,7 @@ impl Engine {
         edge: &(dyn Fn(usize) -> i64 + Sync),
     ) -> Option<Vec<i64>> {
         let w = self.trace.samples.constant_interval()?;
-        if plan.selection.is_some() || plan.uses.1 || plan.uses.2 {
+        if plan.selection.is_some() || plan.uses.1 || plan.uses.2 || plan.uses_region {
             return None;
         }
         let (lo, hi) = plan.time;

@@ -31,6 +31,9 @@ pub enum Column {
     CompanyName,
     /// The tag of the whole stack in the engine's stack tag set.
     StackTag,
+    /// The region of the innermost instance of the regions file in use
+    /// containing the sample's time (empty outside every instance).
+    Region,
 }
 
 /// Where a column's key comes from.
@@ -39,12 +42,14 @@ pub(crate) enum Source {
     Thread(usize),
     Node(usize),
     Cpu,
+    /// The sample's time, through the engine's region index.
+    Region,
     Stack,
     StackInverted,
 }
 
 impl Column {
-    pub const ALL: [Column; 13] = [
+    pub const ALL: [Column; 14] = [
         Column::Process,
         Column::ProcessName,
         Column::ThreadId,
@@ -58,6 +63,7 @@ impl Column {
         Column::FileVersion,
         Column::CompanyName,
         Column::StackTag,
+        Column::Region,
     ];
 
     /// The column header WPA uses.
@@ -76,6 +82,7 @@ impl Column {
             Column::FileVersion => "File Version",
             Column::CompanyName => "Company Name",
             Column::StackTag => "Stack Tag",
+            Column::Region => "Region",
         }
     }
 
@@ -96,6 +103,7 @@ impl Column {
             Column::FileVersion => Source::Node(3),
             Column::CompanyName => Source::Node(4),
             Column::StackTag => Source::Node(5),
+            Column::Region => Source::Region,
             Column::Stack => Source::Stack,
             Column::StackInverted => Source::StackInverted,
         }

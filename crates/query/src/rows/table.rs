@@ -25,6 +25,7 @@ use crate::table::sampled::{percent, Row, SortBy, TableResponse, Totals, ValueCo
 use crate::table::text_order::{text_cmp, version_cmp};
 use crate::table::value_spec::{ValueOf, ValueSpec};
 use crate::{Engine, QueryError};
+use model::regions::RegionTable;
 use model::Trace;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -183,6 +184,8 @@ pub struct RowTable {
     keys: Vec<OnceLock<KeyColumn>>,
     /// The engine's Stack Tag of each stack (empty for tables without stacks).
     tags: Arc<StackTagKeys>,
+    /// The view's regions file's instances (`None`: the trace's own).
+    regions: Option<Arc<RegionTable>>,
     /// Whether rows have a time (the First/Last of a group mean something).
     pub timed: bool,
 }
@@ -228,9 +231,10 @@ impl RowTable {
     /// Build `kind` over `engine`'s trace; stacks are folded by its call tree.
     pub fn build(engine: &Engine, kind: RowTableKind) -> RowTable {
         let trace = Arc::clone(&engine.trace);
+        let regions = engine.regions_arc();
         let tags = Arc::new(StackTagKeys::for_table(engine, kind.name()));
         let (defs, weight_name, values, sum_columns, weight_column, timed, stacks) = {
-            let def = definition(&trace, &tags, kind, None);
+            let def = definition(&trace, regions_of(&trace, &regions), &tags, kind, None);
             let defs: Vec<ColumnDef> = def.columns.iter().map(|c| c.def).collect();
             let col = |n: &str| def.column(n);
             let sum_columns: Vec<usize> = def.ui_sums.iter().filter_map(|s| col(s.1)).collect();
@@ -279,19 +283,32 @@ impl RowTable {
             weight_column,
             keys,
             tags,
+            regions,
             timed,
         }
     }
 
     /// The table's column definitions (what value specs and the planner read).
     pub fn def(&self) -> TableDef<'_> {
-        definition(&self.trace, &self.tags, self.kind, None)
+        definition(
+            &self.trace,
+            regions_of(&self.trace, &self.regions),
+            &self.tags,
+            self.kind,
+            None,
+        )
     }
 
     /// `def` with its range-relative columns (WPA's allocation classes,
     /// Impacting Size) against `range`.
     pub fn def_in(&self, range: Option<TimeRange>) -> TableDef<'_> {
-        definition(&self.trace, &self.tags, self.kind, range)
+        definition(
+            &self.trace,
+            regions_of(&self.trace, &self.regions),
+            &self.tags,
+            self.kind,
+            range,
+        )
     }
 
     /// Key columns of the range-relative columns `req` groups, filters or
@@ -724,15 +741,21 @@ impl RowTable {
     }
 }
 
+/// A view's regions, else the trace's own.
+fn regions_of<'a>(t: &'a Trace, view: &'a Option<Arc<RegionTable>>) -> &'a RegionTable {
+    view.as_deref().unwrap_or(&t.regions)
+}
+
 /// The table definition of a row table kind.
 fn definition<'a>(
     t: &'a Trace,
+    regions: &'a RegionTable,
     tags: &'a StackTagKeys,
     kind: RowTableKind,
     range: Option<TimeRange>,
 ) -> TableDef<'a> {
     // Every row table kind is a table of `table::columns`.
-    TableDef::of_tagged_in(t, kind.name(), tags, range)
+    TableDef::of_tagged_with(t, regions, kind.name(), tags, range)
         .unwrap_or_else(|| TableDef::empty(kind.name()))
 }
 

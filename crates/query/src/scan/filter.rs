@@ -71,6 +71,8 @@ pub(crate) enum Test {
     Thread(usize, KeySet),
     Node(usize, KeySet),
     Cpu(KeySet),
+    /// The Region column's key of the sample's time.
+    Region(KeySet),
     /// Node inside the subtree of any of these nodes.
     Subtree(Vec<u32>),
     /// Exactly this node.
@@ -94,6 +96,8 @@ pub(crate) struct Verdicts {
     pub thread: Vec<bool>,
     pub cpu: Vec<bool>,
     pub node: Vec<bool>,
+    /// Per Region column key (`Engine::region_keys`).
+    pub region: Vec<bool>,
 }
 
 impl Engine {
@@ -102,6 +106,7 @@ impl Engine {
             thread: vec![true; self.trace.threads.len()],
             cpu: vec![true; CPUS],
             node: vec![true; self.tree.len()],
+            region: vec![true; self.region_keys()],
         };
         for p in preds {
             self.apply(p, &mut v);
@@ -126,6 +131,11 @@ impl Engine {
             Test::Cpu(set) => {
                 for (c, ok) in v.cpu.iter_mut().enumerate() {
                     keep(ok, set.has(c as u32));
+                }
+            }
+            Test::Region(set) => {
+                for (r, ok) in v.region.iter_mut().enumerate() {
+                    keep(ok, set.has(r as u32));
                 }
             }
             Test::Subtree(nodes) => {
@@ -196,6 +206,7 @@ impl Engine {
                     Source::Thread(i) => Test::Thread(i, set),
                     Source::Node(i) => Test::Node(i, set),
                     Source::Cpu => Test::Cpu(set),
+                    Source::Region => Test::Region(set),
                     Source::Stack => Test::Subtree(f.values.clone()),
                     Source::StackInverted => Test::Contains(set),
                 };
@@ -267,6 +278,7 @@ impl Engine {
                     preds.push(pred(match src {
                         Source::Thread(i) => Test::Thread(i, set),
                         Source::Node(i) => Test::Node(i, set),
+                        Source::Region => Test::Region(set),
                         _ => Test::Cpu(set),
                     }));
                 }

@@ -247,7 +247,8 @@ impl Engine {
         make: impl Fn() -> A,
         add: impl Fn(&mut A, Hit),
     ) -> Option<(A, Vec<Range<usize>>)> {
-        if plan.selection.is_some() || plan.uses.1 {
+        // Totals are per thread or stack: they know no CPU nor time (Region).
+        if plan.selection.is_some() || plan.uses.1 || plan.uses_region {
             return None;
         }
         let per_thread = match plan.uses {
@@ -400,13 +401,28 @@ impl Engine {
             if S {
                 v |= plan.stack.get(st).copied().unwrap_or(FILTER_FAIL);
             }
+            // The Region column's key is the sample's time's (a lookup
+            // only when a filter, path or level names Region).
+            let region = if plan.uses_region {
+                self.region_key(t)
+            } else {
+                0
+            };
+            if plan.uses_region {
+                v |= plan.region.get(region).copied().unwrap_or(FILTER_FAIL);
+            }
             if v & FILTER_FAIL != 0 {
                 continue;
             }
             if let Some(m) = &plan.selection {
+                let by_region = match &m.region {
+                    Some(r) => r.get(region).copied().unwrap_or(0),
+                    None => u64::MAX,
+                };
                 let hit = m.thread.get(th).copied().unwrap_or(0)
                     & m.cpu.get(cpu).copied().unwrap_or(0)
-                    & m.stack.get(st).copied().unwrap_or(0);
+                    & m.stack.get(st).copied().unwrap_or(0)
+                    & by_region;
                 if hit == 0 {
                     continue;
                 }

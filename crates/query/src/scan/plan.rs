@@ -18,6 +18,8 @@ pub(crate) enum SlotOf {
     Thread(Vec<u32>),
     Cpu(Vec<u32>),
     Node(Vec<u32>),
+    /// Per Region column key.
+    Region(Vec<u32>),
 }
 
 /// Per-source bitmasks of the selection paths a sample can be under.
@@ -25,6 +27,8 @@ pub(crate) struct Masks {
     pub thread: Vec<u64>,
     pub cpu: Vec<u64>,
     pub stack: Vec<u64>,
+    /// Per Region column key; `None` when no path names a region.
+    pub region: Option<Vec<u64>>,
 }
 
 pub(crate) struct Plan {
@@ -43,6 +47,10 @@ pub(crate) struct Plan {
     /// Whether the thread, CPU and stack arrays decide anything (an array
     /// of zeros passes every sample into slot 0 and need not be read).
     pub uses: (bool, bool, bool),
+    /// Per Region column key, read through the sample's time when
+    /// `uses_region` (a filter, path or level on Region).
+    pub region: Vec<u32>,
+    pub uses_region: bool,
 }
 
 fn bits(filter_ok: bool, path_ok: bool, slot: u32) -> u32 {
@@ -75,11 +83,12 @@ impl Engine {
         let f = self.verdicts(&self.filter_preds(filters));
         let p = self.verdicts(path);
         let slot = |v: &Option<&Vec<u32>>, i: usize| v.and_then(|v| v.get(i).copied());
-        let (ts, cs, ns) = match &slot_of {
-            SlotOf::One => (None, None, None),
-            SlotOf::Thread(v) => (Some(v), None, None),
-            SlotOf::Cpu(v) => (None, Some(v), None),
-            SlotOf::Node(v) => (None, None, Some(v)),
+        let (ts, cs, ns, rs) = match &slot_of {
+            SlotOf::One => (None, None, None, None),
+            SlotOf::Thread(v) => (Some(v), None, None, None),
+            SlotOf::Cpu(v) => (None, Some(v), None, None),
+            SlotOf::Node(v) => (None, None, Some(v), None),
+            SlotOf::Region(v) => (None, None, None, Some(v)),
         };
         // A sample whose key has no slot cannot be counted: fail its path.
         let make = |fo: &[bool], po: &[bool], s: Option<&Vec<u32>>| -> Vec<u32> {
@@ -94,6 +103,7 @@ impl Engine {
         let thread = make(&f.thread, &p.thread, ts);
         let cpu = make(&f.cpu, &p.cpu, cs);
         let node = make(&f.node, &p.node, ns);
+        let region = make(&f.region, &p.region, rs);
         let stack: Vec<u32> = self
             .tree
             .of_stack
@@ -106,8 +116,14 @@ impl Engine {
         };
         let used = |v: &[u32]| v.iter().any(|&x| x != 0);
         let uses = (used(&thread), used(&cpu), used(&stack));
+        let uses_region = used(&region)
+            || selection
+                .as_ref()
+                .is_some_and(|m: &Masks| m.region.is_some());
         Ok(Plan {
             uses,
+            region,
+            uses_region,
             thread,
             cpu,
             stack,
@@ -131,7 +147,10 @@ impl Engine {
             thread: vec![0; self.trace.threads.len()],
             cpu: vec![0; CPUS],
             stack: vec![0; self.tree.of_stack.len()],
+            region: None,
         };
+        let mut region = vec![0u64; self.region_keys()];
+        let mut region_decides = false;
         for (bit, path) in sel.paths.iter().enumerate() {
             let (preds, _) = self.path_preds(&sel.columns, path)?;
             let v = self.verdicts(&preds);
@@ -142,6 +161,10 @@ impl Engine {
             for (m, ok) in m.cpu.iter_mut().zip(&v.cpu) {
                 *m |= if *ok { b } else { 0 };
             }
+            for (m, ok) in region.iter_mut().zip(&v.region) {
+                *m |= if *ok { b } else { 0 };
+                region_decides |= !*ok;
+            }
             for (m, &n) in m.stack.iter_mut().zip(&self.tree.of_stack) {
                 *m |= if v.node.get(n as usize).copied().unwrap_or(false) {
                     b
@@ -149,6 +172,9 @@ impl Engine {
                     0
                 };
             }
+        }
+        if region_decides {
+            m.region = Some(region);
         }
         Ok(m)
     }

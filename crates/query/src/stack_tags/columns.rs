@@ -58,8 +58,19 @@ impl<'a> TableDef<'a> {
         tags: &'a StackTagKeys,
         range: Option<TimeRange>,
     ) -> Option<TableDef<'a>> {
-        let mut def = TableDef::columns_in(t, name, range)?;
-        let twin = TableDef::columns_in(t, name, range)?;
+        TableDef::of_tagged_with(t, &t.regions, name, tags, range)
+    }
+
+    /// `of_tagged_in` with its regions from `regions` (a view's regions file).
+    pub fn of_tagged_with(
+        t: &'a Trace,
+        regions: &'a model::regions::RegionTable,
+        name: &str,
+        tags: &'a StackTagKeys,
+        range: Option<TimeRange>,
+    ) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_with(t, regions, name, range)?;
+        let twin = TableDef::columns_with(t, regions, name, range)?;
         add(&mut def, twin, tags);
         def.push_count();
         Some(def)

@@ -122,7 +122,7 @@ impl Engine {
         let level = self.level(&next);
         let plan = self.plan(&req.filters, &preds, level.slot_of, level.keys.len())?;
         let known = self.cached_total(&req.filters);
-        let def = TableDef::of(&self.trace, "cpu-sampled");
+        let def = TableDef::of_with(&self.trace, self.regions(), "cpu-sampled");
         let readers = match &def {
             Some(d) if !values.is_empty() => readers(&self.trace, d, values, plan.stack.len())?,
             _ => Vec::new(),
@@ -276,6 +276,14 @@ impl Engine {
             Next::Flat { column, .. } => match column.source() {
                 Source::Thread(i) => dense_level(&self.keys.thread[i], SlotOf::Thread),
                 Source::Node(i) => dense_level(&self.keys.node[i], SlotOf::Node),
+                Source::Region => {
+                    let keys: Vec<u32> = (0..self.region_keys() as u32).collect();
+                    Level {
+                        slot_of: SlotOf::Region(keys.clone()),
+                        deeper: vec![false; keys.len()],
+                        keys,
+                    }
+                }
                 _ => {
                     let keys: Vec<u32> = (0..CPUS as u32).collect();
                     Level {

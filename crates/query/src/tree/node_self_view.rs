@@ -26,7 +26,7 @@ impl Engine {
     /// scan is cheaper or the plan has a selection (its masks are per stack
     /// row, not per node).
     pub(crate) fn node_self_from_view(&self, plan: &Plan) -> Option<Vec<Cell>> {
-        if plan.selection.is_some() || !self.threads_valid {
+        if plan.selection.is_some() || plan.uses_region || !self.threads_valid {
             return None;
         }
         let v = &self.by_node;

@@ -8,7 +8,7 @@ use super::{
 use model::strings::StrId;
 use model::{Trace, NONE};
 
-pub(super) fn table(t: &Trace) -> TableDef<'_> {
+pub(super) fn table<'a>(t: &'a Trace, regions: &'a model::regions::RegionTable) -> TableDef<'a> {
     let s = &t.samples;
     let thread = move |i: usize| s.thread(i) as usize;
     let process = move |i: usize| t.threads.process.get(thread(i)).copied().unwrap_or(NONE);
@@ -37,7 +37,8 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
                 .unwrap_or_default()
         }
     };
-    let region = super::regions::region_column(t, move |i| s.time.get(i).copied().unwrap_or(0));
+    let region =
+        super::regions::region_column(regions, move |i| s.time.get(i).copied().unwrap_or(0));
     TableDef {
         name: "cpu-sampled",
         rows: s.len(),
@@ -111,8 +112,10 @@ mod tests {
             panic!("no cpu-sampled table");
         };
         for c in Column::ALL {
-            if c == Column::StackInverted {
-                continue; // a way to drill Stack, not a column of the rows
+            if c == Column::StackInverted || c == Column::Region {
+                // A way to drill Stack, not a column of the rows; Region
+                // only with a regions file (`regions::region_column`).
+                continue;
             }
             assert!(def.column(c.name()).is_some(), "{} missing", c.name());
         }

@@ -13,7 +13,7 @@ const FIELD_COLUMNS: [&str; 8] = [
     "Field 1", "Field 2", "Field 3", "Field 4", "Field 5", "Field 6", "Field 7", "Field 8",
 ];
 
-pub(super) fn table(t: &Trace) -> TableDef<'_> {
+pub(super) fn table<'a>(t: &'a Trace, regions: &'a model::regions::RegionTable) -> TableDef<'a> {
     let g = &t.generic;
     TableDef {
         name: "generic",
@@ -53,7 +53,9 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
             // Process column shows Kernel-Network's PID, as WPA's does).
             text("Header Process", move |i| t.generic_header_process_text(i)),
         ])
-        .chain(super::regions::region_column(t, move |i| get(&g.time, i)))
+        .chain(super::regions::region_column(regions, move |i| {
+            get(&g.time, i)
+        }))
         .collect(),
         start: Numbers::I64(&g.time),
         end: Numbers::I64(&g.time),

@@ -383,6 +383,18 @@ impl<'a> TableDef<'a> {
         Some(def)
     }
 
+    /// `of` with the Region column and the Regions of Interest table from
+    /// `regions` (an engine's `regions()`: a view's regions file).
+    pub fn of_with(
+        t: &'a Trace,
+        regions: &'a model::regions::RegionTable,
+        name: &str,
+    ) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_with(t, regions, name, None)?;
+        def.push_count();
+        Some(def)
+    }
+
     pub(crate) fn push_count(&mut self) {
         // Every table counts its rows.
         self.columns.push(number(
@@ -401,6 +413,18 @@ impl<'a> TableDef<'a> {
         Some(def)
     }
 
+    /// `of_in` with its regions from `regions` (`of_with`).
+    pub fn of_in_with(
+        t: &'a Trace,
+        regions: &'a model::regions::RegionTable,
+        name: &str,
+        range: Option<TimeRange>,
+    ) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_with(t, regions, name, range)?;
+        def.push_count();
+        Some(def)
+    }
+
     pub(crate) fn columns_of(t: &'a Trace, name: &str) -> Option<TableDef<'a>> {
         TableDef::columns_in(t, name, None)
     }
@@ -412,22 +436,33 @@ impl<'a> TableDef<'a> {
         name: &str,
         range: Option<TimeRange>,
     ) -> Option<TableDef<'a>> {
+        TableDef::columns_with(t, &t.regions, name, range)
+    }
+
+    /// `columns_in` with the Region column and the Regions of Interest
+    /// table from `regions` (a view's regions file) instead of the trace's.
+    pub(crate) fn columns_with(
+        t: &'a Trace,
+        regions: &'a model::regions::RegionTable,
+        name: &str,
+        range: Option<TimeRange>,
+    ) -> Option<TableDef<'a>> {
         Some(match name {
-            "cpu-sampled" => cpu_sampled::table(t),
+            "cpu-sampled" => cpu_sampled::table(t, regions),
             "processes" => processes::table(t),
             "threads" => threads::table(t),
             "images" => images::table(t),
             "file-io" => file_io::table(t),
             "disk-io" => disk_io::table(t),
             "cpu-precise" => cpu_precise::table(t),
-            "generic" => generic::table(t),
+            "generic" => generic::table(t, regions),
             "hard-faults" => hard_faults::table(t),
             "network" => network::table(t),
             "page-faults" => page_faults::table(t),
             "registry" => registry::table(t),
             "virtual-alloc" => virtual_alloc::table(t, range),
             "heap" => heap::table(t, range),
-            "regions" => regions::table(t),
+            "regions" => regions::table(t, regions),
             "marks" => regions::marks(t),
             "dpc-isr" => dpc_isr::table(t),
             "processor-frequency" => processor_frequency::table(t),

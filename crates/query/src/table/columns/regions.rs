@@ -6,10 +6,10 @@ use super::{
     duration, end_time, get, keyed, start_time, thread_id, Numbers, PercentOf, TableColumn,
     TableDef,
 };
+use model::regions::RegionTable;
 use model::{Trace, NONE};
 
-pub(super) fn table(t: &Trace) -> TableDef<'_> {
-    let r = &t.regions;
+pub(super) fn table<'a>(t: &'a Trace, r: &'a RegionTable) -> TableDef<'a> {
     TableDef {
         name: "regions",
         rows: r.len(),
@@ -62,17 +62,17 @@ pub(super) fn table(t: &Trace) -> TableDef<'_> {
 /// the region of the innermost instance containing it, empty outside
 /// every instance. Only with a regions file in use.
 pub(super) fn region_column<'a>(
-    t: &'a Trace,
+    r: &'a RegionTable,
     time: impl Fn(usize) -> i64 + Sync + 'a,
 ) -> Option<TableColumn<'a>> {
-    t.regions.set.as_ref()?;
-    let index = t.regions.region_at();
+    r.set.as_ref()?;
+    let index = r.region_at();
     Some(keyed(
         "Region",
         move |i| index.at(time(i)),
         move |k| match k {
             NONE => String::new(),
-            k => t.regions.path(k),
+            k => r.path(k),
         },
     ))
 }
