@@ -164,6 +164,16 @@ pub struct Store {
     clock: AtomicU64,
     /// Numbers symbolization runs, so the newest result wins.
     symbol_runs: AtomicU64,
+    /// How many times this process read each trace into memory (a reload
+    /// after eviction counts again): what tells a cache hit from a reload.
+    loads: Mutex<HashMap<String, u64>>,
+    /// Traces whose ingest under way only checks an upload (shared mode):
+    /// its model is dropped when read, unless a request for the trace comes
+    /// meanwhile. nginx sends those to the replica it routes the trace to,
+    /// which loads it then; the one that took the upload keeps its memory.
+    checks: Mutex<std::collections::HashSet<String>>,
+    /// This replica's part in the shared ingest queue (`ingest_jobs`).
+    pub jobs: crate::ingest_jobs::Jobs,
     /// The catalog or the trace bytes are shared with other replicas.
     shared: bool,
     /// Memory promised to running ingests (admission control).
@@ -227,6 +237,9 @@ impl Store {
             slots: Mutex::new(HashMap::new()),
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
+            loads: Mutex::new(HashMap::new()),
+            checks: Mutex::new(std::collections::HashSet::new()),
+            jobs: Default::default(),
             reservations: Reservations::default(),
             stack_tags,
             schemas: crate::schema_store::SchemaStore::open(&data_dir.join("schemas"))?,
@@ -247,6 +260,21 @@ impl Store {
             });
         }
         Ok(store)
+    }
+
+    /// How many times this process has read trace `id` into memory.
+    pub fn loads(&self, id: &str) -> u64 {
+        self.loads
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The catalog or the trace bytes are shared with other replicas.
+    pub fn is_shared(&self) -> bool {
+        self.shared
     }
 
     /// Ingest, one after another in the background, traces whose ingest a
@@ -460,9 +488,15 @@ impl Store {
                     }
                     return Ok(t.clone());
                 }
-                Some(Slot::Ingesting(p)) => return Err(NotReady::Ingesting(p.clone())),
+                Some(Slot::Ingesting(p)) => {
+                    // Asked for: kept once read.
+                    self.checks().remove(id);
+                    return Err(NotReady::Ingesting(p.clone()));
+                }
                 Some(Slot::Failed(m)) => return Err(NotReady::Failed(m.clone())),
-                None => {}
+                None => {
+                    self.checks().remove(id);
+                }
             }
         }
         let entry = match self.catalog.get(id) {
@@ -491,6 +525,24 @@ impl Store {
             _ => true,
         });
         before - slots.len()
+    }
+
+    fn checks(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.checks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Read a trace just uploaded, to record whether it is ready or failed.
+    /// Shared with other replicas, the model is not kept unless the trace is
+    /// asked for meanwhile: nginx routes the trace's requests to the replica
+    /// that holds it (deploy/nginx.conf), which may not be this one.
+    pub fn start_check(self: &Arc<Self>, entry: TraceEntry) {
+        if self.shared {
+            let slots = self.slots();
+            if !slots.contains_key(&entry.id) {
+                self.checks().insert(entry.id.clone());
+            }
+        }
+        self.start_ingest(entry);
     }
 
     /// Load a catalogued trace in the background (no-op if already under way).
@@ -595,6 +647,15 @@ impl Store {
             return;
         }
         match result {
+            Ok(_) if self.checks().remove(&entry.id) => {
+                slots.remove(&entry.id);
+                self.record_status(&entry.id, "ready", "");
+                drop(slots);
+                drop(result);
+                drop(tickets);
+                release_free_memory();
+                tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "upload checked (not kept: not asked for here)");
+            }
             Ok((trace, members)) => {
                 tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
                 let mut loaded = LoadedTrace::new(
@@ -606,6 +667,12 @@ impl Store {
                 loaded.members = members;
                 let loaded = Arc::new(loaded);
                 slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
+                *self
+                    .loads
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(entry.id.clone())
+                    .or_insert(0) += 1;
                 self.record_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
                 drop(slots);
@@ -617,6 +684,7 @@ impl Store {
                 self.warm_compare(&entry.id);
             }
             Err(msg) => {
+                self.checks().remove(&entry.id);
                 tracing::warn!(id = %entry.id, error = %msg, "ingest failed");
                 slots.insert(entry.id.clone(), Slot::Failed(msg.clone()));
                 self.record_status(&entry.id, "failed", &msg);

@@ -1,0 +1,130 @@
+//! Issue 36, scale on one machine: three replicas behind nginx, each with a
+//! memory budget that holds one of three traces, keep all three loaded at
+//! once: every trace is served by the replica nginx routes it to, read there
+//! once and never again (the replicas' load counters, `loads` in
+//! GET /api/traces/{id}), though one budget could not hold two of them. A
+//! trace uploaded through one replica is ready on the one its requests go to.
+#![cfg(all(unix, feature = "team"))]
+
+mod common;
+
+use common::cluster::Nginx;
+use common::team::Backends;
+use common::{request, Server};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// Holds one of these traces and the reading of another (about 82 MiB,
+/// http_memory.rs), never two loaded at once.
+const BUDGET: [&str; 2] = ["--memory-budget-mb", "100"];
+
+/// The id the server gives these bytes (the first 16 bytes of their SHA-256).
+fn id_of(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn port_of(s: &Server) -> u16 {
+    s.addr
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {}", s.addr))
+}
+
+fn loads(r: &Server, id: &str) -> (u64, bool) {
+    let (s, v) = r.json("GET", &format!("/api/traces/{id}"), "");
+    assert_eq!(s, 200, "{v}");
+    (
+        v["loads"].as_u64().unwrap_or_else(|| panic!("no loads: {v}")),
+        v.get("summary").is_some(),
+    )
+}
+
+#[test]
+fn three_replicas_keep_three_traces_one_budget_cannot() {
+    let Some(dir) = common::real_traces_dir() else {
+        return;
+    };
+    let Some(b) = Backends::start("scale") else {
+        return;
+    };
+    let base = std::fs::read(dir.join("perfview-net452-x64.etl")).unwrap();
+    let variant = |k: u8| {
+        let mut v = base.clone();
+        v.extend(std::iter::repeat_n(k, 16));
+        v
+    };
+    let replicas: Vec<Server> = (0..3).map(|_| b.replica(&BUDGET)).collect();
+    let ports: Vec<u16> = replicas.iter().map(port_of).collect();
+    let nginx = Nginx::start(&ports, &BUDGET, true);
+    let addr = nginx.addr();
+
+    // Three variants whose ids nginx routes to three different replicas
+    // (asked before they exist: the 404 comes from the replica routed to).
+    let mut chosen: Vec<(Vec<u8>, String, usize)> = Vec::new();
+    for k in 1..=200u8 {
+        let body = variant(k);
+        let id = id_of(&body);
+        let port = nginx.routed_port(&format!("/api/traces/{id}"));
+        let owner = ports.iter().position(|p| *p == port).unwrap();
+        if chosen.iter().all(|c| c.2 != owner) {
+            chosen.push((body, id, owner));
+        }
+        if chosen.len() == 3 {
+            break;
+        }
+    }
+    assert_eq!(chosen.len(), 3, "no three ids on three replicas");
+
+    // Uploaded through nginx (all three reach the replica of this client's
+    // address), then ready where nginx routes each.
+    let t0 = std::time::Instant::now();
+    for (i, (body, id, _)) in chosen.iter().enumerate() {
+        let (s, v) = request(&addr, "POST", &format!("/api/traces?name=v{i}.etl"), body, &[]);
+        assert_eq!(s, 201, "{v}");
+        let v: Value = serde_json::from_str(&v).unwrap();
+        assert_eq!(v["id"].as_str(), Some(id.as_str()), "{v}");
+    }
+    let front = Server {
+        child: std::process::Command::new("true").spawn().unwrap(),
+        addr: addr.clone(),
+        log: Default::default(),
+        cluster: None,
+    };
+    for (_, id, _) in &chosen {
+        front.wait_ready(id, 120);
+    }
+    // Queried in turn, three rounds: each answer from memory.
+    let table = br#"{"columns": ["Process"]}"#;
+    for _ in 0..3 {
+        for (_, id, _) in &chosen {
+            let (s, v) = request(&addr, "POST", &format!("/api/traces/{id}/table"), table, &[]);
+            assert_eq!(s, 200, "{v}");
+        }
+    }
+    let mut figures = Vec::new();
+    for (_, id, owner) in &chosen {
+        let (n, held) = loads(&replicas[*owner], id);
+        figures.push(format!("replica {owner}: {id} loaded {n}x, held {held}"));
+        assert_eq!((n, held), (1, true), "{figures:?}");
+    }
+    eprintln!(
+        "# 3 traces on 3 replicas (--memory-budget-mb 100 each), ready and queried 3 rounds in {:.1} s: {figures:?}",
+        t0.elapsed().as_secs_f64()
+    );
+
+    // One replica with the same budget cannot hold the three: reading them
+    // in turn reads the first again.
+    let one = b.replica(&BUDGET);
+    for (_, id, _) in &chosen {
+        one.wait_ready(id, 120);
+    }
+    let first = &chosen[0].1;
+    one.wait_ready(first, 120);
+    let (n, _) = loads(&one, first);
+    eprintln!("# one replica, same budget: {first} loaded {n}x");
+    assert!(n >= 2, "one budget held all three: {n}");
+}
