@@ -2,6 +2,7 @@
 
 mod callers;
 mod compare;
+mod drain;
 pub mod error;
 mod export;
 mod findings;

@@ -34,7 +34,10 @@ pub async fn upload(
     Query(p): Query<UploadParams>,
     body: Body,
 ) -> ApiResult<impl IntoResponse> {
-    super::receive::require_auth(&app, &headers)?;
+    if let Err(e) = super::receive::require_auth(&app, &headers) {
+        super::drain::drain(&headers, body).await;
+        return Err(e);
+    }
     let got = super::receive::receive(&app, body).await?;
     // Whole: nothing to store. Its file gone or changed (behind the
     // server's back, even while the trace is loaded): these bytes are it.

@@ -211,12 +211,18 @@ pub fn start(
                 _ => data_dir.join(format!("replica-{i}")),
             };
             std::fs::create_dir_all(&dir).unwrap();
-            // nginx names the client in X-Forwarded-For.
+            // nginx names the client in X-Forwarded-For. The local copies
+            // of the store's traces where a single server keeps its uploads
+            // (`traces/`), which tests look at.
+            let cache = dir.join("traces");
+            let cache = cache.to_string_lossy().into_owned();
             let mut args = vec![
                 "--catalog",
                 &catalog,
                 "--store",
                 &store,
+                "--cache-dir",
+                &cache,
                 "--trusted-proxy",
                 "127.0.0.1",
             ];
