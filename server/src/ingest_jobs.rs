@@ -146,7 +146,8 @@ fn run(store: &Arc<Store>, queue: &dyn IngestQueue, holder: &str, id: &str) {
     }
     // Still pending (the object store was away): left for the lease to run
     // out, and read again then.
-    let recorded = matches!(store.catalog.get(id), Ok(Some(e)) if e.status == "ready" || e.status == "failed");
+    let recorded =
+        matches!(store.catalog.get(id), Ok(Some(e)) if e.status == "ready" || e.status == "failed");
     if recorded {
         if let Err(e) = queue.finish(id, holder) {
             tracing::warn!(%id, error = %format!("{e:#}"), "cannot finish the ingest job");

@@ -66,7 +66,10 @@ fn a_killed_replicas_ingest_job_is_taken_by_another_and_every_replica_sees_progr
         if holder.starts_with(&format!("{}/", a.addr)) {
             break ev;
         }
-        assert_ne!(ev["status"], "ready", "read before A's progress was heard: {ev}");
+        assert_ne!(
+            ev["status"], "ready",
+            "read before A's progress was heard: {ev}"
+        );
     };
     a.child.kill().unwrap();
     a.child.wait().unwrap();

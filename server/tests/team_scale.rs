@@ -38,7 +38,9 @@ fn loads(r: &Server, id: &str) -> (u64, bool) {
     let (s, v) = r.json("GET", &format!("/api/traces/{id}"), "");
     assert_eq!(s, 200, "{v}");
     (
-        v["loads"].as_u64().unwrap_or_else(|| panic!("no loads: {v}")),
+        v["loads"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no loads: {v}")),
         v.get("summary").is_some(),
     )
 }
@@ -83,7 +85,13 @@ fn three_replicas_keep_three_traces_one_budget_cannot() {
     // address), then ready where nginx routes each.
     let t0 = std::time::Instant::now();
     for (i, (body, id, _)) in chosen.iter().enumerate() {
-        let (s, v) = request(&addr, "POST", &format!("/api/traces?name=v{i}.etl"), body, &[]);
+        let (s, v) = request(
+            &addr,
+            "POST",
+            &format!("/api/traces?name=v{i}.etl"),
+            body,
+            &[],
+        );
         assert_eq!(s, 201, "{v}");
         let v: Value = serde_json::from_str(&v).unwrap();
         assert_eq!(v["id"].as_str(), Some(id.as_str()), "{v}");
@@ -117,7 +125,13 @@ fn three_replicas_keep_three_traces_one_budget_cannot() {
     let table = br#"{"columns": ["Process"]}"#;
     for _ in 0..3 {
         for (_, id, _) in &chosen {
-            let (s, v) = request(&addr, "POST", &format!("/api/traces/{id}/table"), table, &[]);
+            let (s, v) = request(
+                &addr,
+                "POST",
+                &format!("/api/traces/{id}/table"),
+                table,
+                &[],
+            );
             assert_eq!(s, 200, "{v}");
         }
     }

@@ -91,9 +91,7 @@ pub async fn create(
     let peer = peer.map_or(IpAddr::from([0, 0, 0, 0]), |Extension(ConnectInfo(a))| {
         a.ip()
     });
-    let forwarded = headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok());
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
     let client = app.links.client_of(peer, forwarded);
     make(&app, client, &headers, &body).map(Json)
 }

@@ -24,8 +24,13 @@ pub trait IngestQueue: Send + Sync {
     fn claim(&self, holder: &str, lease: Duration) -> anyhow::Result<Option<String>>;
     /// Still reading: the lease renewed and `progress` (JSON) sent to every
     /// replica; false when the job is no longer `holder`'s.
-    fn renew(&self, id: &str, holder: &str, lease: Duration, progress: &str)
-        -> anyhow::Result<bool>;
+    fn renew(
+        &self,
+        id: &str,
+        holder: &str,
+        lease: Duration,
+        progress: &str,
+    ) -> anyhow::Result<bool>;
     /// The job is done (its outcome is the trace's status in the catalog).
     fn finish(&self, id: &str, holder: &str) -> anyhow::Result<()>;
     /// Whether a job for `id` waits (Some(None)) or is held (Some(Some(holder))).

@@ -66,10 +66,7 @@ impl IngestQueue for PgCatalog {
     }
 
     fn holder(&self, id: &str) -> anyhow::Result<Option<Option<String>>> {
-        let rows = self.rows(
-            "SELECT holder FROM ingest_jobs WHERE id = $1",
-            vec![s(id)],
-        )?;
+        let rows = self.rows("SELECT holder FROM ingest_jobs WHERE id = $1", vec![s(id)])?;
         Ok(rows.first().map(|r| r.get(0)))
     }
 
