@@ -167,10 +167,11 @@ pub struct Store {
     /// How many times this process read each trace into memory (a reload
     /// after eviction counts again): what tells a cache hit from a reload.
     loads: Mutex<HashMap<String, u64>>,
-    /// Traces whose ingest under way only checks an upload (shared mode):
-    /// its model is dropped when read, unless a request for the trace comes
-    /// meanwhile. nginx sends those to the replica it routes the trace to,
-    /// which loads it then; the one that took the upload keeps its memory.
+    /// Traces read (or being read) only to check an upload (shared mode),
+    /// not asked for here yet: nginx sends a trace's requests to the replica
+    /// it routes the trace to, which may be another. Their models are the
+    /// first dropped when memory is wanted, so the traces this replica
+    /// serves stay loaded; one asked for leaves the set.
     checks: Mutex<std::collections::HashSet<String>>,
     /// This replica's part in the shared ingest queue (`ingest_jobs`).
     pub jobs: crate::ingest_jobs::Jobs,
@@ -262,7 +263,17 @@ impl Store {
         Ok(store)
     }
 
-    /// How many times this process has read trace `id` into memory.
+    fn count_load(&self, id: &str) {
+        *self
+            .loads
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(id.to_string())
+            .or_insert(0) += 1;
+    }
+
+    /// How many times this process has read trace `id` into memory to
+    /// serve it (an upload's check counts once it is asked for).
     pub fn loads(&self, id: &str) -> u64 {
         self.loads
             .lock()
@@ -479,6 +490,9 @@ impl Store {
             let slots = self.slots();
             match slots.get(id) {
                 Some(Slot::Ready(t)) => {
+                    if self.checks().remove(id) {
+                        self.count_load(id);
+                    }
                     t.last_used.store(
                         self.clock.fetch_add(1, Ordering::Relaxed),
                         Ordering::Relaxed,
@@ -532,9 +546,9 @@ impl Store {
     }
 
     /// Read a trace just uploaded, to record whether it is ready or failed.
-    /// Shared with other replicas, the model is not kept unless the trace is
-    /// asked for meanwhile: nginx routes the trace's requests to the replica
-    /// that holds it (deploy/nginx.conf), which may not be this one.
+    /// Shared with other replicas, the model is the first to go when memory
+    /// is wanted until the trace is asked for here: nginx routes the trace's
+    /// requests to the replica it picks (deploy/nginx.conf), maybe another.
     pub fn start_check(self: &Arc<Self>, entry: TraceEntry) {
         if self.shared {
             let slots = self.slots();
@@ -647,32 +661,27 @@ impl Store {
             return;
         }
         match result {
-            Ok(_) if self.checks().remove(&entry.id) => {
-                slots.remove(&entry.id);
-                self.record_status(&entry.id, "ready", "");
-                drop(slots);
-                drop(result);
-                drop(tickets);
-                release_free_memory();
-                tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "upload checked (not kept: not asked for here)");
-            }
             Ok((trace, members)) => {
-                tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
+                // An upload's check nobody asked for here: kept, but the
+                // first to go when memory is wanted, and not a load served.
+                let unasked = self.checks().contains(&entry.id);
+                tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), unasked, "ingested");
                 let mut loaded = LoadedTrace::new(
                     entry.id.clone(),
                     trace,
                     started.elapsed().as_secs_f64(),
-                    self.clock.fetch_add(1, Ordering::Relaxed),
+                    if unasked {
+                        0
+                    } else {
+                        self.clock.fetch_add(1, Ordering::Relaxed)
+                    },
                 );
                 loaded.members = members;
                 let loaded = Arc::new(loaded);
                 slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
-                *self
-                    .loads
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .entry(entry.id.clone())
-                    .or_insert(0) += 1;
+                if !unasked {
+                    self.count_load(&entry.id);
+                }
                 self.record_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
                 drop(slots);
