@@ -5,7 +5,7 @@
 #   N replicas of `etlscope serve --catalog postgres://... --store s3://...`
 #   nginx (Debian's) with deploy/nginx.conf in front of them
 #
-#   deploy/local-cluster.sh up [--replicas N] [--dir DIR] [--port PORT]
+#   deploy/local-cluster.sh up [--replicas N] [--dir DIR] [--port PORT (default: a free one)]
 #   deploy/local-cluster.sh status [--dir DIR]
 #   deploy/local-cluster.sh down [--dir DIR]
 #
@@ -22,7 +22,7 @@ cmd="${1:-}"
 [ $# -gt 0 ] && shift
 replicas=3
 dir=/tmp/etlscope-cluster
-port=8780
+port=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --replicas) replicas="$2"; shift 2 ;;
@@ -79,7 +79,7 @@ start_replica() { # index
         AWS_REGION=us-east-1 AWS_ALLOW_HTTP=true \
         nohup "$bin" serve --addr "127.0.0.1:$rport" --data-dir "$dir/replica-$i" \
         --catalog "$CATALOG_URL" --store "s3://$bucket/library" --cache-dir "$dir/replica-$i/cache" \
-        --max-upload-mb "$max_upload_mb" \
+        --max-upload-mb "$max_upload_mb" --trusted-proxy 127.0.0.1 \
         ${ETLSCOPE_REPLICA_FLAGS:-} >"$dir/replica-$i/log" 2>&1 &
     echo $! >"$dir/replica-$i/pid"
     wait_port "$rport" 20 "$(cat "$dir/replica-$i/pid")" || { tail -3 "$dir/replica-$i/log" >&2; return 1; }
@@ -98,6 +98,7 @@ up() {
 
     # PostgreSQL: its own folder, loopback only, trust for the local user.
     local pgport s3port
+    [ -n "$port" ] || port=$(free_port)
     pgport=$(free_port)
     mkdir -p "$dir/pg"
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pg"
@@ -144,6 +145,9 @@ ENV
     conf=$(<"$here/nginx.conf")
     conf=${conf//@LISTEN@/127.0.0.1:$port}
     conf=${conf//@MAX_BODY_BYTES@/$((max_upload_mb * 1048576))}
+    # The replicas' default --header-timeout-secs and --body-timeout-secs (+1).
+    conf=${conf//@HEADER_TIMEOUT@/5}
+    conf=${conf//@BODY_TIMEOUT_NGINX@/31}
     conf=${conf//@PREFIX@/$dir/nginx}
     conf=${conf//@SERVERS@/${servers%$'\n'}}
     printf '%s\n' "$conf" >"$dir/nginx/nginx.conf"

@@ -10,6 +10,7 @@ mod contract_tests;
 mod notes;
 #[cfg(all(feature = "team", not(windows)))]
 mod postgres;
+pub mod queue;
 mod sqlite;
 #[cfg(all(test, feature = "team", not(windows)))]
 pub mod test_postgres;
@@ -165,6 +166,11 @@ pub trait Catalog: Send + Sync + NoteStore {
     fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>>;
     /// Set (Some) or clear (None: the server's path again) a trace's symbol path.
     fn set_symbol_path(&self, id: &str, path: Option<&str>) -> anyhow::Result<()>;
+    /// The ingest queue the replicas share (PostgreSQL); None for a catalog
+    /// of one process (SQLite), whose server reads its uploads itself.
+    fn queue(&self) -> Option<&dyn queue::IngestQueue> {
+        None
+    }
 }
 
 /// The catalog named by `--catalog`: `postgres://...` (a team server's),

@@ -8,6 +8,7 @@ mod cli;
 mod companions;
 mod findings_json;
 mod heal;
+mod ingest_jobs;
 mod live;
 mod machine_memory;
 mod mcp;

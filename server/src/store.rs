@@ -178,6 +178,17 @@ pub struct Store {
     clock: AtomicU64,
     /// Numbers symbolization runs, so the newest result wins.
     symbol_runs: AtomicU64,
+    /// How many times this process read each trace into memory (a reload
+    /// after eviction counts again): what tells a cache hit from a reload.
+    loads: Mutex<HashMap<String, u64>>,
+    /// Traces read (or being read) only to check an upload (shared mode),
+    /// not asked for here yet: nginx sends a trace's requests to the replica
+    /// it routes the trace to, which may be another. Their models are the
+    /// first dropped when memory is wanted, so the traces this replica
+    /// serves stay loaded; one asked for leaves the set.
+    checks: Mutex<std::collections::HashSet<String>>,
+    /// This replica's part in the shared ingest queue (`ingest_jobs`).
+    pub jobs: crate::ingest_jobs::Jobs,
     /// The catalog or the trace bytes are shared with other replicas.
     shared: bool,
     /// Memory promised to running ingests (admission control).
@@ -243,6 +254,9 @@ impl Store {
             slots: Mutex::new(HashMap::new()),
             clock: AtomicU64::new(0),
             symbol_runs: AtomicU64::new(0),
+            loads: Mutex::new(HashMap::new()),
+            checks: Mutex::new(std::collections::HashSet::new()),
+            jobs: Default::default(),
             reservations: Reservations::default(),
             stack_tags,
             schemas: crate::schema_store::SchemaStore::open(&data_dir.join("schemas"))?,
@@ -264,6 +278,31 @@ impl Store {
             });
         }
         Ok(store)
+    }
+
+    fn count_load(&self, id: &str) {
+        *self
+            .loads
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(id.to_string())
+            .or_insert(0) += 1;
+    }
+
+    /// How many times this process has read trace `id` into memory to
+    /// serve it (an upload's check counts once it is asked for).
+    pub fn loads(&self, id: &str) -> u64 {
+        self.loads
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The catalog or the trace bytes are shared with other replicas.
+    pub fn is_shared(&self) -> bool {
+        self.shared
     }
 
     /// Ingest, one after another in the background, traces whose ingest a
@@ -468,6 +507,9 @@ impl Store {
             let slots = self.slots();
             match slots.get(id) {
                 Some(Slot::Ready(t)) => {
+                    if self.checks().remove(id) {
+                        self.count_load(id);
+                    }
                     t.last_used.store(
                         self.clock.fetch_add(1, Ordering::Relaxed),
                         Ordering::Relaxed,
@@ -477,9 +519,15 @@ impl Store {
                     }
                     return Ok(t.clone());
                 }
-                Some(Slot::Ingesting(p)) => return Err(NotReady::Ingesting(p.clone())),
+                Some(Slot::Ingesting(p)) => {
+                    // Asked for: kept once read.
+                    self.checks().remove(id);
+                    return Err(NotReady::Ingesting(p.clone()));
+                }
                 Some(Slot::Failed(m)) => return Err(NotReady::Failed(m.clone())),
-                None => {}
+                None => {
+                    self.checks().remove(id);
+                }
             }
         }
         let entry = match self.catalog.get(id) {
@@ -508,6 +556,24 @@ impl Store {
             _ => true,
         });
         before - slots.len()
+    }
+
+    fn checks(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.checks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Read a trace just uploaded, to record whether it is ready or failed.
+    /// Shared with other replicas, the model is the first to go when memory
+    /// is wanted until the trace is asked for here: nginx routes the trace's
+    /// requests to the replica it picks (deploy/nginx.conf), maybe another.
+    pub fn start_check(self: &Arc<Self>, entry: TraceEntry) {
+        if self.shared {
+            let slots = self.slots();
+            if !slots.contains_key(&entry.id) {
+                self.checks().insert(entry.id.clone());
+            }
+        }
+        self.start_ingest(entry);
     }
 
     /// Load a catalogued trace in the background (no-op if already under way).
@@ -613,16 +679,26 @@ impl Store {
         }
         match result {
             Ok((trace, members)) => {
-                tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), "ingested");
+                // An upload's check nobody asked for here: kept, but the
+                // first to go when memory is wanted, and not a load served.
+                let unasked = self.checks().contains(&entry.id);
+                tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), unasked, "ingested");
                 let mut loaded = LoadedTrace::new(
                     entry.id.clone(),
                     trace,
                     started.elapsed().as_secs_f64(),
-                    self.clock.fetch_add(1, Ordering::Relaxed),
+                    if unasked {
+                        0
+                    } else {
+                        self.clock.fetch_add(1, Ordering::Relaxed)
+                    },
                 );
                 loaded.members = members;
                 let loaded = Arc::new(loaded);
                 slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
+                if !unasked {
+                    self.count_load(&entry.id);
+                }
                 self.record_status(&entry.id, "ready", "");
                 evict_over_budget(&mut slots, self.memory_budget, &entry.id);
                 drop(slots);
@@ -634,6 +710,7 @@ impl Store {
                 self.warm_compare(&entry.id);
             }
             Err(msg) => {
+                self.checks().remove(&entry.id);
                 tracing::warn!(id = %entry.id, error = %msg, "ingest failed");
                 slots.insert(entry.id.clone(), Slot::Failed(msg.clone()));
                 self.record_status(&entry.id, "failed", &msg);

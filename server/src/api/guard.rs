@@ -194,7 +194,11 @@ pub async fn layer(State(app): State<AppState>, req: Request, next: Next) -> Res
         host.as_deref(),
         req.headers(),
     ) {
-        Some(refused) => refused,
+        Some(refused) => {
+            let (parts, body) = req.into_parts();
+            super::drain::drain(&parts.headers, body).await;
+            refused
+        }
         None => next.run(req).await,
     }
 }

@@ -31,6 +31,8 @@ pub struct LinkLimits {
     pub max_links: u64,
     /// Most bytes of targets kept.
     pub max_bytes: u64,
+    /// Peers whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl Default for LinkLimits {
@@ -40,6 +42,7 @@ impl Default for LinkLimits {
             per_minute: DEFAULT_PER_MINUTE,
             max_links: DEFAULT_MAX_LINKS,
             max_bytes: DEFAULT_MAX_MIB << 20,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -74,6 +77,19 @@ impl LinkGuard {
         }
     }
 
+    /// The client a request came from: `peer`, unless it is a trusted proxy
+    /// (`--trusted-proxy`), whose client is the last address it appended to
+    /// `X-Forwarded-For` (earlier ones are the client's own say, not believed).
+    pub fn client_of(&self, peer: IpAddr, forwarded_for: Option<&str>) -> IpAddr {
+        if !self.limits.trusted_proxies.contains(&client_key(peer)) {
+            return peer;
+        }
+        forwarded_for
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|a| a.trim().parse().ok())
+            .unwrap_or(peer)
+    }
+
     /// Take one link from `client`'s allowance, or say how long until it has one.
     pub fn take(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
         let cap = f64::from(self.limits.per_minute.max(1));
@@ -98,6 +114,12 @@ impl LinkGuard {
         } else {
             Err(Duration::from_secs_f64((1.0 - b.tokens) / per_sec))
         }
+    }
+
+    /// Read the store's usage again at its next use: other replicas add
+    /// links to a shared catalog too.
+    pub fn forget_usage(&self) {
+        *self.usage.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// The store's usage, read with `load` the first time; held while the
@@ -197,6 +219,22 @@ mod tests {
         );
         assert!(g.take(a, t0 + Duration::from_secs(10)).is_ok());
         assert!(g.take(a, t0 + Duration::from_secs(10)).is_err());
+    }
+
+    #[test]
+    fn only_a_trusted_proxy_names_the_client() {
+        let proxy = IpAddr::from([127, 0, 0, 1]);
+        let g = LinkGuard::new(LinkLimits {
+            trusted_proxies: vec![proxy],
+            ..LinkLimits::default()
+        });
+        let client = IpAddr::from([10, 0, 0, 7]);
+        assert_eq!(g.client_of(proxy, Some("1.2.3.4, 10.0.0.7")), client);
+        assert_eq!(g.client_of(proxy, Some("junk")), proxy);
+        assert_eq!(g.client_of(proxy, None), proxy);
+        let other = IpAddr::from([10, 0, 0, 9]);
+        assert_eq!(g.client_of(other, Some("10.0.0.7")), other);
+        assert_eq!(guard(1).client_of(proxy, Some("10.0.0.7")), proxy);
     }
 
     #[test]

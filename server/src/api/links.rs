@@ -88,9 +88,11 @@ pub async fn create(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<Json<Value>, Refused> {
-    let client = peer.map_or(IpAddr::from([0, 0, 0, 0]), |Extension(ConnectInfo(a))| {
+    let peer = peer.map_or(IpAddr::from([0, 0, 0, 0]), |Extension(ConnectInfo(a))| {
         a.ip()
     });
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    let client = app.links.client_of(peer, forwarded);
     make(&app, client, &headers, &body).map(Json)
 }
 
@@ -148,6 +150,9 @@ fn make(
         return Err(Refused(Box::new(e), Some(secs)));
     }
     let catalog = &app.store.catalog;
+    if app.store.is_shared() {
+        guard.forget_usage();
+    }
     // Held from the look-up to the insert: the last room goes to one link.
     let mut usage = guard.usage(|| {
         let (links, bytes) = catalog.link_usage()?;

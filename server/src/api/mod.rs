@@ -2,6 +2,7 @@
 
 pub mod callers;
 pub mod compare;
+mod drain;
 pub mod error;
 mod export;
 pub mod findings;

@@ -45,9 +45,16 @@ pub async fn upload(
     Query(p): Query<SymbolUploadParams>,
     body: Body,
 ) -> ApiResult<impl IntoResponse> {
-    super::receive::require_auth(&app, &headers)?;
-    // The name is checked before the body is received.
-    let name = check_name(p.name.as_deref())?;
+    // The token and the name are checked before the body is received.
+    let name = match super::receive::require_auth(&app, &headers)
+        .and_then(|()| check_name(p.name.as_deref()))
+    {
+        Ok(n) => n,
+        Err(e) => {
+            super::drain::drain(&headers, body).await;
+            return Err(e);
+        }
+    };
     let got = super::receive::receive(&app, body).await?;
     let path = got.temp.path.clone();
     let (guid, age) = tokio::task::spawn_blocking(move || Pdb::read_identity(&path))

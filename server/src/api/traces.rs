@@ -34,7 +34,10 @@ pub async fn upload(
     Query(p): Query<UploadParams>,
     body: Body,
 ) -> ApiResult<impl IntoResponse> {
-    super::receive::require_auth(&app, &headers)?;
+    if let Err(e) = super::receive::require_auth(&app, &headers) {
+        super::drain::drain(&headers, body).await;
+        return Err(e);
+    }
     let got = super::receive::receive(&app, body).await?;
     // Whole: nothing to store. Its file gone or changed (behind the
     // server's back, even while the trace is loaded): these bytes are it.
@@ -95,7 +98,7 @@ pub async fn upload(
             return Ok((StatusCode::OK, Json(entry_json(&app, &e))));
         }
     }
-    app.store.start_ingest(entry.clone());
+    crate::ingest_jobs::read_upload(&app.store, entry.clone());
     Ok((StatusCode::CREATED, Json(entry_json(&app, &entry))))
 }
 
@@ -156,6 +159,7 @@ pub async fn get(
     if let Ok(t) = app.store.get(&id) {
         v["summary"] = summary_json(&t);
     }
+    v["loads"] = json!(app.store.loads(&id));
     Ok(Json(v))
 }
 
@@ -291,6 +295,14 @@ pub async fn progress(
         let id = id.clone();
         async move {
             let (app, mut last) = st?;
+            // Read by another replica (the shared ingest queue): its
+            // progress, until its job is done; then this one loads it.
+            if let Some(p) = elsewhere(&app, &id) {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                let v = json!({"status": "ingesting", "progress": p});
+                let ev: Result<Event, Infallible> = Ok(Event::default().data(v.to_string()));
+                return Some((ev, Some((app, last))));
+            }
             let mut got = app.store.get(&id);
             while let Ok(t) = &got {
                 let seen = last.as_ref().is_some_and(|l| Arc::ptr_eq(l, t));
@@ -325,6 +337,24 @@ pub async fn progress(
         }
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+/// The progress of trace `id`'s read when another replica holds its job
+/// and this one has no read of its own under way: what that replica last
+/// sent, or `{"queued": true}` before it sent any.
+fn elsewhere(app: &AppState, id: &str) -> Option<Value> {
+    let queue = app.store.catalog.queue()?;
+    if !matches!(app.store.peek(id), Err(NotReady::NotFound)) {
+        return None;
+    }
+    queue.holder(id).ok()??;
+    Some(
+        app.store
+            .jobs
+            .elsewhere(id)
+            .and_then(|j| serde_json::from_str(&j).ok())
+            .unwrap_or_else(|| json!({"queued": true})),
+    )
 }
 
 pub fn entry_json(app: &AppState, e: &TraceEntry) -> Value {

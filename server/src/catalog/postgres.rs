@@ -5,6 +5,8 @@
 //! alike. A lost connection (server restarted) is reopened on the next
 //! call; the call that met it fails as `Unavailable` (the API's 503).
 
+mod queue;
+
 use super::{members_of, members_text, Catalog, Place, TraceEntry, Unavailable};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -62,6 +64,14 @@ const MIGRATIONS: &[&str] = &[
         updated_at TEXT NOT NULL
     );
     CREATE INDEX notes_by_trace ON notes (trace, id COLLATE \"C\");",
+    // 5: the ingest queue (catalog::queue): one job per trace to read, held
+    // by a replica until its lease runs out.
+    "CREATE TABLE ingest_jobs (
+        id TEXT PRIMARY KEY,
+        enqueued_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        holder TEXT,
+        lease_until TIMESTAMPTZ
+    );",
 ];
 
 /// Any number, the same in every replica: migrations run under it, one
@@ -452,5 +462,9 @@ impl Catalog for PgCatalog {
             None => self.execute("DELETE FROM symbol_paths WHERE id = $1", vec![s(id)])?,
         };
         Ok(())
+    }
+
+    fn queue(&self) -> Option<&dyn super::queue::IngestQueue> {
+        Some(self)
     }
 }

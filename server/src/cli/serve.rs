@@ -69,6 +69,11 @@ pub struct ServeArgs {
     /// minute: a burst of that many, then one every 60/N seconds.
     #[arg(long, default_value_t = crate::api::link_limits::DEFAULT_PER_MINUTE)]
     pub links_per_minute: u32,
+    /// A reverse proxy (nginx in front of replicas) whose requests name
+    /// their client in `X-Forwarded-For`: its last address, the one this
+    /// proxy saw, is the client for per-client limits (repeat for several).
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Most short links kept; more get 507.
     #[arg(long, default_value_t = crate::api::link_limits::DEFAULT_MAX_LINKS)]
     pub max_links: u64,
@@ -183,6 +188,7 @@ fn link_limits(args: &ServeArgs) -> anyhow::Result<LinkLimits> {
         per_minute: args.links_per_minute,
         max_links: args.max_links,
         max_bytes: mib("max-links-mb", args.max_links_mb)?,
+        trusted_proxies: args.trusted_proxies.clone(),
     })
 }
 
@@ -339,6 +345,7 @@ pub fn run(
         }
         _ => (None, None),
     };
+    let jobs_store = store.clone();
     let state = AppState {
         store: store.clone(),
         config: Arc::new(ApiConfig {
@@ -361,6 +368,8 @@ pub fn run(
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let addr = listener.local_addr()?;
+        // A team server's replicas read uploads through a shared queue.
+        crate::ingest_jobs::start(jobs_store, addr)?;
         if addr.ip().is_unspecified() && args.allowed_host.is_empty() && args.public_url.is_none() {
             // The DNS-rebinding guard refuses names it was not told about.
             eprintln!(

@@ -16,17 +16,110 @@ pub const REPLICAS: usize = 3;
 /// The other replicas and nginx, stopped on drop.
 pub struct Parts {
     pub replicas: Vec<Server>,
-    /// nginx's master process, and its folder (apart from the test's,
-    /// which a test may remove before its server is dropped).
-    nginx_pid: String,
-    nginx_prefix: PathBuf,
+    pub nginx: Nginx,
 }
 
-impl Drop for Parts {
+/// An nginx of deploy/nginx.conf, stopped on drop.
+pub struct Nginx {
+    pub port: u16,
+    /// Its master process, and its folder (apart from the test's, which a
+    /// test may remove before its server is dropped).
+    pid: String,
+    pub prefix: PathBuf,
+}
+
+impl Drop for Nginx {
     fn drop(&mut self) {
         // TERM: nginx's fast shutdown, workers included.
-        let _ = Command::new("kill").arg(&self.nginx_pid).status();
-        let _ = std::fs::remove_dir_all(&self.nginx_prefix);
+        let _ = Command::new("kill").arg(&self.pid).status();
+        let _ = std::fs::remove_dir_all(&self.prefix);
+    }
+}
+
+impl Nginx {
+    /// nginx in front of the replicas on `ports`, with the limits of the
+    /// replicas' flags `extra`; `log` also writes which upstreams each
+    /// request went to (`upstream.log`: nginx's `$upstream_addr`).
+    pub fn start(ports: &[u16], extra: &[&str], log: bool) -> Nginx {
+        let prefix = super::temp_dir("etlscope-nginx");
+        let port = super::team::free_port();
+        let flag = |name: &str, default: u64| -> u64 {
+            extra
+                .windows(2)
+                .find(|w| w[0] == name)
+                .and_then(|w| w[1].parse().ok())
+                .unwrap_or(default)
+        };
+        let servers: String = ports
+            .iter()
+            .map(|p| format!("        server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n"))
+            .collect();
+        let mut conf = include_str!("../../../deploy/nginx.conf")
+            .replace(
+                "@MAX_BODY_BYTES@",
+                &(flag("--max-upload-mb", 8192) << 20).to_string(),
+            )
+            .replace(
+                "@HEADER_TIMEOUT@",
+                &flag("--header-timeout-secs", 5).max(1).to_string(),
+            )
+            .replace(
+                "@BODY_TIMEOUT_NGINX@",
+                &(flag("--body-timeout-secs", 30).max(1) + 1).to_string(),
+            )
+            .replace("@LISTEN@", &format!("127.0.0.1:{port}"))
+            .replace("@PREFIX@", &prefix.to_string_lossy())
+            .replace("@SERVERS@", servers.trim_end());
+        if log {
+            conf = conf.replace(
+                "access_log off;",
+                &format!(
+                    "log_format upstream '$upstream_addr';\n    access_log {}/upstream.log upstream;",
+                    prefix.display()
+                ),
+            );
+        }
+        let conf_path = prefix.join("nginx.conf");
+        std::fs::write(&conf_path, conf).unwrap();
+        let out = Command::new(nginx())
+            .arg("-p")
+            .arg(&prefix)
+            .arg("-c")
+            .arg(&conf_path)
+            .output()
+            .expect("run nginx");
+        assert!(
+            out.status.success(),
+            "nginx: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "nginx did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let pid = std::fs::read_to_string(prefix.join("nginx.pid"))
+            .expect("nginx wrote its pid")
+            .trim()
+            .to_string();
+        Nginx { port, pid, prefix }
+    }
+
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The port of the replica the hash picked for `path` (a GET sent now;
+    /// with `log`): the first upstream it tried.
+    pub fn routed_port(&self, path: &str) -> u16 {
+        let _ = super::raw_request(&self.addr(), "GET", path, b"", &[]);
+        let log = std::fs::read_to_string(self.prefix.join("upstream.log")).unwrap_or_default();
+        log.lines()
+            .last()
+            .and_then(|l| l.split(',').next())
+            .and_then(|a| a.trim().rsplit(':').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no upstream in nginx's log {log:?}"))
     }
 }
 
@@ -98,77 +191,64 @@ pub fn start(
         ("AWS_ALLOW_HTTP", "true"),
     ];
     all_env.extend_from_slice(env);
-    let mut replicas: Vec<Server> = (0..REPLICAS)
-        .map(|i| {
-            // The first in the test's own folder: tests that look at it
-            // (no temp file left) see a replica's.
+    // Each replica's port, chosen first: the replica nginx sends this
+    // client's requests to (by its address, deploy/nginx.conf) is the one in
+    // the test's own folder, with the process the test gets, so tests that
+    // look at "the server's" files or memory see the replica that served them.
+    let ports: Vec<u16> = (0..REPLICAS).map(|_| super::team::free_port()).collect();
+    // Asked of a throwaway nginx with the same upstream names and nothing
+    // listening yet (it then tries them all; the log lists the hash's pick first).
+    let first_port = Nginx::start(&ports, extra, true).routed_port("/api/traces");
+    let mut order = ports.clone();
+    order.retain(|p| *p != first_port);
+    order.insert(0, first_port);
+    let mut replicas: Vec<Server> = order
+        .iter()
+        .enumerate()
+        .map(|(i, port)| {
             let dir = match i {
                 0 => data_dir.to_path_buf(),
                 _ => data_dir.join(format!("replica-{i}")),
             };
             std::fs::create_dir_all(&dir).unwrap();
-            let mut args = vec!["--catalog", &catalog, "--store", &store];
+            // nginx names the client in X-Forwarded-For. The local copies
+            // of the store's traces where a single server keeps its uploads
+            // (`traces/`), which tests look at.
+            let cache = dir.join("traces");
+            let cache = cache.to_string_lossy().into_owned();
+            let mut args = vec![
+                "--catalog",
+                &catalog,
+                "--store",
+                &store,
+                "--cache-dir",
+                &cache,
+                "--trusted-proxy",
+                "127.0.0.1",
+            ];
             args.extend_from_slice(extra);
-            Server::start_bin(&super::team::team_binary(), command, &dir, &args, &all_env)
+            Server::start_bin_at(
+                &super::team::team_binary(),
+                &format!("127.0.0.1:{port}"),
+                command,
+                &dir,
+                &args,
+                &all_env,
+            )
         })
         .collect();
-    let first = replicas.remove(0);
-    let prefix = super::temp_dir("etlscope-nginx");
-    let port = super::team::free_port();
-    let servers: String = std::iter::once(&first)
-        .chain(&replicas)
-        .map(|r| format!("        server {} max_fails=1 fail_timeout=2s;\n", r.addr))
-        .collect();
-    let template = include_str!("../../../deploy/nginx.conf");
-    // The replicas' upload limit, which nginx applies with their answer.
-    let max_mb: u64 = extra
-        .windows(2)
-        .find(|w| w[0] == "--max-upload-mb")
-        .and_then(|w| w[1].parse().ok())
-        .unwrap_or(8192);
-    let conf = template
-        .replace("@MAX_BODY_BYTES@", &(max_mb << 20).to_string())
-        .replace("@LISTEN@", &format!("127.0.0.1:{port}"))
-        .replace("@PREFIX@", &prefix.to_string_lossy())
-        .replace("@SERVERS@", servers.trim_end());
-    let conf_path = prefix.join("nginx.conf");
-    std::fs::write(&conf_path, conf).unwrap();
-    let out = Command::new(nginx())
-        .arg("-p")
-        .arg(&prefix)
-        .arg("-c")
-        .arg(&conf_path)
-        .output()
-        .expect("run nginx");
-    assert!(
-        out.status.success(),
-        "nginx: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nginx did not listen");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let nginx_pid = std::fs::read_to_string(prefix.join("nginx.pid"))
-        .expect("nginx wrote its pid")
-        .trim()
-        .to_string();
+    let nginx = Nginx::start(&ports, extra, false);
     // The returned server owns the first replica's process (tests read its
     // memory, or kill it); the husk left keeps a finished stand-in.
-    let mut first = first;
+    let mut first = replicas.remove(0);
     let stand_in = Command::new("true").spawn().expect("spawn true");
     let child = std::mem::replace(&mut first.child, stand_in);
     let log = first.log.clone();
     replicas.insert(0, first);
     Some(Server {
         child,
-        addr: format!("127.0.0.1:{port}"),
+        addr: nginx.addr(),
         log,
-        cluster: Some(Parts {
-            replicas,
-            nginx_pid,
-            nginx_prefix: prefix,
-        }),
+        cluster: Some(Parts { replicas, nginx }),
     })
 }

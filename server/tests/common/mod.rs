@@ -95,8 +95,20 @@ impl Server {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
+        Server::start_bin_at(bin, "127.0.0.1:0", command, data_dir, extra, env)
+    }
+
+    /// `start_bin` listening on `addr`.
+    pub fn start_bin_at(
+        bin: &Path,
+        addr: &str,
+        command: &str,
+        data_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut child = Command::new(bin)
-            .args([command, "--addr", "127.0.0.1:0", "--data-dir"])
+            .args([command, "--addr", addr, "--data-dir"])
             .arg(data_dir)
             .args(extra)
             .envs(env.iter().copied())
