@@ -29,6 +29,7 @@ mod progress;
 pub mod record;
 #[cfg(windows)]
 pub mod record_windows;
+mod redact;
 pub mod register;
 pub mod serve;
 mod symbols;
@@ -216,6 +217,10 @@ pub enum Command {
     /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
     #[command(subcommand)]
     Synth(synth::Scenario),
+    /// Write a copy of a trace to share: user, computer and domain names, command-line
+    /// arguments, window titles, chosen paths, IP addresses and environment values
+    /// replaced, the same original by the same replacement; events, times, stacks unchanged.
+    Redact(redact::RedactArgs),
     /// Schema packs: turn manifests into one (`pack`), or on Windows export
     /// the registered providers' schemas (`export`).
     #[command(subcommand)]
@@ -345,6 +350,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             symbols::run(&file, companions, symbol_path.as_deref())
         }
         Some(Command::Synth(s)) => synth::run(s),
+        Some(Command::Redact(a)) => redact::run(a, companions),
         Some(Command::Record(a)) if a.serve => serve::run(
             serve::ServeArgs::defaults(),
             Vec::new(),
