@@ -76,23 +76,40 @@ impl Matcher {
         let Some(ac) = &self.ac else {
             return Vec::new();
         };
-        ac.find_iter(bytes)
-            .filter_map(|m| {
-                let &(needle, wide) = self.patterns.get(m.pattern().as_usize())?;
-                let hit = Hit {
-                    start: m.start(),
-                    end: m.end(),
-                    needle,
-                    wide,
-                };
-                self.accepts(bytes, &hit).then_some(hit)
-            })
-            .collect()
+        // A match refused (inside a word) may hide another that starts
+        // within it: search again from the next byte, not after its end.
+        let mut hits = Vec::new();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let Some(m) = ac.find(aho_corasick::Input::new(bytes).span(pos..bytes.len())) else {
+                break;
+            };
+            let Some(&(needle, wide)) = self.patterns.get(m.pattern().as_usize()) else {
+                break;
+            };
+            let hit = Hit {
+                start: m.start(),
+                end: m.end(),
+                needle,
+                wide,
+            };
+            if self.accepts(bytes, &hit) {
+                hits.push(hit);
+                pos = m.end().max(m.start() + 1);
+            } else {
+                pos = m.start() + 1;
+            }
+        }
+        hits
     }
 
     fn accepts(&self, bytes: &[u8], hit: &Hit) -> bool {
-        let key = &self.needles[hit.needle].key;
-        let first = key.chars().next().is_some_and(|c| c.is_alphanumeric());
+        let n = &self.needles[hit.needle];
+        let key = &n.key;
+        // A command line begins at its image's drive letter: a letter before
+        // it is a byte of the field before the string, not a longer word.
+        let first = n.category != Category::CommandLines
+            && key.chars().next().is_some_and(|c| c.is_alphanumeric());
         let last = key.chars().last().is_some_and(|c| c.is_alphanumeric());
         let word =
             |c: Option<u16>| c.is_some_and(|u| u < 0x80 && (u as u8).is_ascii_alphanumeric());
@@ -229,6 +246,19 @@ mod tests {
         let mut t = b"user eric logged".to_vec();
         assert_eq!(m.replace(&mut t).len(), 1);
         assert_eq!(&t, b"user abcd logged");
+    }
+
+    #[test]
+    fn a_refused_match_does_not_hide_one_inside_it() {
+        // The whole command line is refused (a stray letter before it); its
+        // arguments, a needle of their own, are still found.
+        let m = Matcher::new(vec![
+            needle("c:\\x.exe -k secret", "c:\\x.exe -q zzzzzz"),
+            needle("-k secret", "-q zzzzzz"),
+        ]);
+        let mut b = wide("ec:\\x.exe -k secret");
+        assert_eq!(m.replace(&mut b).len(), 1);
+        assert_eq!(b, wide("ec:\\x.exe -q zzzzzz"));
     }
 
     #[test]
