@@ -479,7 +479,9 @@ pub fn needles(found: &Found, options: &Options) -> Matcher {
             let replacement =
                 format!("{}{}{}", base.redact_str(&cl.image), cl.gap, args).to_ascii_lowercase();
             add(&mut by_key, whole, replacement, Category::CommandLines);
-            // Long arguments are replaced wherever else they appear too.
+            // Long arguments are replaced wherever else they appear too, and
+            // so are secret-like values in them (a fragment of the command
+            // line elsewhere, `token=...` in another event, still loses them).
             if cl.args.chars().count() >= 8 {
                 add(
                     &mut by_key,
@@ -488,9 +490,33 @@ pub fn needles(found: &Found, options: &Options) -> Matcher {
                     Category::CommandLines,
                 );
             }
+            for v in secret_like(&cl.args) {
+                let key = v.to_ascii_lowercase();
+                let replacement = mask(&key, salt, Keep::Punctuation);
+                add(&mut by_key, key, replacement, Category::CommandLines);
+            }
         }
     }
     Matcher::new(by_key.into_values().collect())
+}
+
+/// The arguments, and the values after `=` or `:` in them, that look like
+/// secrets: 8 characters or more with a digit, or 16 or more; not paths
+/// (a folder argument replaced everywhere would rename every file in it).
+fn secret_like(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for token in args.split_whitespace() {
+        let token = token.trim_matches(['"', '\'', ',', ';']);
+        let value = token.rsplit(['=', ':']).next().unwrap_or(token);
+        for t in [token, value] {
+            let n = t.chars().count();
+            let pathlike = t.contains(['\\', '/']);
+            if !pathlike && (n >= 16 || (n >= 8 && t.bytes().any(|b| b.is_ascii_digit()))) {
+                out.push(t);
+            }
+        }
+    }
+    out
 }
 
 fn add(

@@ -136,3 +136,12 @@ fn kept_categories_are_not_replaced() {
     o.keep = vec![Category::Users];
     assert!(needles(&f, &o).needles().is_empty());
 }
+
+#[test]
+fn secret_like_values_of_arguments_are_needles_too() {
+    assert_eq!(
+        secret_like("--token=s3cr3t-v4lue --verbose -k netsvcs"),
+        ["--token=s3cr3t-v4lue", "s3cr3t-v4lue"]
+    );
+    assert!(secret_like("objectdirectory=\\windows /p:C:\\x\\y12345678").is_empty());
+}
