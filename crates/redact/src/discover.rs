@@ -473,6 +473,14 @@ pub fn needles(found: &Found, options: &Options) -> Matcher {
         // The image part of a command line keeps its name but loses what
         // the other categories replace (a user's folder in its path).
         let base = Matcher::new(by_key.values().cloned().collect());
+        // Images keep their names: an argument that names one (`-ServerName:X`
+        // of X.exe) is no needle of its own, or the kept image would hold it.
+        let images: Vec<String> = found
+            .command_lines
+            .keys()
+            .map(|cl| cl.image.to_ascii_lowercase())
+            .collect();
+        let in_an_image = |key: &str| images.iter().any(|i| i.contains(key));
         for cl in found.command_lines.keys() {
             let args = mask(&cl.args, salt, Keep::Punctuation);
             let whole = format!("{}{}{}", cl.image, cl.gap, cl.args).to_ascii_lowercase();
@@ -482,7 +490,7 @@ pub fn needles(found: &Found, options: &Options) -> Matcher {
             // Long arguments are replaced wherever else they appear too, and
             // so are secret-like values in them (a fragment of the command
             // line elsewhere, `token=...` in another event, still loses them).
-            if cl.args.chars().count() >= 8 {
+            if cl.args.chars().count() >= 8 && !in_an_image(&cl.args.to_ascii_lowercase()) {
                 add(
                     &mut by_key,
                     cl.args.to_ascii_lowercase(),
@@ -492,6 +500,9 @@ pub fn needles(found: &Found, options: &Options) -> Matcher {
             }
             for v in secret_like(&cl.args) {
                 let key = v.to_ascii_lowercase();
+                if in_an_image(&key) {
+                    continue;
+                }
                 let replacement = mask(&key, salt, Keep::Punctuation);
                 add(&mut by_key, key, replacement, Category::CommandLines);
             }

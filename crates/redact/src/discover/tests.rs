@@ -145,3 +145,20 @@ fn secret_like_values_of_arguments_are_needles_too() {
     );
     assert!(secret_like("objectdirectory=\\windows /p:C:\\x\\y12345678").is_empty());
 }
+
+#[test]
+fn an_argument_naming_the_image_is_no_needle_of_its_own() {
+    let f = found(&["\"C:\\Apps\\SkypeBackgroundHost.exe\" -ServerName:SkypeBackgroundHost"]);
+    let m = needles(&f, &opts());
+    assert!(m.needles().iter().all(|n| n.key != "skypebackgroundhost"));
+    let whole = m
+        .needles()
+        .iter()
+        .find(|n| n.key.contains(".exe"))
+        .expect("the command line");
+    assert!(
+        whole.replacement.contains("\\skypebackgroundhost.exe\" -"),
+        "{}",
+        whole.replacement
+    );
+}
