@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${FUZZ_SECONDS:-30}"
-targets="${FUZZ_TARGETS:-etl_file buffer_events xca container schema_payload lznt1 wpa_profile schema_pack regions stack_tags}"
+targets="${FUZZ_TARGETS:-etl_file buffer_events xca container schema_payload lznt1 wpa_profile schema_pack regions stack_tags redact}"
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     echo "fuzz-smoke: installing the nightly toolchain"
@@ -44,6 +44,8 @@ for t in $targets; do
     wpa_profile) cp "$wpa_files"/*.wpaProfile "$corpus"/ 2>/dev/null || true ;;
     regions) cp "$wpa_files"/*regions*.xml "$corpus"/ 2>/dev/null || true ;;
     stack_tags) cp crates/query/src/stack_tags/default.stacktags "$wpa_files"/*.stacktags "$corpus"/ 2>/dev/null || true ;;
+    # The rewriter starts from the small real traces (user, manifest and TraceLogging events).
+    redact) cp "${ETLSCOPE_REAL_TRACES:-$(pwd)/../shared/traces}"/{perfview-primitive-types,lxcore-manifest,perfview-selfdescribing-single}.etl "$corpus"/ 2>/dev/null || true ;;
     esac
     log="$work/$t.log"
     start=$(date +%s)

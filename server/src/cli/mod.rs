@@ -29,6 +29,7 @@ mod progress;
 pub mod record;
 #[cfg(windows)]
 pub mod record_windows;
+mod redact;
 pub mod register;
 pub mod serve;
 pub(crate) mod sql;
@@ -248,6 +249,10 @@ pub enum Command {
     /// Write a synthetic trace: the demo (explorer-overlay) or a benchmark (bench).
     #[command(subcommand)]
     Synth(synth::Scenario),
+    /// Write a copy of a trace to share: user, computer and domain names, command-line
+    /// arguments, window titles, chosen paths, IP addresses and environment values
+    /// replaced, the same original by the same replacement; events, times, stacks unchanged.
+    Redact(redact::RedactArgs),
     /// Schema packs: turn manifests into one (`pack`), or on Windows export
     /// the registered providers' schemas (`export`).
     #[command(subcommand)]
@@ -398,6 +403,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Synth(s)) => synth::run(s),
         Some(Command::Mcp { mcp, traces }) => crate::mcp::stdio::run(mcp, traces, companions),
+        Some(Command::Redact(a)) => redact::run(a, companions),
         Some(Command::Record(a)) if a.serve => serve::run(
             serve::ServeArgs::defaults(),
             Vec::new(),
