@@ -58,6 +58,8 @@ test('an MCP client answers the README investigation over stdio and HTTP, and a 
     assert.equal(g.opened.count, README_FIGURES.opened, `${transport}: opens of the proxy DLL`);
     assert.equal(g.opened.path, PROXY);
     assert.equal(g.symbols, 'done');
+    assert.deepEqual(g.sql.top, ['explorer.exe (6148)', README_FIGURES.explorer], `${transport}: explorer.exe's samples in SQL`);
+    assert.equal(g.sql.truncated, false);
     assert.equal(g.catalog.tables, TABLES.length, `${transport}: the column catalog names every table the UI opens`);
     assert.deepEqual(g.catalog.prompts, ['what_changed', 'why_cpu']);
     for (const [k, v] of Object.entries(g.errors)) t.diagnostic(`${transport} ${k}: ${String(v).slice(0, 160)}`);

@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 TOOLS = {
     "list_traces", "open_trace", "trace_summary", "table", "hot_stacks", "callers", "callees",
-    "flame", "findings", "compare", "symbols",
+    "flame", "findings", "compare", "symbols", "sql",
 }
 TARGET = "windows.storage.dll!CFSFolder::_GetOverlayInfo"
 SHELL_EXT = "tishell64_26_0_39450.dll"
@@ -138,6 +138,10 @@ async def investigate(agent):
     out["compare"] = {"rows": cmp["rows"][:3], "link": cmp["link"]}
     sym = await agent.call("symbols", {"trace": tid})
     out["symbols"] = sym["status"]
+    # What no preset asks, in SQL: the same 42,300 from the samples themselves.
+    q = await agent.call("sql", {"trace": tid, "sql": "SELECT process, count(*) FROM cpu_sampled "
+                                 "WHERE time >= 7000000000 AND time < 23000000000 GROUP BY 1 ORDER BY 2 DESC LIMIT 3"})
+    out["sql"] = {"top": q["rows"][0], "truncated": q["truncated"]}
     out["catalog"] = await plan_with_resources(agent, tid, fixed["id"])
     out["errors"] = await hostile(agent, tid)
     return out
@@ -194,6 +198,10 @@ async def hostile(agent, tid):
     errs["unknown_target"] = await agent.tool_error("callers", {"trace": tid, "kind": "function", "target": "x!y"})
     errs["bad_kind"] = await agent.tool_error("callees", {"trace": tid, "kind": "thread", "target": "x"})
     errs["huge_levels"] = await agent.tool_error("flame", {"trace": tid, "levels": 10**9})
+    errs["sql_write"] = await agent.tool_error("sql", {"trace": tid, "sql": "DELETE FROM processes"})
+    errs["sql_attach"] = await agent.tool_error("sql", {"trace": tid, "sql": "ATTACH DATABASE '/tmp/x.db' AS x"})
+    errs["sql_syntax"] = await agent.tool_error("sql", {"trace": tid, "sql": "SELEC 1"})
+    errs["sql_huge_limit"] = await agent.tool_error("sql", {"trace": tid, "sql": "SELECT 1", "limit": 10**9})
     # Wrong types are refused by the SDK's argument check (a JSON-RPC error), not a crash.
     try:
         await agent.call("table", {"trace": tid, "keys": "Process", "limit": "many"}, validate=False)

@@ -18,7 +18,7 @@ mod receive;
 pub mod regions;
 pub mod schemas;
 pub mod shape;
-mod sql;
+pub mod sql;
 pub mod stack_tags;
 pub mod state;
 pub mod symbols;

@@ -21,13 +21,13 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SqlRequest {
-    sql: String,
+    pub sql: String,
     /// At most the server's `--sql-max-rows`.
     #[serde(default)]
-    max_rows: Option<usize>,
+    pub max_rows: Option<usize>,
     /// At most the server's `--sql-timeout-secs`.
     #[serde(default)]
-    timeout_ms: Option<u64>,
+    pub timeout_ms: Option<u64>,
 }
 
 /// The server's limits, narrowed by what the request asks.
@@ -66,6 +66,12 @@ pub async fn sql(
     read_auth(&app, &headers)?;
     let req: SqlRequest = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("bad sql request: {e}")))?;
+    sql_value(&app, &id, req).await.map(Json)
+}
+
+/// One SQL request on trace `id` within the server's limits: the endpoint's
+/// answer, and the MCP `sql` tool's.
+pub async fn sql_value(app: &AppState, id: &str, req: SqlRequest) -> ApiResult<Value> {
     if req.sql.len() > ::sql::MAX_SQL_BYTES as usize {
         return Err(ApiError::bad_request(format!(
             "the statement is {} bytes, more than the {} accepted",
@@ -74,7 +80,7 @@ pub async fn sql(
         )));
     }
     let limits = limits(&app.config.sql, &req);
-    let t = loaded(&app, &id).await?;
+    let t = loaded(app, id).await?;
     // Dropped with this future when the client goes away: the query stops.
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
     let flag = Arc::clone(&cancel.0);
@@ -96,5 +102,5 @@ pub async fn sql(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
     drop(cancel);
-    Ok(Json(answer))
+    Ok(answer)
 }

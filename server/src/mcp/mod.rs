@@ -7,9 +7,7 @@
 //! Tools answer compact JSON (the top rows, totals and how many more) with a
 //! link to the same view in the UI.
 //!
-//! SQL (issue 40, built elsewhere): add `sql.rs` with a `#[tool_router(router
-//! = sql_router)]` impl that calls the SQL endpoint's shared function through
-//! [`call::on_trace`], and add `Self::sql_router()` to [`Etlscope::new`].
+//! `sql` answers what no preset asks, through the SQL endpoint's function.
 
 mod args;
 mod call;
@@ -18,6 +16,7 @@ pub mod http;
 mod links;
 mod prompts;
 mod resources;
+mod sql;
 mod stacks;
 pub mod stdio;
 mod symbols;
@@ -61,7 +60,8 @@ impl Etlscope {
                 + Self::tables_router()
                 + Self::stacks_router()
                 + Self::findings_router()
-                + Self::symbols_router(),
+                + Self::symbols_router()
+                + Self::sql_router(),
         }
     }
 }
@@ -70,7 +70,8 @@ const INSTRUCTIONS: &str = "etlscope reads Windows ETW traces (.etl) as Windows 
 Start with list_traces, then trace_summary (which tables have rows, duration, CPUs, health). \
 The resource etlscope://traces/{id}/columns lists every table's columns. \
 table is WPA's grouped table (keys, values with aggregations, filters, range, path to drill); \
-hot_stacks, callers, callees and flame answer CPU Usage (Sampled) questions; findings lists what deserves a look. \
+hot_stacks, callers, callees and flame answer CPU Usage (Sampled) questions; findings lists what deserves a look; \
+sql runs a read-only SQL query over the same tables for anything else. \
 Rows are named by their labels (`explorer.exe (6148)`, `module!function`) or stable ids (`pid:`, `mod:`, `fn:`), \
 which path, filters and targets accept. Every answer carries a `link` to the same view in the UI.";
 
