@@ -364,3 +364,100 @@ fn marks_from_the_writer() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// The event tables (File I/O, Disk I/O, Hard Faults, Network) get the
+/// Region of each row from its start time, as WPA keys them by region: the
+/// test finds each row's instance itself from the Regions of Interest rows.
+#[test]
+fn event_tables_get_the_region_of_their_rows() {
+    let Some(dir) = testdata::real_traces_dir() else {
+        return;
+    };
+    let trace = dir.join("perfview-net452-x64.etl");
+    let tmp = common::temp_dir("regions-events");
+    let regions = gc_regions(&tmp);
+    let (t, r) = (trace.to_str().unwrap(), regions.to_str().unwrap());
+    let instances: Vec<(f64, f64)> =
+        json(&["--regions", r, "export", t, "--table", "regions", "--rows"])
+            .iter()
+            .map(|r| {
+                (
+                    r["Start Time"].as_f64().unwrap(),
+                    r["Stop Time"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+    assert!(instances.len() > 100);
+    let tables = [
+        ("file-io", "Start Time"),
+        ("disk-io", "Init Time"),
+        ("hard-faults", "Start Time"),
+        ("network", "Time"),
+    ];
+    let instances = &instances;
+    let results: Vec<(usize, usize)> = std::thread::scope(|s| {
+        let jobs: Vec<_> = tables
+            .iter()
+            .map(|&(table, time)| {
+                s.spawn(move || {
+                    let tsv = run(&[
+                        "--regions",
+                        r,
+                        "export",
+                        t,
+                        "--table",
+                        table,
+                        "--rows",
+                        "--format",
+                        "tsv",
+                    ]);
+                    let mut lines = tsv.lines();
+                    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+                    let col = |name: &str| {
+                        header
+                            .iter()
+                            .position(|&h| h == name)
+                            .unwrap_or_else(|| panic!("{table}: no {name} in {header:?}"))
+                    };
+                    let (tc, rc) = (col(time), col("Region"));
+                    let (mut rows, mut inside) = (0, 0);
+                    for l in lines {
+                        let f: Vec<&str> = l.split('\t').collect();
+                        let x: f64 = f[tc].parse().unwrap();
+                        let within = instances.iter().any(|&(s, e)| s <= x && x < e);
+                        let want = if within { "CLR/GC" } else { "" };
+                        assert_eq!(f[rc], want, "{table} row at {x}");
+                        rows += 1;
+                        inside += usize::from(within);
+                    }
+                    let grouped = json(&[
+                        "--regions",
+                        r,
+                        "export",
+                        t,
+                        "--table",
+                        table,
+                        "--filter",
+                        "Region=CLR/GC",
+                        "--values",
+                        "Count",
+                    ]);
+                    let filtered = grouped
+                        .first()
+                        .and_then(|g| g["Count"].as_u64())
+                        .unwrap_or(0);
+                    assert_eq!(
+                        filtered, inside as u64,
+                        "{table}: Region=CLR/GC {grouped:?}"
+                    );
+                    (rows, inside)
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap()).collect()
+    });
+    for ((table, _), (rows, inside)) in tables.iter().zip(&results) {
+        assert!(*rows > 0, "{table} has no rows");
+        eprintln!("{table}: {inside} of {rows} rows inside a GC");
+    }
+}

@@ -447,6 +447,28 @@ impl<'a> TableDef<'a> {
         name: &str,
         range: Option<TimeRange>,
     ) -> Option<TableDef<'a>> {
+        let mut def = TableDef::columns_without_region(t, regions, name, range)?;
+        // The event tables get the Region key from their rows' start times,
+        // as Generic Events and CPU Usage (Sampled) build their own: the
+        // region of the innermost instance holding the event (WPA's Region
+        // column and Filter to Region), only with a regions file in use.
+        if EVENT_TABLES_WITH_REGION.contains(&name)
+            && !def.columns.iter().any(|c| c.def.name == "Region")
+        {
+            if let Numbers::I64(times) = def.start {
+                let time = move |i: usize| times.get(i).copied().unwrap_or(0);
+                def.columns.extend(regions::region_column(regions, time));
+            }
+        }
+        Some(def)
+    }
+
+    fn columns_without_region(
+        t: &'a Trace,
+        regions: &'a model::regions::RegionTable,
+        name: &str,
+        range: Option<TimeRange>,
+    ) -> Option<TableDef<'a>> {
         Some(match name {
             "cpu-sampled" => cpu_sampled::table(t, regions),
             "processes" => processes::table(t),
@@ -602,3 +624,19 @@ pub(crate) fn thread_id<'a>(
             .map_or(MISSING, |&x| i64::from(x))
     })
 }
+
+/// Tables of one row per event (or per operation starting at one instant)
+/// whose Region column comes from the row's start time.
+const EVENT_TABLES_WITH_REGION: [&str; 11] = [
+    "file-io",
+    "disk-io",
+    "cpu-precise",
+    "hard-faults",
+    "network",
+    "page-faults",
+    "registry",
+    "marks",
+    "dpc-isr",
+    "ui-delays",
+    "gpu-utilization",
+];
