@@ -96,8 +96,9 @@ pub async fn create(
     make(&app, client, &headers, &body).map(Json)
 }
 
-/// A link not made: the error, and for 429 the seconds until one may be.
-pub struct Refused(Box<ApiError>, Option<u64>);
+/// A write refused (a link, a note): the error, and for 429 the seconds
+/// until one may be made.
+pub struct Refused(pub(super) Box<ApiError>, pub(super) Option<u64>);
 
 impl From<ApiError> for Refused {
     fn from(e: ApiError) -> Self {

@@ -4,13 +4,14 @@
 //! a cap) and the author rule of `note_rules.rs`.
 
 use super::error::{ApiError, ApiResult};
+use super::links::Refused;
 use super::note_rules::{self, may_change, written_by_token, KEY_HEADER};
 use super::state::AppState;
 use super::traces::{check_id, no_trace, read_auth};
 use crate::catalog::Note;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
@@ -107,32 +108,6 @@ async fn read_json<T: serde::de::DeserializeOwned>(
         .await
         .map_err(|_| too_large(None))?;
     serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_request(format!("bad note: {e}")))
-}
-
-/// A write refused: the error, and for 429 the seconds until one may be made.
-pub struct Refused(Box<ApiError>, Option<u64>);
-
-impl From<ApiError> for Refused {
-    fn from(e: ApiError) -> Self {
-        Refused(Box::new(e), None)
-    }
-}
-
-impl From<anyhow::Error> for Refused {
-    fn from(e: anyhow::Error) -> Self {
-        Refused(Box::new(e.into()), None)
-    }
-}
-
-impl IntoResponse for Refused {
-    fn into_response(self) -> Response {
-        let mut r = self.0.into_response();
-        if let Some(secs) = self.1 {
-            r.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        }
-        r
-    }
 }
 
 /// A write from `client`, within its rate (429 with Retry-After beyond).
