@@ -8,6 +8,9 @@
 # flags below are cargo-fuzz's defaults), in one cargo call, without
 # installing cargo-fuzz itself: its own build cost CI a minute or two.
 #   FUZZ_SECONDS=30 FUZZ_TARGETS="etl_file xca" scripts/fuzz-smoke.sh
+# FUZZ_PHASE=build only builds the targets (CI builds them in the background while
+# other steps wait on servers and browsers); FUZZ_PHASE=run only runs the built ones;
+# FUZZ_JOBS runs that many targets at once (each fuzzes on one core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${FUZZ_SECONDS:-30}"
@@ -18,8 +21,12 @@ if ! rustup toolchain list | grep -q '^nightly'; then
     rustup toolchain install nightly --profile minimal
 fi
 
+phase="${FUZZ_PHASE:-all}"
+jobs="${FUZZ_JOBS:-1}"
 work="$(mktemp -d /tmp/etlscope-fuzz-smoke.XXXXXX)"
 host="$(rustc +nightly -vV | sed -n 's/^host: //p')"
+bindir="fuzz/target/$host/release"
+if [ "$phase" != run ]; then
 echo "fuzz-smoke: building targets for $host (work dir $work)"
 bins=()
 for t in $targets; do bins+=(--bin "$t"); done
@@ -30,11 +37,12 @@ for t in $targets; do bins+=(--bin "$t"); done
 -Cllvm-args=-simplifycfg-branch-fold-threshold=0 -Zsanitizer=address -Cdebug-assertions \
 -Coverflow-checks" cargo +nightly build --release --target "$host" "${bins[@]}" \
     >/dev/null 2>>"$work/build.log") || { cat "$work/build.log"; exit 1; }
-bindir="fuzz/target/$host/release"
+fi
+[ "$phase" != build ] || { echo "fuzz-smoke: built"; exit 0; }
 
-failed=()
 wpa_files="${ETLSCOPE_WPA_FILES:-$(pwd)/../shared/wpa-files}"
-for t in $targets; do
+fuzz_one() { # TARGET: prints its line; non-zero when it failed
+    local t=$1
     # Fuzz into a scratch copy so that new inputs never land in the repository.
     corpus="$work/corpus-$t"
     mkdir -p "$corpus" "$work/artifacts-$t"
@@ -62,11 +70,24 @@ for t in $targets; do
         "$(stat average_exec_per_sec)" "${cov:-?}" \
         "$(ls crates/etl/tests/fuzz-regressions/"$t"/*.bin 2>/dev/null | wc -l)"
     if [ "$rc" -ne 0 ]; then
-        failed+=("$t")
         grep -E 'panicked|ERROR: libFuzzer|SUMMARY|Test unit written' "$log" | head -20 || true
         echo "  full log: $log; inputs: $work/artifacts-$t/"
         echo "  reproduce: cd fuzz && cargo +nightly fuzz run $t <input>; minimise with cargo +nightly fuzz tmin $t <input>"
+        return 1
     fi
+}
+# Each target's lines go to its own file and are printed in the targets' order.
+failed=()
+running=0
+for t in $targets; do
+    (if fuzz_one "$t" >"$work/$t.out" 2>&1; then echo 0; else echo 1; fi >"$work/$t.rc") &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait
+for t in $targets; do
+    cat "$work/$t.out"
+    [ "$(cat "$work/$t.rc" 2>/dev/null)" = 0 ] || failed+=("$t")
 done
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "fuzz-smoke: FAILED: ${failed[*]}"
