@@ -107,7 +107,7 @@ test('the share panel says what the CLI says, escapes the examples, and its copy
 
   // Its link opens its trace page, which says what it is and offers the panel too.
   await p.click('[data-testid=share-link]');
-  await p.waitForURL(`${srv.url}/t/${copy}`, WAIT);
+  await p.waitForFunction((u) => location.pathname === u, `/t/${copy}`, WAIT);
   await p.waitForSelector(`[data-testid=redacted-from][href="/t/${id}"]`, { timeout: 60000 });
   await p.click('[data-testid=share-redacted]');
   await p.waitForSelector(`${panel} [data-testid=share-make]:not([disabled])`, WAIT);

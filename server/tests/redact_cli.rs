@@ -253,7 +253,10 @@ fn totals(path: &Path, tables: &[(String, Vec<String>)]) -> Vec<(String, Value)>
         .collect();
     sql_rows(path, &q.join(" UNION ALL "))
         .into_iter()
-        .map(|r| (r[0].as_str().unwrap().to_string(), r[1].clone()))
+        .map(|r| {
+            let sums = serde_json::from_str(r[1].as_str().unwrap()).unwrap();
+            (r[0].as_str().unwrap().to_string(), sums)
+        })
         .collect()
 }
 

@@ -113,7 +113,7 @@ fn stored_zip(members: &[(String, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
         z.start_file(entry, opts)?;
         z.write_all(bytes)?;
     }
-    z.set_comment(ZIP_COMMENT);
+    z.set_comment(ZIP_COMMENT)?;
     z.finish()?;
     Ok(cur.into_inner())
 }
