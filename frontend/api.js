@@ -80,6 +80,10 @@ const tr = (/** @type {string} */ id) => `/api/traces/${encodeURIComponent(id)}`
 
 /** @param {string} id */
 export const getTrace = (id) => call(tr(id));
+/** What a redacted copy would replace (the CLI's `redact --report json`). @param {string} id @param {{keep: string[], paths: string[]}} o */
+export const redactPreview = (id, o) => call(`${tr(id)}/redact/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(o) });
+/** Make the redacted copy: a new library entry naming its original. @param {string} id @param {{keep: string[], paths: string[]}} o */
+export const redactCopy = (id, o) => call(`${tr(id)}/redact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(o) });
 /** @param {string} id */
 export const deleteTrace = (id) => call(tr(id), { method: 'DELETE' });
 /** @param {string} id */

@@ -4,6 +4,7 @@ import { h, clear, fmtSize, fmtDate, copyText, toast } from './dom.js';
 import { compareWith } from './compare.js';
 import { isSchemaFile, schemaPacksPanel } from './schema-packs.js';
 import { isRegionsFile, regionsPanel } from './regions-files.js';
+import { shareButton } from './share.js';
 
 /** @type {Map<string, () => void>} open SSE streams by trace id */
 const streams = new Map();
@@ -19,6 +20,11 @@ export function renderLibrary(root, navigate) {
 
   const fileInput = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.etl,.zip,.diagsession', multiple: true, hidden: true }));
   const uploads = h('div', { class: 'uploads' });
+  // Said once the listing tells (`serve --require-redacted`): other uploads are refused.
+  const redactedOnly = h('div', { class: 'hint redacted-only', 'data-testid': 'require-redacted', hidden: true,
+    text: 'This server accepts only redacted copies: run etlscope redact TRACE -o COPY.etl and upload COPY.etl (docs/guide/sharing.md).' });
+  /** Where a trace's Share a redacted copy panel opens. */
+  const shareHost = h('div', { class: 'share-host' });
   const drop = h('div', { class: 'dropzone', tabindex: '0', 'data-testid': 'dropzone' }, [
     h('div', { class: 'drop-title', text: 'Drop .etl, .etl.zip or .diagsession files here (or provider manifests: .man, .xml)' }),
     h('div', { class: 'drop-sub' }, ['or ', h('button', { class: 'btn primary', text: 'Choose files…', onclick: () => fileInput.click() })]),
@@ -36,8 +42,9 @@ export function renderLibrary(root, navigate) {
     h('header', { class: 'topbar' }, [h('a', { class: 'home', href: '/', text: 'etlscope' }), h('span', { class: 'tag', text: 'Windows Performance Analyzer-style ETW trace viewer' })]),
     h('div', { class: 'page library-page' }, [
       h('div', { class: 'page-head' }, [h('h1', { text: 'Trace library' })]),
-      drop, fileInput, uploads,
+      drop, redactedOnly, fileInput, uploads,
       h('section', { class: 'panel' }, [tableEl, listState]),
+      shareHost,
       schemas.panel,
       regions.panel,
     ]),
@@ -53,8 +60,9 @@ export function renderLibrary(root, navigate) {
     const mine = ++listing;
     try {
       // Note counts are a nicety: a server that cannot give them still lists its traces.
-      const [{ traces }, counts] = await Promise.all([api.listTraces(), api.noteCounts().catch(() => null)]);
+      const [{ traces, access }, counts] = await Promise.all([api.listTraces(), api.noteCounts().catch(() => null)]);
       if (mine !== listing) return;
+      redactedOnly.hidden = !(access && access.require_redacted);
       noteCounts = (counts && counts.counts) || {};
       clear(tbody);
       listState.textContent = traces.length ? '' : 'No traces yet. Upload one above.';
@@ -74,6 +82,10 @@ export function renderLibrary(root, navigate) {
     const tr = h('tr', { 'data-id': t.id, class: t.id === selectedId ? 'selected' : '' }, [
       h('td', {}, [
         h('a', { href: `/t/${t.id}`, text: t.name || t.id, onclick: (e) => { e.preventDefault(); navigate(`/t/${t.id}`); } }),
+        t.redacted_from ? h('span', { class: 'chip redacted-from', 'data-testid': 'redacted-from' }, [
+          'redacted copy of ',
+          h('a', { href: `/t/${t.redacted_from}`, text: t.redacted_from.slice(0, 8), title: 'The original (it may have been deleted since)' }),
+        ]) : null,
         noteCounts[t.id] ? h('span', { class: 'chip note-count', 'data-testid': 'note-count', title: 'Notes on views of this trace', text: `${noteCounts[t.id]} note${noteCounts[t.id] === 1 ? '' : 's'}` }) : null,
       ]),
       h('td', { class: 'num', text: fmtSize(t.size) }),
@@ -83,6 +95,7 @@ export function renderLibrary(root, navigate) {
         h('button', { class: 'btn', text: 'Open', onclick: () => navigate(`/t/${t.id}`) }),
         h('button', { class: 'btn', text: 'Copy link', onclick: async () => { await copyText(link); toast('Link copied'); } }),
         t.status === 'ready' ? compareWith(t.id, navigate) : null,
+        shareButton(t.id, shareHost, navigate, refresh),
         h('button', {
           class: 'btn danger', text: 'Delete',
           onclick: async () => {

@@ -24,6 +24,7 @@ import { lackText } from './table-lacks.js';
 import { stackTagsControl } from './stack-tags.js';
 import { regionsControl } from './regions-files.js';
 import { symbolsPanel } from './symbols-panel.js';
+import { shareButton } from './share.js';
 import { compareWith } from './compare.js';
 import { followLive, liveText } from './live.js';
 import { loadMarks, selectionRange } from './marks.js';
@@ -143,6 +144,8 @@ export class TracePage {
     ]));
     clockSelect.value = this.s.clock;
     clear(head);
+    /** Where Share a redacted copy opens its panel. */
+    this.shareHost = h('div', { class: 'share-host' });
     /** @type {Record<string, HTMLElement>} The header chips a live trace (or a symbol lookup) updates. */
     this.liveChips = {};
     const chip = (/** @type {string} */ k, /** @type {string} */ v, /** @type {string} */ cls = '') => h('span', { class: `chip ${cls}` }, [h('span', { class: 'k', text: k }), h('span', { class: 'v', text: v })]);
@@ -161,9 +164,11 @@ export class TracePage {
         this.liveChips.symbols = chip('Symbols', symbolText(sum), symbolWarn(sum)),
         chip('Size', fmtSize(entry.size)),
       ]),
+      entry.redacted_from ? h('a', { class: 'chip redacted-from', 'data-testid': 'redacted-from', href: `/t/${entry.redacted_from}`, text: 'Redacted copy', title: `A redacted copy of trace ${entry.redacted_from} (which may have been deleted since)` }) : null,
       h('span', { class: 'spacer' }),
       clockSelect,
       compareWith(this.id, this.navigate),
+      shareButton(this.id, this.shareHost, this.navigate),
       h('button', { class: 'btn primary', text: 'Copy link', 'data-testid': 'copy-link', onclick: () => this.copyViewLink('Link to this view copied') }),
     );
     // The browser tab names the trace, as WPA's window title does.
@@ -179,7 +184,7 @@ export class TracePage {
     /** Notes on views: the panel, the notes of the view shown, markers on the timeline. */
     this.notesUi = new Notes(this.id, { state: () => this.s, navigate: this.navigate, drawn: () => { if (this.timeline) this.timeline.draw(); } });
     const panels = h('div', { class: 'trace-panels' }, [findings.panel, symbolsPanel(this.id, () => { this.graphCache.clear(); this.renderAnalysis(); }, () => this.refreshSymbolsChip()), this.notesUi.panel]);
-    this.root.append(panels, tlHost, this.notesUi.strip, this.analysis);
+    this.root.append(this.shareHost, panels, tlHost, this.notesUi.strip, this.analysis);
     this.timeline = new Timeline(tlHost, {
       afterDraw: () => { if (this.timeline && this.notesUi) this.notesUi.placeMarkers(this.timeline); },
       traceId: this.id, duration: sum.duration_s, start: Math.min(sum.events_start_s || 0, sum.duration_s), cpus: sum.cpus, range: this.s.range, zoom: this.s.zoom, ...this.timelineQuery(),

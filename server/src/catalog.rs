@@ -43,6 +43,10 @@ pub struct TraceEntry {
     /// (and a file added before times were kept): `file_name` of `size`.
     #[serde(skip)]
     pub members: Vec<MemberFile>,
+    /// The trace this one is a redacted copy of (its id; the original may
+    /// since be deleted), "" for any other trace.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub redacted_from: String,
 }
 
 /// One file of a trace served by reference.

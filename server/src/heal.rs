@@ -184,6 +184,7 @@ pub fn reconcile(
             status: "pending".into(),
             error: String::new(),
             members: Vec::new(),
+            redacted_from: String::new(),
         })?;
         registered += 1;
     }

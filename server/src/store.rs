@@ -486,6 +486,33 @@ impl Store {
         Ok(true)
     }
 
+    /// What traces held in memory, ingests and queries may take, in bytes.
+    pub fn memory_budget(&self) -> u64 {
+        self.memory_budget
+    }
+
+    /// The trace's files on this machine (an upload in an object store is
+    /// fetched into the cache first), checked unchanged since they were
+    /// added: what a redacted copy is made from.
+    pub fn local_files(&self, e: &TraceEntry) -> anyhow::Result<Vec<PathBuf>> {
+        if let (Some(r), Some(_)) = (&self.remote, self.owned_path(e)) {
+            r.local(&e.file_name, e.size).map_err(|err| match err {
+                remote::StoreError::Away(m) => anyhow::Error::new(crate::catalog::Unavailable(
+                    format!("the object store: {m}"),
+                )),
+                other => anyhow::anyhow!("{other}"),
+            })?;
+        }
+        let files = self.trace_files(e);
+        if let Some(why) = files
+            .iter()
+            .find_map(|(p, m)| changed_since_added(p, m.size, m.modified_ns))
+        {
+            anyhow::bail!(why);
+        }
+        Ok(files.into_iter().map(|(p, _)| p).collect())
+    }
+
     pub fn tmp_dir(&self) -> PathBuf {
         self.data_dir.join("tmp")
     }

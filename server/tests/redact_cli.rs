@@ -2,7 +2,8 @@
 //! sequence of the recorder's user names, computer name, command-line
 //! arguments or chosen paths is left anywhere in the copy (ASCII and
 //! UTF-16LE, any case), and the copy reads as the original: the same
-//! events, buffers, providers and per-table counts, the same totals.
+//! events, buffers, providers and per-table counts, and every table (the
+//! server's own list) the same row count and numeric columns' totals.
 //!
 //! The originals are found here, not by the rewriter: profile folders
 //! (`\Users\NAME\`) and `.exe ARGS` strings in the trace's decompressed
@@ -194,37 +195,77 @@ fn census(v: &Value) -> Value {
     Value::Object(c)
 }
 
-/// Totals of `table`: every numeric column summed over the rows of its
-/// export (one row of totals for the grouped tables, every row for those
-/// that list them). Names and paths differ in the copy; numbers may not.
-fn totals(path: &Path, table: &str) -> Vec<(String, f64)> {
-    let out = run(&[
-        "export",
-        path.to_str().unwrap(),
-        "--table",
-        table,
-        "--format",
-        "json",
-    ]);
+/// Every trace table's numeric columns, from the server's own declarations
+/// (`query::TableDef::NAMES` through the SQL schema made of them): (SQL
+/// table, its INTEGER columns), asked of SQLite once.
+fn numeric_columns(any_trace: &Path) -> Vec<(String, Vec<String>)> {
+    let tables = sql::schema::trace_tables();
+    let q: Vec<String> = tables
+        .iter()
+        .map(|(t, _)| {
+            format!("SELECT '{t}', name FROM pragma_table_info('{t}') WHERE type = 'INTEGER'")
+        })
+        .collect();
+    let rows = sql_rows(any_trace, &q.join(" UNION ALL "));
+    let mut out: Vec<(String, Vec<String>)> =
+        tables.into_iter().map(|(t, _)| (t, Vec::new())).collect();
+    for r in rows {
+        let (t, c) = (r[0].as_str().unwrap(), r[1].as_str().unwrap());
+        out.iter_mut()
+            .find(|(n, _)| n == t)
+            .unwrap()
+            .1
+            .push(c.to_string());
+    }
+    assert!(
+        out.len() >= 20 && out.iter().all(|(_, c)| !c.is_empty()),
+        "{out:?}"
+    );
+    out
+}
+
+fn sql_rows(path: &Path, query: &str) -> Vec<Vec<Value>> {
+    let out = run(&["sql", path.to_str().unwrap(), query, "--format", "json"]);
     assert!(
         out.status.success(),
-        "{table}: {}",
+        "{}: {}",
+        path.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut sums = std::collections::BTreeMap::<String, f64>::new();
-    for row in rows.as_array().unwrap() {
-        for (k, v) in row.as_object().unwrap() {
-            if let Some(x) = v.as_f64() {
-                *sums.entry(k.clone()).or_default() += x;
-            }
-        }
-    }
-    sums.into_iter().collect()
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["truncated"], false);
+    serde_json::from_value(v["rows"].clone()).unwrap()
+}
+
+/// Every table's row count and the total of each numeric column, in one
+/// query (one read of the trace). Names and paths differ in the copy;
+/// numbers may not.
+fn totals(path: &Path, tables: &[(String, Vec<String>)]) -> Vec<(String, Value)> {
+    let q: Vec<String> = tables
+        .iter()
+        .map(|(t, cols)| {
+            let sums: Vec<String> = cols.iter().map(|c| format!("total(\"{c}\")")).collect();
+            format!(
+                "SELECT '{t}', json_array(count(*), {}) FROM {t}",
+                sums.join(", ")
+            )
+        })
+        .collect();
+    sql_rows(path, &q.join(" UNION ALL "))
+        .into_iter()
+        .map(|r| {
+            let sums = serde_json::from_str(r[1].as_str().unwrap()).unwrap();
+            (r[0].as_str().unwrap().to_string(), sums)
+        })
+        .collect()
 }
 
 /// Redact `input`, check the copy; the originals checked.
-fn check(input: &Path, dir: &Path, tables: &[&str]) -> Vec<(&'static str, String)> {
+fn check(
+    input: &Path,
+    dir: &Path,
+    tables: &[(String, Vec<String>)],
+) -> Vec<(&'static str, String)> {
     let name = input.file_name().unwrap().to_str().unwrap();
     let t0 = std::time::Instant::now();
     let output = dir.join(format!("{name}.redacted"));
@@ -270,23 +311,25 @@ fn check(input: &Path, dir: &Path, tables: &[&str]) -> Vec<(&'static str, String
         census(&after),
         "{name}: the copy reads differently"
     );
-    for t in tables {
-        assert_eq!(
-            totals(input, t),
-            totals(&output, t),
-            "{name}: {t} totals differ"
-        );
+    let (was, now) = (totals(input, tables), totals(&output, tables));
+    assert_eq!(was.len(), tables.len());
+    for (a, b) in was.iter().zip(&now) {
+        assert_eq!(a, b, "{name}: the totals of {} differ", a.0);
     }
+    let rows: u64 = was.iter().map(|(_, v)| v[0].as_u64().unwrap()).sum();
+    let filled = was.iter().filter(|(_, v)| v[0] != 0).count();
     eprintln!(
         "{name}: {} originals ({} users, {} arguments, {} paths) gone; {} bytes -> {} \
-         ({t_find:.1?} to find, {t_redact:.1?} redacted and searched, {:.1?} in all)",
+         ({t_find:.1?} to find, {t_redact:.1?} redacted and searched, {:.1?} in all); \
+         totals of {} tables ({filled} with rows, {rows} rows) equal",
         originals.len(),
         originals.iter().filter(|o| o.0 == "user").count(),
         originals.iter().filter(|o| o.0 == "arguments").count(),
         originals.iter().filter(|o| o.0 == "path").count(),
         std::fs::metadata(input).unwrap().len(),
         bytes.len(),
-        t0.elapsed()
+        t0.elapsed(),
+        tables.len()
     );
     originals
 }
@@ -305,6 +348,7 @@ fn redacted_real_traces_hold_no_original_and_read_the_same() {
         .collect();
     files.sort();
     assert!(files.len() >= 10, "{files:?}");
+    let tables = numeric_columns(&files[0]);
     // Each trace on its own thread: the checks are child processes.
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -318,12 +362,7 @@ fn redacted_real_traces_hold_no_original_and_read_the_same() {
                     while let Some(f) =
                         files.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                     {
-                        // Totals of the large trace's samples (each export reads
-                        // the trace again: CI time); every table's count is in
-                        // `info`'s census, the demo's totals in the test below.
-                        let big = f.ends_with("perfview-net452-x64.etl");
-                        let tables: &[&str] = if big { &["cpu-sampled"] } else { &[] };
-                        users += check(f, &tmp, tables)
+                        users += check(f, &tmp, &tables)
                             .iter()
                             .filter(|o| o.0 == "user")
                             .count();
@@ -352,20 +391,7 @@ fn redacted_demo_holds_no_original_and_keeps_every_total() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let found = check(
-        &demo,
-        &tmp,
-        &[
-            "cpu-sampled",
-            "cpu-precise",
-            "disk-io",
-            "file-io",
-            "images",
-            "processes",
-            "threads",
-            "generic",
-        ],
-    );
+    let found = check(&demo, &tmp, &numeric_columns(&demo));
     assert!(
         found.iter().any(|o| o.0 == "user") && found.iter().any(|o| o.0 == "arguments"),
         "the demo's user and command line: {found:?}"

@@ -11,6 +11,7 @@
 //! offset of any original left, so a trace is never half-redacted.
 
 pub mod discover;
+pub mod marker;
 pub mod mask;
 pub mod matcher;
 mod net;
@@ -104,6 +105,10 @@ impl Options {
 pub struct Redacted {
     pub members: Vec<(String, Vec<u8>)>,
     pub report: Report,
+    /// Whether every member carries the mark of a redacted copy ([`marker`]).
+    pub marked: bool,
+    /// The replacements, for names that go with the copy (a library entry's).
+    pub matcher: matcher::Matcher,
 }
 
 /// Why a trace was not redacted.
@@ -135,6 +140,7 @@ pub fn redact(file: &EtlFile, options: &Options) -> Result<Redacted, RedactError
     let addresses = options.wants(Category::Network);
     let mut report = Report::new(&matcher, &found);
     let mut members = Vec::new();
+    let mut marked = true;
     for (m, name) in rewrite::member_names(file).into_iter().enumerate() {
         let out = rewrite::member(file, m, &matcher, addresses, options.salt, &mut report)
             .map_err(|(offset, message)| RedactError {
@@ -149,9 +155,16 @@ pub fn redact(file: &EtlFile, options: &Options) -> Result<Redacted, RedactError
                 message,
             }
         })?;
+        let mut bytes = out.bytes;
+        marked &= marker::stamp(&mut bytes);
         // A member's name can hold a user's folder too.
-        members.push((matcher.redact_str(&name), out.bytes));
+        members.push((matcher.redact_str(&name), bytes));
     }
     report.finish(&matcher);
-    Ok(Redacted { members, report })
+    Ok(Redacted {
+        members,
+        report,
+        marked,
+        matcher,
+    })
 }

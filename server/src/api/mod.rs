@@ -15,6 +15,7 @@ mod notes;
 mod percent_basis;
 pub mod query;
 mod receive;
+mod redact;
 pub mod regions;
 pub mod schemas;
 pub mod shape;
@@ -92,6 +93,14 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/note-counts", get(notes::counts))
         .route("/traces/{id}/sql", post(sql::sql))
+        .route(
+            "/traces/{id}/redact",
+            post(redact::create).layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/traces/{id}/redact/preview",
+            post(redact::preview).layer(DefaultBodyLimit::disable()),
+        )
         .route("/links", post(links::create))
         .route("/links/{id}", get(links::get))
         .route("/stacktags", get(stack_tags::list))

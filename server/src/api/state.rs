@@ -28,6 +28,8 @@ pub struct ApiConfig {
     pub allowed_hosts: super::guard::AllowedHosts,
     /// The most a SQL query may return, run for and take (`--sql-*`).
     pub sql: ::sql::Limits,
+    /// Uploads must be copies `etlscope redact` wrote (`--require-redacted`).
+    pub require_redacted: bool,
 }
 
 impl AppState {

@@ -26,7 +26,7 @@ pub struct UploadParams {
 }
 
 /// Held from an upload's last look at the catalog until its row and file are in.
-static ADDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(super) static ADDING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 pub async fn upload(
     State(app): State<AppState>,
@@ -56,6 +56,9 @@ pub async fn upload(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
     .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, "not_a_trace", m))?;
+    if app.config.require_redacted {
+        require_redacted(&got.temp.path).await?;
+    }
     // One upload enters the library at a time, and looks again first: of
     // the same bytes sent at once, one is added (201), the others find it (200).
     let _adding = ADDING.lock().await;
@@ -85,6 +88,7 @@ pub async fn upload(
             status: "pending".into(),
             error: String::new(),
             members: Vec::new(),
+            redacted_from: String::new(),
         },
     };
     let store = app.store.clone();
@@ -100,6 +104,24 @@ pub async fn upload(
     }
     crate::ingest_jobs::read_upload(&app.store, entry.clone());
     Ok((StatusCode::CREATED, Json(entry_json(&app, &entry))))
+}
+
+/// `--require-redacted`: 422 for a file `etlscope redact` did not write
+/// (its mark, `redact::marker`, is missing).
+async fn require_redacted(path: &std::path::Path) -> ApiResult<()> {
+    let path = path.to_path_buf();
+    let marked = tokio::task::spawn_blocking(move || crate::cli::redact::is_redacted_copy(&path))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(|e| ApiError::internal(format!("cannot read the upload: {e}")))?;
+    if marked {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "not_redacted",
+        "this server accepts only redacted copies (--require-redacted): run `etlscope redact TRACE -o COPY.etl` and upload COPY.etl as written, or upload the trace to a server of your own and use its Share a redacted copy",
+    ))
 }
 
 /// Names are labels only (files are stored by id), but keep them printable and short.
@@ -121,6 +143,7 @@ pub async fn list(State(app): State<AppState>, headers: HeaderMap) -> ApiResult<
     let access = json!({
         "token_for_writes": app.config.token.is_some(),
         "token_for_reads": app.config.token_for_reads,
+        "require_redacted": app.config.require_redacted,
     });
     Ok(Json(json!({ "traces": traces, "access": access })))
 }

@@ -16,6 +16,7 @@ fn entry(id: &str) -> TraceEntry {
         status: "pending".into(),
         error: String::new(),
         members: Vec::new(),
+        redacted_from: String::new(),
     }
 }
 

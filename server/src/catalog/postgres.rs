@@ -72,6 +72,8 @@ const MIGRATIONS: &[&str] = &[
         holder TEXT,
         lease_until TIMESTAMPTZ
     );",
+    // 6: a redacted copy names its original (issue 40, `api/redact.rs`).
+    "ALTER TABLE traces ADD COLUMN redacted_from TEXT NOT NULL DEFAULT '';",
 ];
 
 /// Any number, the same in every replica: migrations run under it, one
@@ -249,8 +251,8 @@ impl PgCatalog {
 /// The insert of a whole row, completed by each caller's `ON CONFLICT`.
 macro_rules! insert_trace {
     () => {
-        "INSERT INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        "INSERT INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members, redacted_from)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
     };
 }
 
@@ -266,6 +268,7 @@ fn entry_params(e: &TraceEntry) -> Params {
         Box::new(e.status.clone()),
         Box::new(e.error.clone()),
         Box::new(members_text(e)),
+        Box::new(e.redacted_from.clone()),
     ]
 }
 
@@ -281,6 +284,7 @@ fn row_to_entry(r: &Row) -> TraceEntry {
         status: r.get(7),
         error: r.get(8),
         members: members_of(&r.get::<_, String>(9)),
+        redacted_from: r.get(10),
     }
 }
 
@@ -309,7 +313,8 @@ impl Catalog for PgCatalog {
             " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, size = EXCLUDED.size,
               file_name = EXCLUDED.file_name, uploaded_at = EXCLUDED.uploaded_at,
               uploader = EXCLUDED.uploader, notes = EXCLUDED.notes, status = EXCLUDED.status,
-              error = EXCLUDED.error, members = EXCLUDED.members",
+              error = EXCLUDED.error, members = EXCLUDED.members,
+              redacted_from = EXCLUDED.redacted_from",
         );
         self.execute("DELETE FROM tombstones WHERE id = $1", vec![s(&e.id)])?;
         self.execute(SQL, entry_params(e))?;
@@ -333,7 +338,7 @@ impl Catalog for PgCatalog {
 
     fn get(&self, id: &str) -> anyhow::Result<Option<TraceEntry>> {
         let rows = self.rows(
-            "SELECT id, name, size, file_name, uploaded_at, uploader, notes, status, error, members
+            "SELECT id, name, size, file_name, uploaded_at, uploader, notes, status, error, members, redacted_from
              FROM traces WHERE id = $1",
             vec![s(id)],
         )?;
@@ -343,7 +348,7 @@ impl Catalog for PgCatalog {
     fn list(&self) -> anyhow::Result<Vec<TraceEntry>> {
         // Byte order, as SQLite's.
         let rows = self.rows(
-            "SELECT id, name, size, file_name, uploaded_at, uploader, notes, status, error, members
+            "SELECT id, name, size, file_name, uploaded_at, uploader, notes, status, error, members, redacted_from
              FROM traces ORDER BY uploaded_at COLLATE \"C\" DESC, name COLLATE \"C\"",
             Vec::new(),
         )?;

@@ -63,6 +63,8 @@ const MIGRATIONS: &[&str] = &[
         updated_at TEXT NOT NULL
     );
     CREATE INDEX notes_by_trace ON notes (trace, id);",
+    // 8: a redacted copy names its original (issue 40, `api/redact.rs`).
+    "ALTER TABLE traces ADD COLUMN redacted_from TEXT NOT NULL DEFAULT '';",
 ];
 
 pub struct SqliteCatalog {
@@ -103,9 +105,9 @@ impl Catalog for SqliteCatalog {
         self.with(|c| {
             c.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
             c.execute(
-                "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
+                "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members, redacted_from)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e), e.redacted_from],
             )
             .map(|_| ())
         })
@@ -119,9 +121,9 @@ impl Catalog for SqliteCatalog {
         let tx = conn.transaction()?;
         tx.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
         tx.execute(
-            "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
+            "INSERT OR REPLACE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members, redacted_from)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e), e.redacted_from],
         )?;
         match place() {
             Ok(()) => {
@@ -145,9 +147,9 @@ impl Catalog for SqliteCatalog {
         let tx = conn.transaction()?;
         tx.execute("DELETE FROM tombstones WHERE id = ?1", [&e.id])?;
         let added = tx.execute(
-            "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e)],
+            "INSERT OR IGNORE INTO traces (id, name, size, file_name, uploaded_at, uploader, notes, status, error, members, redacted_from)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![e.id, e.name, e.size as i64, e.file_name, e.uploaded_at, e.uploader, e.notes, e.status, e.error, members_text(e), e.redacted_from],
         )?;
         if added == 0 {
             // Dropping the transaction keeps everything as it was.
@@ -317,7 +319,7 @@ impl Catalog for SqliteCatalog {
 }
 
 const COLUMNS: &str =
-    "id, name, size, file_name, uploaded_at, uploader, notes, status, error, members";
+    "id, name, size, file_name, uploaded_at, uploader, notes, status, error, members, redacted_from";
 
 fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<TraceEntry> {
     Ok(TraceEntry {
@@ -331,6 +333,7 @@ fn row_to_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<TraceEntry> {
         status: r.get(7)?,
         error: r.get(8)?,
         members: members_of(&r.get::<_, String>(9)?),
+        redacted_from: r.get(10)?,
     })
 }
 
@@ -361,6 +364,7 @@ mod tests {
             status: "pending".into(),
             error: String::new(),
             members: Vec::new(),
+            redacted_from: String::new(),
         }
     }
 

@@ -29,7 +29,7 @@ mod progress;
 pub mod record;
 #[cfg(windows)]
 pub mod record_windows;
-mod redact;
+pub(crate) mod redact;
 pub mod register;
 pub mod serve;
 pub(crate) mod sql;

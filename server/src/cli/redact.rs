@@ -61,6 +61,16 @@ pub fn run(args: RedactArgs, companions: bool) -> anyhow::Result<()> {
     }
 }
 
+/// The copy as one file: the only member's bytes, or a stored zip of them.
+pub(crate) fn copy_bytes(r: Redacted) -> anyhow::Result<Vec<u8>> {
+    let mut members = r.members;
+    match members.len() {
+        0 => bail!("the trace has no file to write"),
+        1 => Ok(members.pop().map(|(_, b)| b).unwrap_or_default()),
+        _ => stored_zip(&members),
+    }
+}
+
 /// Write the copy next to `out` and rename it there, so a failure leaves
 /// no half-written file under the name asked for.
 fn write_output(out: &Path, r: &Redacted) -> anyhow::Result<()> {
@@ -80,7 +90,8 @@ fn write_output(out: &Path, r: &Redacted) -> anyhow::Result<()> {
 }
 
 /// The members as a zip without compression: any byte search of the copy
-/// sees every byte of every member.
+/// sees every byte of every member. Its comment is the mark of a redacted
+/// copy (`redact::marker`), as each member's first buffer holds it.
 fn stored_zip(members: &[(String, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
     let mut cur = std::io::Cursor::new(Vec::new());
     let mut z = zip::ZipWriter::new(&mut cur);
@@ -102,11 +113,38 @@ fn stored_zip(members: &[(String, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
         z.start_file(entry, opts)?;
         z.write_all(bytes)?;
     }
+    z.set_comment(ZIP_COMMENT)?;
     z.finish()?;
     Ok(cur.into_inner())
 }
 
+/// The zip comment of a redacted copy of several files.
+pub(crate) const ZIP_COMMENT: &str = "etlscope redacted copy, v1";
+
+/// Whether the file at `path` is a copy `etlscope redact` wrote: an .etl
+/// whose first buffers carry the mark, or the redactor's zip of them.
+pub(crate) fn is_redacted_copy(path: &Path) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)?
+        .take(::redact::marker::HEAD_BYTES as u64)
+        .read_to_end(&mut head)?;
+    if etl::container::is_zip(&head) {
+        let f = std::fs::File::open(path)?;
+        return Ok(zip::ZipArchive::new(f).is_ok_and(|z| z.comment() == ZIP_COMMENT.as_bytes()));
+    }
+    Ok(::redact::marker::is_marked(&head))
+}
+
 fn report_json(out: &Path, r: &Redacted, options: &Options) -> Value {
+    let mut v = report_value(r, options);
+    v["output"] = json!(out.display().to_string());
+    v
+}
+
+/// What `--report json` says of a redaction (also the server's preview):
+/// counts and examples per category, the members written, buffers and events.
+pub(crate) fn report_value(r: &Redacted, options: &Options) -> Value {
     let mut cats = Map::new();
     for c in Category::ALL {
         let kept = !options.wants(c);
@@ -122,11 +160,11 @@ fn report_json(out: &Path, r: &Redacted, options: &Options) -> Value {
         );
     }
     json!({
-        "output": out.display().to_string(),
         "members": r.members.iter().map(|(n, b)| json!({"name": n, "bytes": b.len()})).collect::<Vec<_>>(),
         "buffers": r.report.buffers,
         "decompressed_buffers": r.report.decompressed,
         "events": r.report.events,
+        "marked": r.marked,
         "categories": cats,
     })
 }

@@ -94,6 +94,7 @@ pub fn register_checked(store: &Store, abs: &[PathBuf]) -> anyhow::Result<TraceE
         status: "pending".into(),
         error: String::new(),
         members,
+        redacted_from: String::new(),
     };
     store.catalog.insert(&e)?;
     Ok(e)

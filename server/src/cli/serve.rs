@@ -58,6 +58,10 @@ pub struct ServeArgs {
     /// Require the token for reads too.
     #[arg(long)]
     pub private_reads: bool,
+    /// Accept only uploads that `etlscope redact` wrote (others get 422);
+    /// the library's Share a redacted copy still makes copies of its traces.
+    #[arg(long)]
+    pub require_redacted: bool,
     /// Largest accepted upload, in MiB.
     #[arg(long, default_value_t = 8192)]
     pub max_upload_mb: u64,
@@ -356,6 +360,7 @@ pub fn run(
             allowed_hosts,
             body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
             sql: super::sql::limits(args.sql_max_rows, args.sql_timeout_secs, args.sql_memory_mb)?,
+            require_redacted: args.require_redacted,
         }),
         links: Arc::new(LinkGuard::new(link_limits)),
         notes: Arc::new(NoteGuard::new(note_limits)),

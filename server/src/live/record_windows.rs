@@ -56,6 +56,7 @@ pub fn start(store: Arc<Store>, args: RecordArgs) -> anyhow::Result<Recording> {
         status: "live".into(),
         error: String::new(),
         members: Vec::new(),
+        redacted_from: String::new(),
     };
     store.catalog.insert(&entry)?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);

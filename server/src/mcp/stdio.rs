@@ -89,6 +89,7 @@ pub fn run(args: McpArgs, traces: Vec<PathBuf>, companions: bool) -> anyhow::Res
             },
             // No SQL tool yet (see mcp/mod.rs): the server's defaults.
             sql: ::sql::Limits::default(),
+            require_redacted: false,
         }),
         links: Arc::new(LinkGuard::new(LinkLimits::default())),
         // No tool writes notes; the state needs its guard all the same.
