@@ -159,13 +159,15 @@ pub trait Catalog: Send + Sync + NoteStore {
     fn delete(&self, id: &str) -> anyhow::Result<bool>;
     /// Whether the trace was deleted (and not added again since).
     fn deleted(&self, id: &str) -> anyhow::Result<bool>;
-    /// Stack tag sets shared by the replicas of a team server: (name, XML
-    /// as uploaded), by name. (A server of its own keeps them as files.)
-    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>>;
-    /// Keep `xml` as set `name`, replacing one of that name.
-    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()>;
-    /// Whether there was a set `name` to delete.
-    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool>;
+    /// Files uploaded by name that the replicas of a team server share
+    /// (`named_files`: stack tag sets, regions files, uploaded PDBs'
+    /// records): (name, bytes as uploaded) of `kind`, by name. (A server of
+    /// its own keeps them as files.)
+    fn named_files(&self, kind: &str) -> anyhow::Result<Vec<(String, Vec<u8>)>>;
+    /// Keep `body` as file `name` of `kind`, replacing one of that name.
+    fn put_named_file(&self, kind: &str, name: &str, body: &[u8]) -> anyhow::Result<()>;
+    /// Whether there was a file `name` of `kind` to delete.
+    fn delete_named_file(&self, kind: &str, name: &str) -> anyhow::Result<bool>;
     /// The trace's own symbol path, if one was set.
     fn symbol_path(&self, id: &str) -> anyhow::Result<Option<String>>;
     /// Set (Some) or clear (None: the server's path again) a trace's symbol path.

@@ -62,7 +62,13 @@ pub fn start(store: Arc<Store>, addr: std::net::SocketAddr) -> anyhow::Result<()
     let holder = format!("{addr}/{}/{nanos:x}", std::process::id());
     let _ = store.jobs.holder.set(holder.clone());
     let heard = store.clone();
-    queue.listen(Box::new(move |id, json| heard.jobs.heard(id, json)))?;
+    queue.listen(Box::new(move |id, json| {
+        if id == crate::shared_pdbs::TOPIC {
+            crate::shared_pdbs::heard(&heard, json);
+        } else {
+            heard.jobs.heard(id, json);
+        }
+    }))?;
     std::thread::Builder::new()
         .name("ingest-jobs".into())
         .spawn(move || loop {

@@ -1,44 +1,19 @@
-//! Regions files kept per server, like stack tag sets: each uploaded WPA
-//! Regions of Interest file is stored as sent in
-//! `DATA_DIR/regions/NAME.regions.xml` and parsed once. A query names the
-//! set its view uses; the instances of a (trace, set) pair are found on
-//! first use and a few are kept. `--regions FILE` stays the default of
-//! traces whose views name no set.
+//! Regions files, kept as stack tag sets are (`named_files`): each
+//! uploaded WPA Regions of Interest file is stored as sent (in
+//! `DATA_DIR/regions/NAME.regions.xml`, or a team server's catalog) and
+//! parsed once. A query names the set its view uses; the instances of a
+//! (trace, set) pair are found on first use and a few are kept.
+//! `--regions FILE` stays the default of traces whose views name no set.
 
+pub use crate::named_files::PutError;
+use crate::named_files::{Kind, NamedFiles};
 use crate::store::LoadedTrace;
 use regions::RegionSet;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 
-/// Most sets one server keeps.
-pub const MAX_SETS: usize = 100;
 /// Traces with a set's instances kept ready.
 const CACHED: usize = 4;
-const SUFFIX: &str = ".regions.xml";
-
-#[derive(Debug)]
-pub enum PutError {
-    BadName(String),
-    /// The parser's error (with its line), or not UTF-8.
-    Parse(String),
-    TooMany,
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for PutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PutError::BadName(n) => write!(
-                f,
-                "bad regions file name {n:?}: use 1 to 64 letters, digits, '.', '_' or '-', not \"default\""
-            ),
-            PutError::Parse(e) => write!(f, "{e}"),
-            PutError::TooMany => write!(f, "the server keeps at most {MAX_SETS} regions files"),
-            PutError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
 
 /// Parse a regions file's bytes: UTF-8 (a byte-order mark allowed), then
 /// `regions::parse`, its error naming the line.
@@ -51,13 +26,13 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<RegionSet, String> {
 
 struct Applied {
     base: Weak<LoadedTrace>,
+    name: String,
     set: Arc<RegionSet>,
     loaded: Arc<LoadedTrace>,
 }
 
 pub struct RegionStore {
-    dir: PathBuf,
-    sets: Mutex<BTreeMap<String, Arc<RegionSet>>>,
+    files: NamedFiles<RegionSet>,
     applied: Mutex<Vec<Applied>>,
 }
 
@@ -65,72 +40,37 @@ impl RegionStore {
     /// Reads the sets stored in `dir` (created if missing); a file that no
     /// longer parses is skipped with a warning.
     pub fn open(dir: &Path) -> std::io::Result<RegionStore> {
-        std::fs::create_dir_all(dir)?;
-        let mut sets = BTreeMap::new();
-        for e in std::fs::read_dir(dir)?.flatten() {
-            let path = e.path();
-            let Some(name) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(SUFFIX))
-                .filter(|n| crate::stack_tag_store::valid_name(n))
-            else {
-                continue;
-            };
-            let parsed = std::fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| parse(name, &b));
-            match parsed {
-                Ok(set) => {
-                    sets.insert(name.to_string(), Arc::new(set));
-                }
-                Err(e) => tracing::warn!("{}: {e}", path.display()),
-            }
-        }
         Ok(RegionStore {
-            dir: dir.to_path_buf(),
-            sets: Mutex::new(sets),
+            files: NamedFiles::open(Kind::Regions, dir, parse)?,
             applied: Mutex::new(Vec::new()),
         })
     }
 
+    /// The sets of a team server, kept in the catalog its replicas share:
+    /// a file uploaded through one replica is used by every other.
+    pub fn shared(catalog: Arc<dyn crate::catalog::Catalog>) -> RegionStore {
+        RegionStore {
+            files: NamedFiles::shared(Kind::Regions, catalog, parse),
+            applied: Mutex::new(Vec::new()),
+        }
+    }
+
     pub fn list(&self) -> Vec<(String, Arc<RegionSet>)> {
-        self.sets
-            .lock()
-            .map(|s| s.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-            .unwrap_or_default()
+        self.files.list()
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<RegionSet>> {
-        self.sets.lock().ok()?.get(name).cloned()
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.join(format!("{name}{SUFFIX}"))
+        self.files.get(name)
     }
 
     /// The file of set `name`, as uploaded.
     pub fn xml(&self, name: &str) -> Option<Vec<u8>> {
-        self.get(name)?;
-        std::fs::read(self.path(name)).ok()
+        self.files.bytes(name)
     }
 
     /// Parse and keep `bytes` as set `name`, replacing a set of that name.
     pub fn put(&self, name: &str, bytes: &[u8]) -> Result<Arc<RegionSet>, PutError> {
-        if !crate::stack_tag_store::valid_name(name) {
-            return Err(PutError::BadName(name.to_string()));
-        }
-        let set = Arc::new(parse(name, bytes).map_err(PutError::Parse)?);
-        let mut sets = self.sets.lock().map_err(|_| PutError::TooMany)?;
-        if sets.len() >= MAX_SETS && !sets.contains_key(name) {
-            return Err(PutError::TooMany);
-        }
-        // Write beside, then rename: a crash leaves the old file or the new.
-        let tmp = self.dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, bytes).map_err(PutError::Io)?;
-        std::fs::rename(&tmp, self.path(name)).map_err(PutError::Io)?;
-        let old = sets.insert(name.to_string(), set.clone());
-        drop(sets);
+        let (set, old) = self.files.put(name, bytes)?;
         // The replaced set's instances are of no further use.
         if let (Some(old), Ok(mut a)) = (old, self.applied.lock()) {
             a.retain(|x| !Arc::ptr_eq(&x.set, &old));
@@ -140,20 +80,13 @@ impl RegionStore {
 
     /// Whether there was a set `name` to delete.
     pub fn delete(&self, name: &str) -> std::io::Result<bool> {
-        if !crate::stack_tag_store::valid_name(name) {
-            return Ok(false);
+        let had = self.files.delete(name)?;
+        if had {
+            if let Ok(mut a) = self.applied.lock() {
+                a.retain(|x| x.name != name);
+            }
         }
-        let Ok(mut sets) = self.sets.lock() else {
-            return Ok(false);
-        };
-        let Some(gone) = sets.remove(name) else {
-            return Ok(false);
-        };
-        std::fs::remove_file(self.path(name))?;
-        if let Ok(mut a) = self.applied.lock() {
-            a.retain(|x| !Arc::ptr_eq(&x.set, &gone));
-        }
-        Ok(true)
+        Ok(had)
     }
 
     /// `base` with its regions from `set` (named `name`): the instances
@@ -181,6 +114,7 @@ impl RegionStore {
             }
             a.push(Applied {
                 base: Arc::downgrade(base),
+                name: name.to_string(),
                 set,
                 loaded: loaded.clone(),
             });

@@ -1,40 +1,18 @@
-//! Stack tag sets kept per server: each uploaded `.stacktags` file is
-//! stored as sent in `DATA_DIR/stacktags/NAME.stacktags` and parsed once;
-//! `default` is the built-in set. Queries name the set to use; the engine
-//! for a (trace, set) pair is built on first use and a few are kept.
+//! Stack tag sets: each uploaded `.stacktags` file is kept as sent (in
+//! `DATA_DIR/stacktags/NAME.stacktags`, or a team server's catalog: see
+//! `named_files`) and parsed once; `default` is the built-in set. Queries
+//! name the set to use; the engine for a (trace, set) pair is built on
+//! first use and a few are kept.
 
+pub use crate::named_files::{valid_name, PutError};
+use crate::named_files::{Kind, NamedFiles};
 use crate::store::LoadedTrace;
-use query::stack_tags::{ParseError, StackTags, DEFAULT_NAME, DEFAULT_XML};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use query::stack_tags::{StackTags, DEFAULT_NAME, DEFAULT_XML};
+use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 
-/// Most sets one server keeps.
-pub const MAX_SETS: usize = 100;
 /// Engines of (trace, set) pairs kept ready.
 const CACHED: usize = 4;
-
-#[derive(Debug)]
-pub enum PutError {
-    BadName(String),
-    Parse(ParseError),
-    TooMany,
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for PutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PutError::BadName(n) => write!(
-                f,
-                "bad stack tag set name {n:?}: use 1 to 64 letters, digits, '.', '_' or '-', not {DEFAULT_NAME:?}"
-            ),
-            PutError::Parse(e) => write!(f, "{e}"),
-            PutError::TooMany => write!(f, "the server keeps at most {MAX_SETS} stack tag sets"),
-            PutError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
 
 struct Tagged {
     base: Weak<LoadedTrace>,
@@ -43,63 +21,24 @@ struct Tagged {
 }
 
 pub struct TagStore {
-    dir: PathBuf,
-    sets: Mutex<BTreeMap<String, Arc<StackTags>>>,
+    files: NamedFiles<StackTags>,
     tagged: Mutex<Vec<Tagged>>,
-    /// A team server's replicas keep the sets in their shared catalog
-    /// (then `dir` is unused); `xmls` is what `sets` were parsed from.
-    shared: Option<Arc<dyn crate::catalog::Catalog>>,
-    xmls: Mutex<BTreeMap<String, String>>,
 }
 
-fn catalog_error(e: anyhow::Error) -> std::io::Error {
-    std::io::Error::other(format!("{e:#}"))
-}
-
-/// Names are file names: a short, plain alphabet, never `default`.
-pub fn valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name != DEFAULT_NAME
-        && !name.starts_with('.')
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+/// A `.stacktags` file's bytes: UTF-8 text (the API strips a byte-order mark).
+fn parse(name: &str, bytes: &[u8]) -> Result<StackTags, String> {
+    let xml = std::str::from_utf8(bytes)
+        .map_err(|_| "a .stacktags file must be UTF-8 text".to_string())?;
+    StackTags::parse(name, xml).map_err(|e| e.to_string())
 }
 
 impl TagStore {
     /// Reads the sets stored in `dir` (created if missing); a file that no
     /// longer parses is skipped with a warning.
     pub fn open(dir: &Path) -> std::io::Result<TagStore> {
-        std::fs::create_dir_all(dir)?;
-        let mut sets = BTreeMap::new();
-        for e in std::fs::read_dir(dir)?.flatten() {
-            let path = e.path();
-            let Some(name) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".stacktags"))
-            else {
-                continue;
-            };
-            if !valid_name(name) {
-                continue;
-            }
-            let parsed = std::fs::read_to_string(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|xml| StackTags::parse(name, &xml).map_err(|e| e.to_string()));
-            match parsed {
-                Ok(set) => {
-                    sets.insert(name.to_string(), Arc::new(set));
-                }
-                Err(e) => tracing::warn!("stack tags {}: {e}", path.display()),
-            }
-        }
         Ok(TagStore {
-            dir: dir.to_path_buf(),
-            sets: Mutex::new(sets),
+            files: NamedFiles::open(Kind::StackTags, dir, parse)?,
             tagged: Mutex::new(Vec::new()),
-            shared: None,
-            xmls: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -107,59 +46,15 @@ impl TagStore {
     /// a set uploaded through one replica is used by every other.
     pub fn shared(catalog: Arc<dyn crate::catalog::Catalog>) -> TagStore {
         TagStore {
-            dir: PathBuf::new(),
-            sets: Mutex::new(BTreeMap::new()),
+            files: NamedFiles::shared(Kind::StackTags, catalog, parse),
             tagged: Mutex::new(Vec::new()),
-            shared: Some(catalog),
-            xmls: Mutex::new(BTreeMap::new()),
         }
-    }
-
-    /// Bring the parsed sets in line with the shared catalog's (those
-    /// whose XML did not change are kept as parsed).
-    fn refresh(&self) {
-        let Some(catalog) = &self.shared else { return };
-        let stored = match catalog.stack_tag_sets() {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), "cannot read the stack tag sets from the catalog");
-                return;
-            }
-        };
-        let (Ok(mut sets), Ok(mut xmls)) = (self.sets.lock(), self.xmls.lock()) else {
-            return;
-        };
-        let mut next = BTreeMap::new();
-        let mut next_xml = BTreeMap::new();
-        for (name, xml) in stored {
-            let kept = sets
-                .get(&name)
-                .filter(|_| xmls.get(&name) == Some(&xml))
-                .cloned();
-            let set = match kept {
-                Some(s) => s,
-                None => match StackTags::parse(&name, &xml) {
-                    Ok(s) => Arc::new(s),
-                    Err(e) => {
-                        tracing::warn!("stack tags {name}: {e}");
-                        continue;
-                    }
-                },
-            };
-            next.insert(name.clone(), set);
-            next_xml.insert(name, xml);
-        }
-        *sets = next;
-        *xmls = next_xml;
     }
 
     /// The built-in set first, then the stored ones by name.
     pub fn list(&self) -> Vec<Arc<StackTags>> {
-        self.refresh();
         let mut v = vec![StackTags::builtin()];
-        if let Ok(s) = self.sets.lock() {
-            v.extend(s.values().cloned());
-        }
+        v.extend(self.files.list().into_iter().map(|(_, s)| s));
         v
     }
 
@@ -167,8 +62,7 @@ impl TagStore {
         if name == DEFAULT_NAME {
             return Some(StackTags::builtin());
         }
-        self.refresh();
-        self.sets.lock().ok()?.get(name).cloned()
+        self.files.get(name)
     }
 
     /// The XML of a set, as uploaded (our own file for `default`).
@@ -176,72 +70,24 @@ impl TagStore {
         if name == DEFAULT_NAME {
             return Some(DEFAULT_XML.to_string());
         }
-        self.get(name)?;
-        if self.shared.is_some() {
-            return self.xmls.lock().ok()?.get(name).cloned();
-        }
-        std::fs::read_to_string(self.path(name)).ok()
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.join(format!("{name}.stacktags"))
+        String::from_utf8(self.files.bytes(name)?).ok()
     }
 
     /// Parse and keep `xml` as set `name`, replacing a set of that name.
     pub fn put(&self, name: &str, xml: &str) -> Result<Arc<StackTags>, PutError> {
-        if !valid_name(name) {
-            return Err(PutError::BadName(name.to_string()));
-        }
-        let set = Arc::new(StackTags::parse(name, xml).map_err(PutError::Parse)?);
-        if let Some(catalog) = &self.shared {
-            let stored = catalog
-                .stack_tag_sets()
-                .map_err(|e| PutError::Io(catalog_error(e)))?;
-            if stored.len() >= MAX_SETS && !stored.iter().any(|(n, _)| n == name) {
-                return Err(PutError::TooMany);
-            }
-            catalog
-                .put_stack_tags(name, xml)
-                .map_err(|e| PutError::Io(catalog_error(e)))?;
-            self.refresh();
-            return Ok(set);
-        }
-        let mut sets = self.sets.lock().map_err(|_| PutError::TooMany)?;
-        if sets.len() >= MAX_SETS && !sets.contains_key(name) {
-            return Err(PutError::TooMany);
-        }
-        // Write beside, then rename: a crash leaves the old file or the new.
-        let tmp = self.dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, xml).map_err(PutError::Io)?;
-        std::fs::rename(&tmp, self.path(name)).map_err(PutError::Io)?;
-        sets.insert(name.to_string(), set.clone());
+        let (set, _) = self.files.put(name, xml.as_bytes())?;
         Ok(set)
     }
 
     /// Whether there was a set `name` to delete.
     pub fn delete(&self, name: &str) -> std::io::Result<bool> {
-        if !valid_name(name) {
-            return Ok(false);
-        }
-        if let Some(catalog) = &self.shared {
-            let had = catalog.delete_stack_tags(name).map_err(catalog_error)?;
+        let had = self.files.delete(name)?;
+        if had {
             if let Ok(mut t) = self.tagged.lock() {
                 t.retain(|x| x.set.name != name);
             }
-            self.refresh();
-            return Ok(had);
         }
-        let Ok(mut sets) = self.sets.lock() else {
-            return Ok(false);
-        };
-        if sets.remove(name).is_none() {
-            return Ok(false);
-        }
-        std::fs::remove_file(self.path(name))?;
-        if let Ok(mut t) = self.tagged.lock() {
-            t.retain(|x| x.set.name != name);
-        }
-        Ok(true)
+        Ok(had)
     }
 
     /// `base` with its Stack Tag column showing `set`.
@@ -270,21 +116,5 @@ impl TagStore {
             });
         }
         loaded
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::valid_name;
-
-    #[test]
-    fn names_are_plain_file_names() {
-        assert!(valid_name("ui-for-etw.v2"));
-        assert!(!valid_name("default"));
-        assert!(!valid_name(""));
-        assert!(!valid_name("../x"));
-        assert!(!valid_name("a/b"));
-        assert!(!valid_name(".hidden"));
-        assert!(!valid_name(&"x".repeat(65)));
     }
 }

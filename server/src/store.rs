@@ -161,10 +161,15 @@ pub struct Backends {
     pub store: Option<String>,
     pub cache_dir: Option<PathBuf>,
     pub cache_bytes: u64,
+    /// `--symbols-dir`: where uploaded PDBs are kept (default
+    /// `DATA_DIR/symbols`); a team replica's copies of the store's.
+    pub symbols_dir: Option<PathBuf>,
 }
 
 pub struct Store {
     pub data_dir: PathBuf,
+    /// Uploaded PDBs in symstore layout, first in every trace's symbol path.
+    pub symbols_dir: PathBuf,
     /// Uploaded trace files: `traces/` (or `--store file:///DIR`), or the
     /// local cache of the remote store's.
     traces_dir: PathBuf,
@@ -197,7 +202,7 @@ pub struct Store {
     pub stack_tags: crate::stack_tag_store::TagStore,
     /// Schema packs uploaded to this server (docs/schema-packs.md).
     pub schemas: crate::schema_store::SchemaStore,
-    /// Regions files uploaded to this server (`/api/regions`).
+    /// Regions files uploaded to this server (`/api/regions`), or shared.
     pub regions: crate::region_store::RegionStore,
 }
 
@@ -208,9 +213,14 @@ impl Store {
         symbol_path: Option<String>,
         backends: &Backends,
     ) -> anyhow::Result<Arc<Store>> {
-        for sub in ["traces", "tmp", "symbols"] {
+        for sub in ["traces", "tmp"] {
             std::fs::create_dir_all(data_dir.join(sub))?;
         }
+        let symbols_dir = backends
+            .symbols_dir
+            .clone()
+            .unwrap_or_else(|| data_dir.join("symbols"));
+        std::fs::create_dir_all(&symbols_dir)?;
         // Uploads that were in flight when the server stopped are discarded.
         for e in std::fs::read_dir(data_dir.join("tmp"))?.flatten() {
             std::fs::remove_file(e.path()).ok();
@@ -238,13 +248,20 @@ impl Store {
         // Shared with other replicas: their rows and files are not this
         // one's to heal, nor their ingests to resume.
         let shared = backends.catalog.is_some() || remote.is_some();
-        let stack_tags = match backends.catalog {
-            // Shared by the replicas: in the catalog.
-            Some(_) => crate::stack_tag_store::TagStore::shared(catalog.clone()),
-            None => crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
+        // Shared by the replicas: in the catalog.
+        let (stack_tags, regions) = match backends.catalog {
+            Some(_) => (
+                crate::stack_tag_store::TagStore::shared(catalog.clone()),
+                crate::region_store::RegionStore::shared(catalog.clone()),
+            ),
+            None => (
+                crate::stack_tag_store::TagStore::open(&data_dir.join("stacktags"))?,
+                crate::region_store::RegionStore::open(&data_dir.join("regions"))?,
+            ),
         };
         let store = Arc::new(Store {
             data_dir: data_dir.to_path_buf(),
+            symbols_dir,
             traces_dir,
             remote,
             shared,
@@ -260,7 +277,7 @@ impl Store {
             reservations: Reservations::default(),
             stack_tags,
             schemas: crate::schema_store::SchemaStore::open(&data_dir.join("schemas"))?,
-            regions: crate::region_store::RegionStore::open(&data_dir.join("regions"))?,
+            regions,
         });
         if !shared {
             let stale = crate::heal::reconcile(store.catalog.as_ref(), &store.traces_dir, |e| {
@@ -298,6 +315,11 @@ impl Store {
             .get(id)
             .copied()
             .unwrap_or(0)
+    }
+
+    /// The object store of a team server (`--store s3://...`).
+    pub fn remote(&self) -> Option<&dyn remote::RemoteTraces> {
+        self.remote.as_deref()
     }
 
     /// The catalog or the trace bytes are shared with other replicas.
@@ -948,8 +970,10 @@ impl Store {
         progress: Arc<symbols::Progress>,
     ) {
         let run = self.symbol_runs.fetch_add(1, Ordering::Relaxed) + 1;
+        // PDBs uploaded through other replicas that this trace needs.
+        crate::shared_pdbs::sync_for(self, &pdb_keys(loaded.trace()));
         let path = crate::symbolize::symbol_path(
-            Some(&self.data_dir),
+            Some(&self.symbols_dir),
             trace_path,
             self.symbol_path_of(&loaded.id).as_deref(),
         );
@@ -1005,21 +1029,34 @@ impl Store {
     /// recorded PDB identity is `guid`/`age` (a PDB for it just arrived).
     /// Returns their ids. Traces not in memory get it when next loaded.
     pub fn resymbolize_needing(self: &Arc<Self>, guid: etl::Guid, age: u32) -> Vec<String> {
-        let needing: Vec<Arc<LoadedTrace>> = self
-            .slots()
+        self.resymbolize_needing_key(&symbols::PdbIdentity::new("", guid, age).key())
+    }
+
+    /// The loaded traces with a module whose PDB key (GUID and age, as in
+    /// symstore paths) is `key`.
+    fn loaded_needing(&self, key: &str) -> Vec<Arc<LoadedTrace>> {
+        self.slots()
             .values()
             .filter_map(|s| match s {
                 Slot::Ready(t) => Some(t.clone()),
                 _ => None,
             })
             .filter(|t| {
-                let m = &t.trace().modules;
-                m.pdb_guid
+                pdb_keys(t.trace())
                     .iter()
-                    .zip(&m.pdb_age)
-                    .any(|(g, &a)| *g == Some(guid) && a == age)
+                    .any(|k| k.eq_ignore_ascii_case(key))
             })
-            .collect();
+            .collect()
+    }
+
+    /// Whether a trace loaded here wants the PDB of `key`.
+    pub fn needs_pdb(&self, key: &str) -> bool {
+        !self.loaded_needing(key).is_empty()
+    }
+
+    /// `resymbolize_needing` by the PDB's key.
+    pub fn resymbolize_needing_key(self: &Arc<Self>, key: &str) -> Vec<String> {
+        let needing = self.loaded_needing(key);
         let mut ids = Vec::new();
         for loaded in needing {
             let Ok(Some(entry)) = self.catalog.get(&loaded.id) else {
@@ -1193,4 +1230,19 @@ pub fn changed_since_added(path: &Path, size: u64, modified_ns: Option<u64>) -> 
          it is not read; open it again to add the new file",
         path.display()
     ))
+}
+
+/// The PDB keys (GUID and age, upper-case hex as in symstore paths) the
+/// trace's modules recorded.
+fn pdb_keys(trace: &model::Trace) -> Vec<String> {
+    let m = &trace.modules;
+    let mut keys: Vec<String> = m
+        .pdb_guid
+        .iter()
+        .zip(&m.pdb_age)
+        .filter_map(|(g, &a)| g.map(|g| symbols::PdbIdentity::new("", g, a).key()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
 }

@@ -8,13 +8,14 @@ use symbols::{
     SymbolizerConfig,
 };
 
-/// The symbol path for a trace: uploaded PDBs (`data_dir/symbols`) first,
-/// then a `symbols/` folder beside the trace (the demo keeps its PDBs
-/// there), then the configured path (`--symbol-path` / `_NT_SYMBOL_PATH`).
-pub fn symbol_path(data_dir: Option<&Path>, trace: &Path, configured: Option<&str>) -> SymbolPath {
+/// The symbol path for a trace: uploaded PDBs (`uploads`, the server's
+/// `--symbols-dir`) first, then a `symbols/` folder beside the trace (the
+/// demo keeps its PDBs there), then the configured path (`--symbol-path` /
+/// `_NT_SYMBOL_PATH`).
+pub fn symbol_path(uploads: Option<&Path>, trace: &Path, configured: Option<&str>) -> SymbolPath {
     let mut entries = Vec::new();
-    if let Some(d) = data_dir {
-        entries.push(SymbolPathEntry::Folder(d.join("symbols")));
+    if let Some(d) = uploads {
+        entries.push(SymbolPathEntry::Folder(d.to_path_buf()));
     }
     if let Some(beside) = trace
         .parent()

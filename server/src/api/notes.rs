@@ -46,10 +46,19 @@ fn note_json(app: &AppState, headers: &HeaderMap, n: &Note) -> Value {
     v
 }
 
-fn client_of(peer: Option<Extension<ConnectInfo<SocketAddr>>>) -> IpAddr {
-    peer.map_or(IpAddr::from([0, 0, 0, 0]), |Extension(ConnectInfo(a))| {
+/// The client whose rate a write counts against: as for short links, the
+/// peer, or behind a `--trusted-proxy` the address it appended to
+/// `X-Forwarded-For` (else every client behind nginx would share one rate).
+fn client_of(
+    app: &AppState,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: &HeaderMap,
+) -> IpAddr {
+    let peer = peer.map_or(IpAddr::from([0, 0, 0, 0]), |Extension(ConnectInfo(a))| {
         a.ip()
-    })
+    });
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    app.links.client_of(peer, forwarded)
 }
 
 /// 404/410 unless the trace is in the library.
@@ -162,7 +171,7 @@ pub async fn create(
     existing_trace(&app, &trace)?;
     let req: NewNote = read_json(&app, &headers, body).await?;
     let author = valid_note(&app, &trace, &req.text, &req.view, &req.author)?;
-    take_turn(&app, client_of(peer))?;
+    take_turn(&app, client_of(&app, peer, &headers))?;
     let (id, key) = note_rules::new_id_and_key()?;
     let now = crate::store::now_rfc3339();
     let n = Note {
@@ -246,7 +255,7 @@ pub async fn update(
     let view = req.view.unwrap_or_else(|| n.view.clone());
     let author = req.author.unwrap_or_else(|| n.author.clone());
     let author = valid_note(&app, &n.trace, &req.text, &view, &author)?;
-    take_turn(&app, client_of(peer))?;
+    take_turn(&app, client_of(&app, peer, &headers))?;
     n.text = req.text;
     n.view = view.trim_start_matches('?').to_string();
     n.author = author;

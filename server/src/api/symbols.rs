@@ -1,7 +1,8 @@
-//! `POST /api/symbols?name=foo.pdb`: store an uploaded PDB in the data
-//! directory in symstore layout (`symbols/foo.pdb/GUIDAGE/foo.pdb`, name
-//! lower-cased; the first entry of every trace's symbol path) and re-name
-//! the loaded traces that recorded its identity.
+//! `POST /api/symbols?name=foo.pdb`: store an uploaded PDB in the symbols
+//! folder (`--symbols-dir`, default `DATA_DIR/symbols`) in symstore layout
+//! (`foo.pdb/GUIDAGE/foo.pdb`, name lower-cased; the first entry of every
+//! trace's symbol path) and re-name the loaded traces that recorded its
+//! identity; on a team server every replica does too (`shared_pdbs`).
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
@@ -65,7 +66,24 @@ pub async fn upload(
     // (symstore lookups try the recorded name and its lower case).
     let id = PdbIdentity::new(&name.to_ascii_lowercase(), guid, age);
     let rel = id.symstore_path();
-    let dest = app.store.data_dir.join("symbols").join(&rel);
+    // A team server's other replicas fetch it from the object store.
+    let (store, from, key, size) = (
+        app.store.clone(),
+        got.temp.path.clone(),
+        rel.clone(),
+        got.size,
+    );
+    tokio::task::spawn_blocking(move || crate::shared_pdbs::publish(&store, &from, &key, size))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(|e| {
+            if crate::catalog::is_unavailable(&e) {
+                ApiError::unavailable(format!("cannot store the PDB: {e:#}"))
+            } else {
+                ApiError::internal(format!("cannot store the PDB: {e:#}"))
+            }
+        })?;
+    let dest = app.store.symbols_dir.join(&rel);
     if let Some(dir) = dest.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| ApiError::internal(format!("cannot store the PDB: {e}")))?;
@@ -74,6 +92,7 @@ pub async fn upload(
         .persist(&dest)
         .map_err(|e| ApiError::internal(format!("cannot store the PDB: {e}")))?;
     tracing::info!(pdb = %id, "stored uploaded PDB");
+    crate::shared_pdbs::announce(&app.store, &rel);
     let traces = app.store.resymbolize_needing(guid, age);
     Ok((
         StatusCode::CREATED,

@@ -153,21 +153,29 @@ fn a_deleted_trace_leaves_a_tombstone_until_added_again(c: &dyn Catalog) {
     assert!(!c.deleted("d").unwrap());
 }
 
-fn stack_tag_sets_are_kept_by_name(c: &dyn Catalog) {
-    assert_eq!(c.stack_tag_sets().unwrap(), vec![]);
-    c.put_stack_tags("b", "<xml b/>").unwrap();
-    c.put_stack_tags("a", "<xml a/>").unwrap();
-    c.put_stack_tags("b", "<xml b2/>").unwrap();
+fn named_files_are_kept_by_kind_and_name(c: &dyn Catalog) {
+    assert_eq!(c.named_files("stacktags").unwrap(), vec![]);
+    c.put_named_file("stacktags", "b", b"<xml b/>").unwrap();
+    c.put_named_file("stacktags", "a", b"<xml a/>").unwrap();
+    c.put_named_file("stacktags", "b", b"<xml b2/>").unwrap();
+    // Another kind of the same name, and bytes that are not text.
+    c.put_named_file("regions", "a", &[0, 0xff, 0xfe, 7])
+        .unwrap();
     assert_eq!(
-        c.stack_tag_sets().unwrap(),
+        c.named_files("stacktags").unwrap(),
         vec![
-            ("a".into(), "<xml a/>".into()),
-            ("b".into(), "<xml b2/>".into())
+            ("a".into(), b"<xml a/>".to_vec()),
+            ("b".into(), b"<xml b2/>".to_vec())
         ]
     );
-    assert!(c.delete_stack_tags("a").unwrap());
-    assert!(!c.delete_stack_tags("a").unwrap());
-    assert_eq!(c.stack_tag_sets().unwrap().len(), 1);
+    assert_eq!(
+        c.named_files("regions").unwrap(),
+        vec![("a".into(), vec![0, 0xff, 0xfe, 7])]
+    );
+    assert!(c.delete_named_file("stacktags", "a").unwrap());
+    assert!(!c.delete_named_file("stacktags", "a").unwrap());
+    assert_eq!(c.named_files("stacktags").unwrap().len(), 1);
+    assert_eq!(c.named_files("regions").unwrap().len(), 1, "kinds apart");
 }
 
 fn note(id: &str, trace: &str) -> Note {
@@ -277,8 +285,8 @@ const CHECKS: &[Check] = &[
         a_deleted_trace_leaves_a_tombstone_until_added_again,
     ),
     (
-        "stack_tag_sets_are_kept_by_name",
-        stack_tag_sets_are_kept_by_name,
+        "named_files_are_kept_by_kind_and_name",
+        named_files_are_kept_by_kind_and_name,
     ),
     ("insert_new_then_adds_once", insert_new_then_adds_once),
     (

@@ -74,6 +74,18 @@ const MIGRATIONS: &[&str] = &[
     );",
     // 6: a redacted copy names its original (issue 40, `api/redact.rs`).
     "ALTER TABLE traces ADD COLUMN redacted_from TEXT NOT NULL DEFAULT '';",
+    // 7: files uploaded by name, of every kind in one table (named_files.rs:
+    // stack tag sets, regions files, uploaded PDBs' records); the stack tag
+    // sets move in.
+    "CREATE TABLE named_files (
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        body BYTEA NOT NULL,
+        PRIMARY KEY (kind, name)
+    );
+    INSERT INTO named_files (kind, name, body)
+        SELECT 'stacktags', name, convert_to(xml, 'UTF8') FROM stack_tag_sets;
+    DROP TABLE stack_tag_sets;",
 ];
 
 /// Any number, the same in every replica: migrations run under it, one
@@ -423,25 +435,28 @@ impl Catalog for PgCatalog {
         })
     }
 
-    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>> {
+    fn named_files(&self, kind: &str) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
         let rows = self.rows(
-            "SELECT name, xml FROM stack_tag_sets ORDER BY name COLLATE \"C\"",
-            Vec::new(),
+            "SELECT name, body FROM named_files WHERE kind = $1 ORDER BY name COLLATE \"C\"",
+            vec![s(kind)],
         )?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
-    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()> {
+    fn put_named_file(&self, kind: &str, name: &str, body: &[u8]) -> anyhow::Result<()> {
         self.execute(
-            "INSERT INTO stack_tag_sets (name, xml) VALUES ($1, $2)
-             ON CONFLICT (name) DO UPDATE SET xml = EXCLUDED.xml",
-            vec![s(name), s(xml)],
+            "INSERT INTO named_files (kind, name, body) VALUES ($1, $2, $3)
+             ON CONFLICT (kind, name) DO UPDATE SET body = EXCLUDED.body",
+            vec![s(kind), s(name), Box::new(body.to_vec())],
         )
         .map(|_| ())
     }
 
-    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool> {
-        Ok(self.execute("DELETE FROM stack_tag_sets WHERE name = $1", vec![s(name)])? > 0)
+    fn delete_named_file(&self, kind: &str, name: &str) -> anyhow::Result<bool> {
+        Ok(self.execute(
+            "DELETE FROM named_files WHERE kind = $1 AND name = $2",
+            vec![s(kind), s(name)],
+        )? > 0)
     }
 
     fn deleted(&self, id: &str) -> anyhow::Result<bool> {

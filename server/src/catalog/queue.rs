@@ -38,4 +38,7 @@ pub trait IngestQueue: Send + Sync {
     /// Call `on` for every progress any replica sends from now on,
     /// listening again after a lost connection.
     fn listen(&self, on: OnProgress) -> anyhow::Result<()>;
+    /// Tell every replica's listener `(topic, message)` on the same channel
+    /// (a topic is never a trace id: `shared_pdbs::TOPIC`).
+    fn announce(&self, topic: &str, message: &str) -> anyhow::Result<()>;
 }

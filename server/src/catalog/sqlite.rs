@@ -65,6 +65,18 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX notes_by_trace ON notes (trace, id);",
     // 8: a redacted copy names its original (issue 40, `api/redact.rs`).
     "ALTER TABLE traces ADD COLUMN redacted_from TEXT NOT NULL DEFAULT '';",
+    // 9: files uploaded by name, of every kind in one table (named_files.rs:
+    // stack tag sets, regions files, uploaded PDBs' records); the stack tag
+    // sets move in.
+    "CREATE TABLE named_files (
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        body BLOB NOT NULL,
+        PRIMARY KEY (kind, name)
+    );
+    INSERT INTO named_files (kind, name, body)
+        SELECT 'stacktags', name, CAST(xml AS BLOB) FROM stack_tag_sets;
+    DROP TABLE stack_tag_sets;",
 ];
 
 pub struct SqliteCatalog {
@@ -258,28 +270,32 @@ impl Catalog for SqliteCatalog {
         })
     }
 
-    fn stack_tag_sets(&self) -> anyhow::Result<Vec<(String, String)>> {
+    fn named_files(&self, kind: &str) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
         self.with(|c| {
-            let mut st = c.prepare("SELECT name, xml FROM stack_tag_sets ORDER BY name")?;
-            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let mut st =
+                c.prepare("SELECT name, body FROM named_files WHERE kind = ?1 ORDER BY name")?;
+            let rows = st.query_map([kind], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect()
         })
     }
 
-    fn put_stack_tags(&self, name: &str, xml: &str) -> anyhow::Result<()> {
+    fn put_named_file(&self, kind: &str, name: &str, body: &[u8]) -> anyhow::Result<()> {
         self.with(|c| {
             c.execute(
-                "INSERT OR REPLACE INTO stack_tag_sets (name, xml) VALUES (?1, ?2)",
-                params![name, xml],
+                "INSERT OR REPLACE INTO named_files (kind, name, body) VALUES (?1, ?2, ?3)",
+                params![kind, name, body],
             )
             .map(|_| ())
         })
     }
 
-    fn delete_stack_tags(&self, name: &str) -> anyhow::Result<bool> {
+    fn delete_named_file(&self, kind: &str, name: &str) -> anyhow::Result<bool> {
         self.with(|c| {
-            c.execute("DELETE FROM stack_tag_sets WHERE name = ?1", [name])
-                .map(|n| n > 0)
+            c.execute(
+                "DELETE FROM named_files WHERE kind = ?1 AND name = ?2",
+                [kind, name],
+            )
+            .map(|n| n > 0)
         })
     }
 
@@ -424,6 +440,29 @@ mod tests {
             .with(|conn| conn.pragma_query_value(None, "user_version", |r| r.get(0)))
             .unwrap();
         assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    /// A schema-7 catalog's stack tag sets move into `named_files` as they were.
+    #[test]
+    fn stack_tag_sets_move_into_named_files() {
+        let dir = testdata::TempDir::new("etlscope-cat-v7");
+        let p = dir.path().join("c.sqlite");
+        {
+            let conn = Connection::open(&p).unwrap();
+            for sql in &MIGRATIONS[..7] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.execute_batch(
+                "INSERT INTO stack_tag_sets (name, xml) VALUES ('mine', '<Tag Name=\"é\"/>');
+                 PRAGMA user_version = 7;",
+            )
+            .unwrap();
+        }
+        let c = SqliteCatalog::open(&p).unwrap();
+        assert_eq!(
+            c.named_files("stacktags").unwrap(),
+            vec![("mine".into(), "<Tag Name=\"é\"/>".as_bytes().to_vec())]
+        );
     }
 
     /// A schema-2 catalog (before symbol paths) opens; a trace's symbol

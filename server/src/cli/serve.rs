@@ -132,6 +132,12 @@ pub struct ServeArgs {
     /// Most GiB of trace files kept in the cache (least recently used go first).
     #[arg(long, default_value_t = 20.0)]
     pub cache_gb: f64,
+    /// Where uploaded PDBs are kept, first in every trace's symbol path
+    /// (a team replica's copies of the object store's); give replicas the
+    /// same path so their Symbols panels name the same folder
+    /// [default: symbols/ in the data directory].
+    #[arg(long)]
+    pub symbols_dir: Option<PathBuf>,
 }
 
 /// The view of the demo investigation (README walkthrough): 7-23 s, Process
@@ -301,6 +307,7 @@ pub fn run(
         store: args.store.clone(),
         cache_dir: args.cache_dir.clone(),
         cache_bytes: (args.cache_gb * f64::from(1u32 << 30)) as u64,
+        symbols_dir: args.symbols_dir.clone(),
     };
     let store = Store::open(
         &data_dir,

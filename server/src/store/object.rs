@@ -158,12 +158,12 @@ impl ObjectTraces {
         Ok(())
     }
 
+    /// The object of `name` under the prefix; `/` in it separates folders
+    /// (`symbols/foo.pdb/KEY/foo.pdb`), each part kept as it is.
     fn key(&self, name: &str) -> ObjectPath {
-        if self.prefix.as_ref().is_empty() {
-            ObjectPath::from(name)
-        } else {
-            self.prefix.child(name)
-        }
+        name.split('/')
+            .filter(|p| !p.is_empty())
+            .fold(self.prefix.clone(), |path, part| path.child(part))
     }
 
     /// Run `fut` on the store's runtime and wait here (from any thread,
@@ -266,6 +266,57 @@ impl RemoteTraces for ObjectTraces {
             }
             Ok(out)
         })
+    }
+
+    fn download(&self, name: &str, size: u64, dest: &Path) -> Result<(), StoreError> {
+        let write_err =
+            |e: std::io::Error| StoreError::Other(format!("cannot write {}: {e}", dest.display()));
+        if let Some(dir) = dest.parent() {
+            std::fs::create_dir_all(dir).map_err(write_err)?;
+        }
+        // Unique beside `dest`: replicas sharing the folder fetch at once.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let part = dest.with_extension(format!("part-{}-{nanos:x}", std::process::id()));
+        let store = self.store.clone();
+        let key = self.key(name);
+        let part2 = part.clone();
+        let got = self.wait(async move {
+            let mut body = store.get(&key).await.map_err(classify)?.into_stream();
+            let mut file = tokio::fs::File::create(&part2)
+                .await
+                .map_err(|e| StoreError::Other(format!("cannot write {}: {e}", part2.display())))?;
+            let mut n = 0u64;
+            while let Some(chunk) = body.next().await {
+                let chunk = chunk.map_err(classify)?;
+                n += chunk.len() as u64;
+                // Never more than the catalog promised.
+                if n > size {
+                    break;
+                }
+                file.write_all(&chunk).await.map_err(|e| {
+                    StoreError::Other(format!("cannot write {}: {e}", part2.display()))
+                })?;
+            }
+            file.flush()
+                .await
+                .map_err(|e| StoreError::Other(format!("cannot write {}: {e}", part2.display())))?;
+            Ok(n)
+        });
+        match got {
+            Ok(n) if n == size => std::fs::rename(&part, dest).map_err(write_err),
+            Ok(n) => {
+                let _ = std::fs::remove_file(&part);
+                Err(StoreError::Other(format!(
+                    "{name} holds {n} bytes or more, the catalog says {size}"
+                )))
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&part);
+                Err(e)
+            }
+        }
     }
 
     /// Remove the object and its cached file.

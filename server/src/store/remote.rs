@@ -45,6 +45,9 @@ pub trait RemoteTraces: Send + Sync {
     fn delete(&self, name: &str) -> Result<(), StoreError>;
     /// Every object's name and age.
     fn list(&self) -> Result<Vec<(String, std::time::Duration)>, StoreError>;
+    /// Copy object `name` (`size` bytes; `/` separates folders) to `dest`,
+    /// outside the cache: streamed to a file beside it, renamed when whole.
+    fn download(&self, name: &str, size: u64, dest: &Path) -> Result<(), StoreError>;
 }
 
 /// How old an object without a catalog row must be before the sweep

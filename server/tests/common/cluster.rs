@@ -202,6 +202,11 @@ pub fn start(
     let mut order = ports.clone();
     order.retain(|p| *p != first_port);
     order.insert(0, first_port);
+    // Every replica's copies of the uploaded PDBs in one folder (the same
+    // `--symbols-dir` on each, as on several hosts): the Symbols panel of
+    // any replica names the folder "the server's" is, the test's.
+    let symbols = data_dir.join("symbols");
+    let symbols = symbols.to_string_lossy().into_owned();
     let mut replicas: Vec<Server> = order
         .iter()
         .enumerate()
@@ -223,6 +228,8 @@ pub fn start(
                 &store,
                 "--cache-dir",
                 &cache,
+                "--symbols-dir",
+                &symbols,
                 "--trusted-proxy",
                 "127.0.0.1",
             ];

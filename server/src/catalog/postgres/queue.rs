@@ -70,6 +70,14 @@ impl IngestQueue for PgCatalog {
         Ok(rows.first().map(|r| r.get(0)))
     }
 
+    fn announce(&self, topic: &str, message: &str) -> anyhow::Result<()> {
+        self.rows(
+            "SELECT pg_notify('etlscope_progress', $1::text || ' ' || $2::text)",
+            vec![s(topic), s(message)],
+        )?;
+        Ok(())
+    }
+
     fn listen(&self, on: OnProgress) -> anyhow::Result<()> {
         let url = self.url.clone();
         self.rt.spawn(async move {
