@@ -74,14 +74,47 @@ pub struct ExplorerParams {
     /// tishell64 on it) idles instead and its ti_managers_proxy.dll opens
     /// are gone; everything else, drawn from the same seed, stays as it is.
     pub shell_extension: bool,
+    /// The shell extension's CPU cost in the window, in thousandths of the
+    /// demo's (1000: its 26,000 samples; 1500 at most): each kind of its
+    /// work gets `n * permille / 1000` samples (rounded down), the rest of
+    /// the slots idle. Library tests write builds whose cost drifts.
+    pub shell_extension_permille: u32,
 }
+
+/// The most `shell_extension_permille` can ask: the window's slots.
+pub const MAX_SHELL_EXTENSION_PERMILLE: u32 = 1_500;
 
 impl Default for ExplorerParams {
     fn default() -> Self {
         ExplorerParams {
             seed: 0x5EED_0E7A,
             shell_extension: true,
+            shell_extension_permille: 1_000,
         }
+    }
+}
+
+/// Samples with the shell extension on the stack (all in explorer.exe,
+/// all in the window) at its cost `permille`: 26,000 at 1000.
+pub fn shell_extension_samples(permille: u32) -> u32 {
+    WINDOW_WORK
+        .iter()
+        .filter(|(w, _)| is_extension_work(*w))
+        .map(|&(w, _)| window_samples(w, permille))
+        .sum()
+}
+
+/// Samples of `work` in the window at the extension's cost `permille`.
+fn window_samples(work: Work, permille: u32) -> u32 {
+    let n = WINDOW_WORK
+        .iter()
+        .find(|(w, _)| *w == work)
+        .map_or(0, |&(_, n)| n);
+    if is_extension_work(work) {
+        let p = permille.min(MAX_SHELL_EXTENSION_PERMILLE);
+        (u64::from(n) * u64::from(p) / 1000) as u32
+    } else {
+        n
     }
 }
 
@@ -318,7 +351,12 @@ pub fn write_explorer_overlay<W: Write + Seek>(
         ts0,
     };
     rundown(&mut g, &procs, &imgs)?;
-    samples(&mut g, &procs, params.shell_extension)?;
+    samples(
+        &mut g,
+        &procs,
+        params.shell_extension,
+        params.shell_extension_permille,
+    )?;
     finish_rundown(&mut g)?;
     g.w.finish()
 }
@@ -410,10 +448,10 @@ fn rundown<W: Write + Seek>(
 }
 
 /// The work of every (ms, CPU) slot inside the window, shuffled.
-fn window_plan(rng: &mut Rng) -> Vec<Work> {
+fn window_plan(rng: &mut Rng, permille: u32) -> Vec<Work> {
     let mut v: Vec<Work> = WINDOW_WORK
         .iter()
-        .flat_map(|&(w, n)| std::iter::repeat_n(w, n as usize))
+        .flat_map(|&(w, _)| std::iter::repeat_n(w, window_samples(w, permille) as usize))
         .collect();
     let slots = ((WINDOW_MS.1 - WINDOW_MS.0) * CPUS as u64) as usize;
     v.resize(slots, Work::Idle);
@@ -482,9 +520,10 @@ fn samples<W: Write + Seek>(
     g: &mut Gen<'_, W>,
     procs: &[ProcessSpec],
     shell_extension: bool,
+    permille: u32,
 ) -> io::Result<()> {
     let mut plan_rng = Rng::new(g.rng.next_u64());
-    let window = window_plan(&mut plan_rng);
+    let window = window_plan(&mut plan_rng, permille);
     let creates = create_plan(&mut plan_rng);
     let tids = |name: &str| -> &[u32] {
         procs
