@@ -16,6 +16,7 @@ mod net452;
 
 use common::{binary, request, temp_dir, Server};
 use serde_json::{json, Value};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -56,7 +57,8 @@ fn write_builds(dir: &Path) -> Vec<PathBuf> {
                 ..Default::default()
             };
             let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-            synth::write_explorer_overlay(f, &params).unwrap();
+            let (mut f, _) = synth::write_explorer_overlay(f, &params).unwrap();
+            f.flush().unwrap();
             path
         })
         .collect()
@@ -229,7 +231,9 @@ fn the_library_finds_the_regressed_builds() {
             .unwrap();
         }
     }
-    let s = Server::start(&data, &args);
+    // Without the traces on the command line (which would read them all
+    // again): only the sweep reads the two.
+    let s = Server::start(&data, &["--sql-timeout-secs", "1"]);
     let (status, v) = s.json("GET", "/api/traces", "");
     assert_eq!(status, 200, "answers while the sweep runs: {v}");
     wait_summaries(&s, n, 120);

@@ -207,10 +207,11 @@ pub enum Command {
         #[arg(long)]
         library: bool,
         /// With --library: the data directory whose catalog.sqlite is read.
-        #[arg(long, env = "ETLSCOPE_DATA_DIR", requires = "library")]
+        #[arg(long, env = "ETLSCOPE_DATA_DIR")]
         data_dir: Option<PathBuf>,
-        /// With --library: the catalog, postgres://USER@HOST:PORT/DB or sqlite://FILE.
-        #[arg(long, requires = "library", conflicts_with = "data_dir")]
+        /// With --library: the catalog, postgres://USER@HOST:PORT/DB or sqlite://FILE
+        /// (in place of --data-dir's).
+        #[arg(long)]
         catalog: Option<String>,
         #[arg(long, default_value = "csv", value_parser = ["csv", "tsv", "json"])]
         format: String,

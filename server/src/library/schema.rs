@@ -15,6 +15,7 @@ pub enum Type {
 }
 
 impl Type {
+    #[cfg(test)]
     pub fn sqlite(self) -> &'static str {
         match self {
             Type::Text => "TEXT",
@@ -23,6 +24,7 @@ impl Type {
         }
     }
 
+    #[cfg(test)]
     pub fn postgres(self) -> &'static str {
         match self {
             Type::Text => "text",
@@ -32,16 +34,21 @@ impl Type {
     }
 }
 
+#[derive(Debug, Clone, Copy)]
 pub struct Col {
     pub name: &'static str,
     pub ty: Type,
-    /// Empty when the value has none.
+    /// Empty when the value has none. (Unit and meaning are the doc's.)
+    #[cfg_attr(not(test), allow(dead_code))]
     pub unit: &'static str,
+    #[cfg_attr(not(test), allow(dead_code))]
     pub meaning: &'static str,
 }
 
+#[derive(Debug)]
 pub struct Table {
     pub name: &'static str,
+    #[cfg_attr(not(test), allow(dead_code))]
     pub meaning: &'static str,
     pub columns: &'static [Col],
 }
@@ -63,8 +70,6 @@ pub const SUMMARY_VERSION: i64 = 1;
 pub const TOP_PROCESSES: usize = 20;
 /// Rows of `library_cpu_functions` per trace: the largest by inclusive weight.
 pub const MAX_FUNCTION_ROWS: usize = 2_000;
-/// Rows of `library_file_io` and of `library_disk_io` per trace: the largest by time.
-pub const MAX_IO_ROWS: usize = 2_000;
 /// Rows of `library_images` and of `library_processes` per trace.
 pub const MAX_LIST_ROWS: usize = 5_000;
 
@@ -240,6 +245,7 @@ pub fn table(name: &str) -> Option<&'static Table> {
 
 /// The tables as Markdown: what docs/guide/sql.md's "Library" section
 /// holds (a test compares them).
+#[cfg(test)]
 pub fn markdown() -> String {
     let mut out = String::new();
     for t in TABLES {
@@ -255,35 +261,6 @@ pub fn markdown() -> String {
             ));
         }
         out.push('\n');
-    }
-    out
-}
-
-/// `CREATE TABLE` statements of every table for `engine` ("sqlite" or
-/// "postgres"): what the migrations hold (a test compares them).
-pub fn create_statements(postgres: bool) -> String {
-    let mut out = String::new();
-    for t in TABLES {
-        let cols: Vec<String> = t
-            .columns
-            .iter()
-            .map(|c| {
-                let ty = if postgres {
-                    c.ty.postgres().to_ascii_uppercase()
-                } else {
-                    c.ty.sqlite().to_string()
-                };
-                let null = if c.name == "trace" { " NOT NULL" } else { "" };
-                format!("{} {ty}{null}", c.name)
-            })
-            .collect();
-        out.push_str(&format!(
-            "CREATE TABLE {} ({});\nCREATE INDEX {}_by_trace ON {} (trace);\n",
-            t.name,
-            cols.join(", "),
-            t.name,
-            t.name
-        ));
     }
     out
 }

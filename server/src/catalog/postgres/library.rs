@@ -28,8 +28,8 @@ fn param(v: &Value, ty: Type) -> Param {
         (Value::Real(r), Type::Integer) => Box::new(*r as i64),
         (Value::Text(t), Type::Text) => Box::new(t.clone()),
         (Value::Integer(i), Type::Text) => Box::new(i.to_string()),
-        (Value::Null, Type::Integer) | (_, Type::Integer) => Box::new(None::<i64>),
-        (Value::Null, Type::Real) | (_, Type::Real) => Box::new(None::<f64>),
+        (_, Type::Integer) => Box::new(None::<i64>),
+        (_, Type::Real) => Box::new(None::<f64>),
         (_, Type::Text) => Box::new(None::<String>),
     }
 }
