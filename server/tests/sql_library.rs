@@ -22,6 +22,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 const BUILDS: u32 = 20;
+/// Each build is the demo twenty times shorter (1.25 s, 5,000 samples),
+/// so twenty are written and read in seconds.
+const SHORTEN: u32 = 20;
 /// Builds whose extension cost jumped.
 const REGRESSED: [u32; 3] = [7, 14, 18];
 /// A real trace with the reference's per-process counts.
@@ -44,24 +47,41 @@ fn build_name(i: u32) -> String {
 /// The 20 builds (and the PDBs of their images beside them).
 fn write_builds(dir: &Path) -> Vec<PathBuf> {
     let symbols = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/symbols");
-    std::fs::create_dir_all(dir.join("symbols")).unwrap();
-    for e in std::fs::read_dir(&symbols).unwrap() {
+    copy_dir(&symbols, &dir.join("symbols"));
+    let write = |i: u32| {
+        let path = dir.join(build_name(i));
+        let params = synth::ExplorerParams {
+            shell_extension_permille: permille(i),
+            shorten: SHORTEN,
+            ..Default::default()
+        };
+        let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let (mut f, _) = synth::write_explorer_overlay(f, &params).unwrap();
+        f.flush().unwrap();
+        path
+    };
+    // Odd and even builds on two threads.
+    std::thread::scope(|s| {
+        let odd = s.spawn(|| (1..=BUILDS).step_by(2).map(write).collect::<Vec<_>>());
+        let even: Vec<PathBuf> = (2..=BUILDS).step_by(2).map(write).collect();
+        let mut all: Vec<PathBuf> = odd.join().unwrap().into_iter().chain(even).collect();
+        all.sort();
+        all
+    })
+}
+
+/// `from` (a symbol store: name.pdb/GUIDage/name.pdb) copied to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join("symbols").join(e.file_name())).unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
     }
-    (1..=BUILDS)
-        .map(|i| {
-            let path = dir.join(build_name(i));
-            let params = synth::ExplorerParams {
-                shell_extension_permille: permille(i),
-                ..Default::default()
-            };
-            let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-            let (mut f, _) = synth::write_explorer_overlay(f, &params).unwrap();
-            f.flush().unwrap();
-            path
-        })
-        .collect()
 }
 
 fn post_sql(s: &Server, sql: &str) -> (u16, Value) {
@@ -145,15 +165,15 @@ fn the_library_finds_the_regressed_builds() {
         .map(|i| {
             json!([
                 build_name(i),
-                synth::explorer::shell_extension_samples(permille(i))
+                synth::explorer::shell_extension_samples(permille(i), SHORTEN)
             ])
         })
         .collect();
     assert_eq!(a["rows"], json!(want));
 
     // ... and under windows.storage's _GetOverlayInfo (named from the PDBs
-    // beside the builds): the extension's overlay work plus the 791
-    // samples of the shell's own.
+    // beside the builds): the extension's overlay work plus the shell's
+    // own (791 in the demo), each shortened then scaled as the writer does.
     let (status, a) = post_sql(
         &s,
         "SELECT t.name, f.inclusive_samples FROM library_cpu_functions f JOIN library_traces t USING (trace)
@@ -166,9 +186,9 @@ fn the_library_finds_the_regressed_builds() {
         // OverlaySnapshot, OverlayProcessNext, OverlayExtension, scaled; OverlayShellOnly not.
         [3_100u64, 6_600, 9_700]
             .iter()
-            .map(|n| n * u64::from(p) / 1000)
+            .map(|n| n / u64::from(SHORTEN) * u64::from(p) / 1000)
             .sum::<u64>()
-            + 791
+            + 791 / u64::from(SHORTEN)
     };
     let want: Vec<Value> = (1..=BUILDS)
         .map(|i| json!([build_name(i), overlay(i)]))
@@ -183,7 +203,7 @@ fn the_library_finds_the_regressed_builds() {
         want.push_str(&format!(
             "{},{}\n",
             build_name(i),
-            synth::explorer::shell_extension_samples(permille(i))
+            synth::explorer::shell_extension_samples(permille(i), SHORTEN)
         ));
     }
     assert_eq!(out, want);

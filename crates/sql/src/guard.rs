@@ -90,7 +90,7 @@ fn guarded(mut conn: Connection, readable: Readable) -> rusqlite::Result<(Connec
     let refusals: Refusals = Arc::default();
     let said = refusals.clone();
     conn.authorizer(Some(move |ctx: AuthContext<'_>| {
-        let refused = refusal(&ctx.action, readable);
+        let refused = refusal(&ctx.action, ctx.database_name, readable);
         if let Some(why) = &refused {
             if let Ok(mut s) = said.lock() {
                 *s = Some(why.clone());
@@ -105,11 +105,13 @@ fn guarded(mut conn: Connection, readable: Readable) -> rusqlite::Result<(Connec
     Ok((conn, refusals))
 }
 
-/// Why `action` is refused, or None when it only reads.
-fn refusal(action: &AuthAction<'_>, readable: Readable) -> Option<String> {
+/// Why `action` (on a table of `database`) is refused, or None when it
+/// only reads.
+fn refusal(action: &AuthAction<'_>, database: Option<&str>, readable: Readable) -> Option<String> {
     match action {
+        // A CTE's or subquery's rows are in no database: always readable.
         AuthAction::Read { table_name, .. } => match readable {
-            Some(may) if !may(table_name) => Some(format!(
+            Some(may) if database.is_some() && !may(table_name) => Some(format!(
                 "the table {table_name} is not one a query here may read"
             )),
             _ => None,

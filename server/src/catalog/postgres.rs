@@ -105,7 +105,11 @@ const MIGRATIONS: &[&str] = &[
         trace TEXT NOT NULL,
         process TEXT,
         process_name TEXT,
-        module TEXT
+        module TEXT,
+        exclusive_samples BIGINT,
+        exclusive_weight_ns BIGINT,
+        inclusive_samples BIGINT,
+        inclusive_weight_ns BIGINT
     );
     CREATE INDEX library_cpu_modules_by_trace ON library_cpu_modules (trace);
     CREATE TABLE library_cpu_functions (
@@ -113,7 +117,11 @@ const MIGRATIONS: &[&str] = &[
         process TEXT,
         process_name TEXT,
         module TEXT,
-        function TEXT
+        function TEXT,
+        exclusive_samples BIGINT,
+        exclusive_weight_ns BIGINT,
+        inclusive_samples BIGINT,
+        inclusive_weight_ns BIGINT
     );
     CREATE INDEX library_cpu_functions_by_trace ON library_cpu_functions (trace);
     CREATE TABLE library_images (

@@ -94,7 +94,11 @@ const MIGRATIONS: &[&str] = &[
         trace TEXT NOT NULL,
         process TEXT,
         process_name TEXT,
-        module TEXT
+        module TEXT,
+        exclusive_samples INTEGER,
+        exclusive_weight_ns INTEGER,
+        inclusive_samples INTEGER,
+        inclusive_weight_ns INTEGER
     );
     CREATE INDEX library_cpu_modules_by_trace ON library_cpu_modules (trace);
     CREATE TABLE library_cpu_functions (
@@ -102,7 +106,11 @@ const MIGRATIONS: &[&str] = &[
         process TEXT,
         process_name TEXT,
         module TEXT,
-        function TEXT
+        function TEXT,
+        exclusive_samples INTEGER,
+        exclusive_weight_ns INTEGER,
+        inclusive_samples INTEGER,
+        inclusive_weight_ns INTEGER
     );
     CREATE INDEX library_cpu_functions_by_trace ON library_cpu_functions (trace);
     CREATE TABLE library_images (

@@ -36,6 +36,7 @@ impl Type {
 
 #[derive(Debug, Clone, Copy)]
 pub struct Col {
+    #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
     pub ty: Type,
     /// Empty when the value has none. (Unit and meaning are the doc's.)

@@ -325,7 +325,8 @@ fn numeric(raw: &[u8]) -> Result<Value, Box<dyn std::error::Error + Sync + Send>
         int = match (int, power >= 0) {
             (Some(acc), true) => 10000i128
                 .checked_pow(power as u32)
-                .and_then(|p| acc.checked_add(i128::from(d) * p)),
+                .and_then(|p| p.checked_mul(i128::from(d)))
+                .and_then(|dp| acc.checked_add(dp)),
             (acc, false) if d == 0 => acc,
             _ => None,
         };
