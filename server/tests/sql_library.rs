@@ -155,7 +155,7 @@ fn the_library_finds_the_regressed_builds() {
     args.extend(["--sql-timeout-secs", "1", "--sql-max-rows", "1000"]);
     let s = Server::start(&data, &args);
     let n = traces.len() as i64;
-    wait_summaries(&s, n, 300);
+    wait_summaries(&s, n, 120);
     eprintln!("{n} summaries in {:?}", started.elapsed());
 
     // Each build's figure is what the writer was told to write.

@@ -131,7 +131,7 @@ pub fn summarize(engine: &Engine, entry: &TraceEntry) -> anyhow::Result<Summary>
         }
     }
     s.tables.push((table("library_cpu_modules")?, modules));
-    functions.sort_by(|a, b| b.0.cmp(&a.0));
+    functions.sort_by_key(|f| std::cmp::Reverse(f.0));
     functions.truncate(MAX_FUNCTION_ROWS);
     s.tables.push((
         table("library_cpu_functions")?,

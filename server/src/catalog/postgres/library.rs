@@ -199,10 +199,10 @@ async fn read(
             break;
         }
         let mut cells = Vec::with_capacity(columns.len());
-        for i in 0..columns.len() {
-            let Cell(v) = row.try_get::<_, Cell>(i).map_err(|e| {
-                SqlError::new(ErrorKind::Invalid, format!("column {}: {e}", columns[i]))
-            })?;
+        for (i, name) in columns.iter().enumerate() {
+            let Cell(v) = row
+                .try_get::<_, Cell>(i)
+                .map_err(|e| SqlError::new(ErrorKind::Invalid, format!("column {name}: {e}")))?;
             bytes += 16
                 + match &v {
                     Value::Text(s) => s.len() as u64,
