@@ -152,6 +152,17 @@ fn every_endpoint_answers_as_documented() {
             json!({"sql": "SELECT process, count(*), avg(weight) * 1.5, NULL FROM cpu_sampled GROUP BY 1", "max_rows": 3}),
         ),
     );
+    // The library's SQL (the demo's summary may still be on its way: the
+    // answer's shape is the same with no row).
+    check(
+        &doc,
+        "/api/sql",
+        "post",
+        &post(
+            "/api/sql",
+            json!({"sql": "SELECT trace, name, samples, 0.5 FROM library_traces", "max_rows": 3}),
+        ),
+    );
     check(
         &doc,
         "/api/traces/{id}/butterfly",
@@ -276,6 +287,12 @@ fn every_endpoint_answers_as_documented() {
             "/api/traces/{id}/sql",
             r#"{"sql": "SELECT nope FROM cpu_sampled"}"#,
         ),
+        (
+            "POST",
+            "/api/sql",
+            r#"{"sql": "SELECT nope FROM library_traces"}"#,
+        ),
+        ("POST", "/api/sql", r#"{"sql": "SELECT * FROM links"}"#),
     ] {
         let (s, v) = server.json(method, &p.replace("{id}", &id), body);
         assert!(s >= 400, "{method} {p}: {s}");

@@ -101,6 +101,7 @@ pub fn router(state: AppState) -> Router {
             "/traces/{id}/redact/preview",
             post(redact::preview).layer(DefaultBodyLimit::disable()),
         )
+        .route("/sql", post(sql::library_sql))
         .route("/links", post(links::create))
         .route("/links/{id}", get(links::get))
         .route("/stacktags", get(stack_tags::list))
