@@ -152,6 +152,7 @@ fn every_endpoint_answers_as_documented() {
             json!({"sql": "SELECT process, count(*), avg(weight) * 1.5, NULL FROM cpu_sampled GROUP BY 1", "max_rows": 3}),
         ),
     );
+    check(&doc, "/api/sql/schema", "get", &get("/api/sql/schema"));
     check(
         &doc,
         "/api/traces/{id}/butterfly",
