@@ -10,9 +10,15 @@ the table API's answer to the same question, and checks both answers agree:
 
 The module is the heaviest of the Module column (as in area flame).
 
+  library over 1,000 summaries: the trace's summary (issue 38) copied 999
+                        times under other ids into the catalog, then a
+                        library query (CPU of the heaviest module per trace)
+                        by POST /api/sql vs the same query by Python's
+                        sqlite3 on the same file, answers compared
+
 usage: scripts/bench-sql.py BIN FILE
 """
-import json, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
+import json, os, re, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.request
 
 from bench_results import record
 
@@ -80,6 +86,39 @@ try:
     record("sql", f"{name}: stack_contains(stack, '{module}!') count, median of 5", f"{sc_ms:,.1f} ms",
            f"butterfly of the module: {bf_ms:,.1f} ms", f"{sc_ms / bf_ms:.2f}x" if bf_ms else "",
            "same answer", same)
+
+    # The library: 1,000 summaries, the trace's own and 999 copies.
+    lib = base + "/api/sql"
+    while call(lib, {"sql": "SELECT count(*) FROM library_traces"})["rows"][0][0] < 1:
+        time.sleep(0.2)
+    db = sqlite3.connect(os.path.join(d, "catalog.sqlite"), timeout=30)
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'library_%'")]
+    t0 = time.monotonic()
+    with db:
+        for k in range(1, 1000):
+            copy = f"{tid[:-4]}{k:04d}"
+            for t in tables:
+                cols = [r[1] for r in db.execute(f"PRAGMA table_info({t})")]
+                rest = ", ".join(cols[1:])
+                db.execute(f"INSERT INTO {t} (trace, {rest}) SELECT ?, {rest} FROM {t} WHERE trace = ?", (copy, tid))
+    copy_s = time.monotonic() - t0
+    rows = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+    q = (f"SELECT trace, sum(inclusive_weight_ns) AS ns, sum(inclusive_samples) AS samples FROM library_cpu_modules "
+         f"WHERE module = '{module.replace(chr(39), chr(39) * 2)}' GROUP BY trace ORDER BY ns DESC, trace")
+    lib_ms, lib_ans = timed(lambda: call(lib, {"sql": q, "max_rows": 10000}))
+
+    def plain():
+        return db.execute(q).fetchall()
+    ref_ms, ref_ans = timed(plain)
+    same = [list(r) for r in ref_ans] == lib_ans["rows"]
+    print(json.dumps({"library": {"summaries": rows.get("library_traces"), "rows": rows, "copy s": round(copy_s, 1),
+                                  "api ms": round(lib_ms, 1), "python sqlite3 ms": round(ref_ms, 1),
+                                  "answer rows": len(lib_ans["rows"]), "same answer": same}}), flush=True)
+    record("sql", f"library query over {rows.get('library_traces'):,} trace summaries "
+                  f"({rows.get('library_cpu_modules'):,} module rows): CPU in {module} per trace, median of 5",
+           f"{lib_ms:,.1f} ms", f"python sqlite3 on the same file: {ref_ms:,.1f} ms",
+           f"{lib_ms / ref_ms:.2f}x" if ref_ms else "", "same answer", same)
+    db.close()
 finally:
     p.terminate()
     p.wait()

@@ -7,6 +7,7 @@
 
 #[cfg(test)]
 mod contract_tests;
+pub mod library;
 mod notes;
 #[cfg(all(feature = "team", not(windows)))]
 mod postgres;
@@ -15,6 +16,7 @@ mod sqlite;
 #[cfg(all(test, feature = "team", not(windows)))]
 pub mod test_postgres;
 
+pub use library::{LibraryStore, Summary};
 pub use notes::{Note, NoteStore};
 #[cfg(all(feature = "team", not(windows)))]
 pub use postgres::PgCatalog;
@@ -120,7 +122,7 @@ pub type Place<'a> = Box<dyn FnOnce() -> std::io::Result<()> + Send + 'a>;
 
 /// What the server keeps about its traces. Every method is blocking
 /// (callers on the async runtime already treat it as a quick local call).
-pub trait Catalog: Send + Sync + NoteStore {
+pub trait Catalog: Send + Sync + NoteStore + LibraryStore {
     /// Add `e` unless a row with its id exists.
     fn insert(&self, e: &TraceEntry) -> anyhow::Result<()>;
     /// Insert (or replace) `e` and run `place` (which moves its file into

@@ -9,6 +9,7 @@ mod companions;
 mod findings_json;
 mod heal;
 mod ingest_jobs;
+mod library;
 mod live;
 mod machine_memory;
 mod mcp;

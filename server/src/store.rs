@@ -705,6 +705,7 @@ impl Store {
                 release_free_memory();
                 // Symbol lookup copies the model: still under the reservation.
                 self.symbolize(loaded, &path);
+                self.summarize(&entry.id);
                 drop(tickets);
                 release_free_memory();
                 self.warm_compare(&entry.id);
@@ -759,7 +760,53 @@ impl Store {
         }
         self.record_status(&id, "ready", "");
         self.symbolize(loaded, trace_path);
+        self.summarize(&id);
         self.warm_compare(&id);
+    }
+
+    /// Write the library summary (issue 38) of loaded trace `id`, named
+    /// from PDBs as far as its lookup got; a failure is logged, the trace
+    /// stays served (the next start's sweep tries again).
+    pub fn summarize(&self, id: &str) {
+        let ready = match self.slots().get(id) {
+            Some(Slot::Ready(t)) if t.live.is_none() => Some(t.clone()),
+            _ => None,
+        };
+        let (Some(t), Ok(Some(entry))) = (ready, self.catalog.get(id)) else {
+            return;
+        };
+        let started = Instant::now();
+        let written = crate::library::summary::summarize(&t.engine, &entry)
+            .and_then(|s| self.catalog.put_summary(&s));
+        match written {
+            Ok(()) => tracing::info!(
+                id,
+                secs = started.elapsed().as_secs_f64(),
+                "library summary written"
+            ),
+            Err(e) => {
+                tracing::warn!(id, error = %format!("{e:#}"), "cannot write the library summary")
+            }
+        }
+    }
+
+    /// The library sweep's step: summarize `entry` if it is in memory,
+    /// else read it as an unasked check (its ingest writes the summary)
+    /// and wait for that read to end.
+    pub fn summarize_or_read(self: &Arc<Self>, entry: TraceEntry) {
+        let id = entry.id.clone();
+        let loaded = matches!(self.slots().get(&id), Some(Slot::Ready(_)));
+        if loaded {
+            self.summarize(&id);
+            return;
+        }
+        if !self.slots().contains_key(&id) {
+            self.checks().insert(id.clone());
+        }
+        let p = self.start_ingest(entry);
+        while matches!(self.peek(&id), Err(NotReady::Ingesting(q)) if Arc::ptr_eq(&p, &q)) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 
     /// Makes the loaded trace's comparison indexes (labels and path

@@ -8,6 +8,7 @@
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -38,12 +39,32 @@ pub const MAX_VALUE_BYTES: i32 = 16 << 20;
 /// What the authorizer refused last (said in the error).
 pub type Refusals = Arc<Mutex<Option<String>>>;
 
+/// Which tables a statement may read: every one (a trace's virtual
+/// tables), or those a test names (a database file's, e.g. the library's).
+pub type Readable = Option<fn(&str) -> bool>;
+
 /// The read-only connection with its guards, before any table is added.
 pub fn open() -> rusqlite::Result<(Connection, Refusals)> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
-    let mut conn = Connection::open_in_memory_with_flags(flags)?;
+    guarded(Connection::open_in_memory_with_flags(flags)?, None)
+}
+
+/// A read-only connection to the database file `path` with the same
+/// guards, reading only the tables `readable` allows.
+pub fn open_file(
+    path: &Path,
+    readable: fn(&str) -> bool,
+) -> rusqlite::Result<(Connection, Refusals)> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    // A writer's checkpoint may hold the file for a moment.
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    guarded(conn, Some(readable))
+}
+
+fn guarded(mut conn: Connection, readable: Readable) -> rusqlite::Result<(Connection, Refusals)> {
     // Sorts and GROUP BY's temporary b-trees stay in memory, where the
     // progress handler counts them, rather than in files.
     conn.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA query_only = 1;")?;
@@ -69,7 +90,7 @@ pub fn open() -> rusqlite::Result<(Connection, Refusals)> {
     let refusals: Refusals = Arc::default();
     let said = refusals.clone();
     conn.authorizer(Some(move |ctx: AuthContext<'_>| {
-        let refused = refusal(&ctx.action);
+        let refused = refusal(&ctx.action, ctx.database_name, readable);
         if let Some(why) = &refused {
             if let Ok(mut s) = said.lock() {
                 *s = Some(why.clone());
@@ -84,10 +105,18 @@ pub fn open() -> rusqlite::Result<(Connection, Refusals)> {
     Ok((conn, refusals))
 }
 
-/// Why `action` is refused, or None when it only reads.
-fn refusal(action: &AuthAction<'_>) -> Option<String> {
+/// Why `action` (on a table of `database`) is refused, or None when it
+/// only reads.
+fn refusal(action: &AuthAction<'_>, database: Option<&str>, readable: Readable) -> Option<String> {
     match action {
-        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => None,
+        // A CTE's or subquery's rows are in no database: always readable.
+        AuthAction::Read { table_name, .. } => match readable {
+            Some(may) if database.is_some() && !may(table_name) => Some(format!(
+                "the table {table_name} is not one a query here may read"
+            )),
+            _ => None,
+        },
+        AuthAction::Select | AuthAction::Recursive => None,
         AuthAction::Function { function_name } => {
             let f = function_name.to_ascii_lowercase();
             REFUSED_FUNCTIONS
@@ -104,7 +133,7 @@ fn refusal(action: &AuthAction<'_>) -> Option<String> {
             })
         }
         AuthAction::Attach { .. } | AuthAction::Detach { .. } => {
-            Some("ATTACH and DETACH are not allowed: a query reads this trace only".into())
+            Some("ATTACH and DETACH are not allowed: a query reads its own tables only".into())
         }
         other => Some(format!(
             "{} is not allowed: queries are read-only (SELECT and WITH)",

@@ -22,7 +22,7 @@ mod trace_info;
 mod trace_table;
 
 pub use guard::{MAX_SQL_BYTES, MAX_VALUE_BYTES};
-pub use run::{connect, query, Answer, ErrorKind, Limits, SqlError};
+pub use run::{connect, query, query_file, Answer, ErrorKind, Limits, SqlError};
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@ use rusqlite::types::Value;
 use rusqlite::vtab::Module;
 use rusqlite::Connection;
 use std::fmt;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -76,7 +77,7 @@ impl fmt::Display for SqlError {
 impl std::error::Error for SqlError {}
 
 impl SqlError {
-    fn new(kind: ErrorKind, message: impl Into<String>) -> SqlError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> SqlError {
         SqlError {
             kind,
             message: message.into(),
@@ -119,7 +120,36 @@ pub fn query(
     limits: &Limits,
     cancel: &Arc<AtomicBool>,
 ) -> Result<Answer, SqlError> {
-    let (mut conn, refusals) = connect(trace)?;
+    let (conn, refusals) = connect(trace)?;
+    run(conn, &refusals, sql, limits, cancel)
+}
+
+/// Runs `sql` (one statement) on the database file `path` (opened
+/// read-only), reading only the tables `readable` allows, within `limits`;
+/// the library's queries (`etlscope sql --library`, `POST /api/sql`).
+pub fn query_file(
+    path: &Path,
+    readable: fn(&str) -> bool,
+    sql: &str,
+    limits: &Limits,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Answer, SqlError> {
+    let (conn, refusals) = guard::open_file(path, readable).map_err(|e| {
+        SqlError::new(
+            ErrorKind::Internal,
+            format!("cannot open {}: {e}", path.display()),
+        )
+    })?;
+    run(conn, &refusals, sql, limits, cancel)
+}
+
+fn run(
+    mut conn: Connection,
+    refusals: &Refusals,
+    sql: &str,
+    limits: &Limits,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Answer, SqlError> {
     let reason = Arc::new(AtomicU8::new(guard::RUNNING));
     let start = Instant::now();
     guard::watch(
@@ -132,7 +162,7 @@ pub fn query(
         },
     )
     .map_err(|e| SqlError::new(ErrorKind::Internal, e.to_string()))?;
-    let explain = |e: rusqlite::Error| error(e, &refusals, &reason, limits);
+    let explain = |e: rusqlite::Error| error(e, refusals, &reason, limits);
     let mut stmt = conn.prepare(sql).map_err(explain)?;
     if !stmt.readonly() {
         return Err(SqlError::new(

@@ -74,14 +74,64 @@ pub struct ExplorerParams {
     /// tishell64 on it) idles instead and its ti_managers_proxy.dll opens
     /// are gone; everything else, drawn from the same seed, stays as it is.
     pub shell_extension: bool,
+    /// The shell extension's CPU cost in the window, in thousandths of the
+    /// demo's (1000: its 26,000 samples; 1500 at most): each kind of its
+    /// work gets `n * permille / 1000` samples (rounded down), the rest of
+    /// the slots idle. Library tests write builds whose cost drifts.
+    pub shell_extension_permille: u32,
+    /// 1: the demo's 25 s. n: a trace n times shorter (at most
+    /// `MAX_SHORTEN`): its length, the window and every count of samples
+    /// and file opens divided by n (rounded down); processes and images
+    /// stay. Library tests write many builds quickly.
+    pub shorten: u32,
 }
+
+/// The most `shorten` can ask: a 250 ms trace.
+pub const MAX_SHORTEN: u32 = 100;
+
+/// The most `shell_extension_permille` can ask: the window's slots.
+pub const MAX_SHELL_EXTENSION_PERMILLE: u32 = 1_500;
 
 impl Default for ExplorerParams {
     fn default() -> Self {
         ExplorerParams {
             seed: 0x5EED_0E7A,
             shell_extension: true,
+            shell_extension_permille: 1_000,
+            shorten: 1,
         }
+    }
+}
+
+/// Samples with the shell extension on the stack (all in explorer.exe,
+/// all in the window) at its cost `permille` in a trace `shorten` times
+/// shorter: 26,000 at 1000 and 1.
+pub fn shell_extension_samples(permille: u32, shorten: u32) -> u32 {
+    let d = divisor(shorten);
+    WINDOW_WORK
+        .iter()
+        .filter(|(w, _)| is_extension_work(*w))
+        .map(|&(w, _)| window_samples(w, permille, d))
+        .sum()
+}
+
+/// `shorten` as the writer uses it.
+fn divisor(shorten: u32) -> u32 {
+    shorten.clamp(1, MAX_SHORTEN)
+}
+
+/// Samples of `work` in the window at the extension's cost `permille`, in
+/// a trace `d` times shorter.
+fn window_samples(work: Work, permille: u32, d: u32) -> u32 {
+    let n = WINDOW_WORK
+        .iter()
+        .find(|(w, _)| *w == work)
+        .map_or(0, |&(_, n)| n / d);
+    if is_extension_work(work) {
+        let p = permille.min(MAX_SHELL_EXTENSION_PERMILLE);
+        (u64::from(n) * u64::from(p) / 1000) as u32
+    } else {
+        n
     }
 }
 
@@ -318,8 +368,15 @@ pub fn write_explorer_overlay<W: Write + Seek>(
         ts0,
     };
     rundown(&mut g, &procs, &imgs)?;
-    samples(&mut g, &procs, params.shell_extension)?;
-    finish_rundown(&mut g)?;
+    let d = divisor(params.shorten);
+    samples(
+        &mut g,
+        &procs,
+        params.shell_extension,
+        params.shell_extension_permille,
+        d,
+    )?;
+    finish_rundown(&mut g, d)?;
     g.w.finish()
 }
 
@@ -409,13 +466,19 @@ fn rundown<W: Write + Seek>(
     Ok(())
 }
 
+/// The window (ms) of a trace `d` times shorter.
+fn window_ms(d: u32) -> (u64, u64) {
+    (WINDOW_MS.0 / u64::from(d), WINDOW_MS.1 / u64::from(d))
+}
+
 /// The work of every (ms, CPU) slot inside the window, shuffled.
-fn window_plan(rng: &mut Rng) -> Vec<Work> {
+fn window_plan(rng: &mut Rng, permille: u32, d: u32) -> Vec<Work> {
     let mut v: Vec<Work> = WINDOW_WORK
         .iter()
-        .flat_map(|&(w, n)| std::iter::repeat_n(w, n as usize))
+        .flat_map(|&(w, _)| std::iter::repeat_n(w, window_samples(w, permille, d) as usize))
         .collect();
-    let slots = ((WINDOW_MS.1 - WINDOW_MS.0) * CPUS as u64) as usize;
+    let (from, to) = window_ms(d);
+    let slots = ((to - from) * CPUS as u64) as usize;
     v.resize(slots, Work::Idle);
     for i in (1..v.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
@@ -437,7 +500,7 @@ fn quiet_work(rng: &mut Rng) -> Work {
 }
 
 /// File creates: (ms, pid, which create, path, work), in time order.
-fn create_plan(rng: &mut Rng) -> Vec<(u64, u32, u64, &'static str, Work)> {
+fn create_plan(rng: &mut Rng, d: u32) -> Vec<(u64, u32, u64, &'static str, Work)> {
     // NT paths, as FileIo records them; SysConfig's VolumeMapping maps
     // `\Device\HarddiskVolume3` to `C:`.
     const OTHER_PATHS: [&str; 6] = [
@@ -449,18 +512,20 @@ fn create_plan(rng: &mut Rng) -> Vec<(u64, u32, u64, &'static str, Work)> {
         r"\Device\HarddiskVolume3\Windows\System32\imageres.dll",
     ];
     let proxy = PROXY_NT_PATH;
-    let total = PROXY_OPENS + OTHER_EXPLORER_OPENS;
-    let mut kinds: Vec<bool> = (0..total).map(|i| i < PROXY_OPENS).collect();
+    let (proxy_opens, edge_opens) = (PROXY_OPENS / d, EDGE_OPENS / d);
+    let total = proxy_opens + OTHER_EXPLORER_OPENS / d;
+    let mut kinds: Vec<bool> = (0..total).map(|i| i < proxy_opens).collect();
     for i in (1..kinds.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         kinds.swap(i, j);
     }
-    let span = WINDOW_MS.1 - WINDOW_MS.0;
+    let window = window_ms(d);
+    let span = window.1 - window.0;
     let mut v: Vec<_> = kinds
         .iter()
         .enumerate()
         .map(|(i, &is_proxy)| {
-            let ms = WINDOW_MS.0 + i as u64 * span / total as u64;
+            let ms = window.0 + i as u64 * span / total as u64;
             if is_proxy {
                 (ms, EXPLORER_PID, i as u64, proxy, Work::OpenProxy)
             } else {
@@ -469,8 +534,8 @@ fn create_plan(rng: &mut Rng) -> Vec<(u64, u32, u64, &'static str, Work)> {
             }
         })
         .collect();
-    for i in 0..EDGE_OPENS {
-        let ms = 2_000 + u64::from(i) * 90;
+    for i in 0..edge_opens {
+        let ms = 2_000 / u64::from(d) + u64::from(i) * 90;
         let p = r"\Device\HarddiskVolume3\Users\demo\AppData\Local\Microsoft\Edge\User Data\Default\Cache\Cache_Data\index";
         v.push((ms, 9_412, u64::from(total + i), p, Work::Edge));
     }
@@ -482,10 +547,13 @@ fn samples<W: Write + Seek>(
     g: &mut Gen<'_, W>,
     procs: &[ProcessSpec],
     shell_extension: bool,
+    permille: u32,
+    d: u32,
 ) -> io::Result<()> {
     let mut plan_rng = Rng::new(g.rng.next_u64());
-    let window = window_plan(&mut plan_rng);
-    let creates = create_plan(&mut plan_rng);
+    let window = window_plan(&mut plan_rng, permille, d);
+    let creates = create_plan(&mut plan_rng, d);
+    let window_ms = window_ms(d);
     let tids = |name: &str| -> &[u32] {
         procs
             .iter()
@@ -499,11 +567,11 @@ fn samples<W: Write + Seek>(
     let mut next_create = 0;
     let mut in_window = 0usize;
     let mut used: Vec<u32> = Vec::with_capacity(CPUS as usize);
-    for ms in 1..TRACE_MS {
+    for ms in 1..TRACE_MS / u64::from(d) {
         let tick_ts = g.ts0 + ms as i64 * TICKS_PER_MS;
         used.clear();
         for cpu in 0..CPUS {
-            let work = if (WINDOW_MS.0..WINDOW_MS.1).contains(&ms) {
+            let work = if (window_ms.0..window_ms.1).contains(&ms) {
                 in_window += 1;
                 window.get(in_window - 1).copied().unwrap_or(Work::Idle)
             } else {
@@ -575,8 +643,8 @@ fn samples<W: Write + Seek>(
 }
 
 /// End of trace: interval rundown, stack key definitions, file names.
-fn finish_rundown<W: Write + Seek>(g: &mut Gen<'_, W>) -> io::Result<()> {
-    let mut ts = g.ts0 + TRACE_MS as i64 * TICKS_PER_MS;
+fn finish_rundown<W: Write + Seek>(g: &mut Gen<'_, W>, d: u32) -> io::Result<()> {
+    let mut ts = g.ts0 + (TRACE_MS / u64::from(d)) as i64 * TICKS_PER_MS;
     let pl = events::profile_interval(10_000);
     g.w.write(
         0,

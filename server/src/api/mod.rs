@@ -92,6 +92,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/note-counts", get(notes::counts))
         .route("/traces/{id}/sql", post(sql::sql))
+        .route("/sql", post(sql::library_sql))
         .route("/links", post(links::create))
         .route("/links/{id}", get(links::get))
         .route("/stacktags", get(stack_tags::list))

@@ -4,6 +4,8 @@
 //! a request may ask for less, not more). Its memory is reserved under the
 //! server's budget before it runs, and it stops when the client goes away.
 //! A wrong statement is a 400 with SQLite's message and the byte offset.
+//! `POST /api/sql` takes the same body and answers the same way over the
+//! library's trace summaries in the catalog (docs/guide/sql.md, "Library").
 
 use super::error::{ApiError, ApiResult};
 use super::query::CancelOnDrop;
@@ -42,7 +44,7 @@ fn limits(server: &::sql::Limits, req: &SqlRequest) -> ::sql::Limits {
     l
 }
 
-fn sql_error(e: ::sql::SqlError) -> ApiError {
+pub fn sql_error(e: ::sql::SqlError) -> ApiError {
     use ::sql::ErrorKind as K;
     let (status, code) = match e.kind {
         K::Invalid => (StatusCode::BAD_REQUEST, "bad_sql"),
@@ -100,6 +102,52 @@ pub async fn sql_value(app: &AppState, id: &str, req: SqlRequest) -> ApiResult<V
             .admit_query(limits.memory_bytes, &gave_up)
             .map_err(|m| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", m))?;
         let a = ::sql::query(&trace, &req.sql, &limits, &flag).map_err(sql_error)?;
+        let mut out = ::sql::output::json(&a);
+        if let Some(o) = out.as_object_mut() {
+            o.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
+        }
+        Ok::<_, ApiError>(out)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    drop(cancel);
+    Ok(answer)
+}
+
+pub async fn library_sql(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    let req: SqlRequest = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("bad sql request: {e}")))?;
+    library_value(&app, req).await.map(Json)
+}
+
+/// One SQL request over the library's summaries within the server's limits.
+pub async fn library_value(app: &AppState, req: SqlRequest) -> ApiResult<Value> {
+    if req.sql.len() > ::sql::MAX_SQL_BYTES as usize {
+        return Err(ApiError::bad_request(format!(
+            "the statement is {} bytes, more than the {} accepted",
+            req.sql.len(),
+            ::sql::MAX_SQL_BYTES
+        )));
+    }
+    let limits = limits(&app.config.sql, &req);
+    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+    let flag = Arc::clone(&cancel.0);
+    let store = app.store.clone();
+    let answer = tokio::task::spawn_blocking(move || {
+        let start = Instant::now();
+        let gave_up = || flag.load(Ordering::Relaxed);
+        let _ticket = store
+            .admit_query(limits.memory_bytes, &gave_up)
+            .map_err(|m| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", m))?;
+        let a = store
+            .catalog
+            .library_query(&req.sql, &limits, &flag)
+            .map_err(sql_error)?;
         let mut out = ::sql::output::json(&a);
         if let Some(o) = out.as_object_mut() {
             o.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));

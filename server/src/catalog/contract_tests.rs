@@ -2,7 +2,8 @@
 //! and PostgreSQL (a real server on loopback; skipped loudly when it is not
 //! installed, a failure under CI=true).
 
-use super::{Catalog, MemberFile, Note, SqliteCatalog, TraceEntry};
+use super::{Catalog, MemberFile, Note, SqliteCatalog, Summary, TraceEntry};
+use rusqlite::types::Value;
 
 fn entry(id: &str) -> TraceEntry {
     TraceEntry {
@@ -244,6 +245,198 @@ fn insert_new_then_adds_once(c: &dyn Catalog) {
         .unwrap()
         .unwrap());
     assert!(!c.deleted("n").unwrap());
+}
+
+/// A summary of trace `id` whose explorer.exe has `samples` samples.
+fn summary(id: &str, samples: i64) -> Summary {
+    use crate::library::schema::{table, TABLES};
+    let t = |v: &str| Value::Text(v.into());
+    let mut s = Summary {
+        trace: id.into(),
+        tables: Vec::new(),
+    };
+    for decl in TABLES {
+        let rows = match decl.name {
+            "library_traces" => vec![vec![
+                t(id),
+                t("a.etl"),
+                t("PC"),
+                t("10.0.19045"),
+                Value::Integer(8),
+                t("2026-01-01T00:00:00Z"),
+                Value::Integer(1_000),
+                Value::Integer(samples),
+                t("build=1"),
+                t("me"),
+                t("2026-01-01T00:00:00Z"),
+                Value::Integer(1),
+            ]],
+            "library_cpu_processes" => vec![
+                vec![
+                    t(id),
+                    t("explorer.exe (10)"),
+                    t("explorer.exe"),
+                    Value::Integer(10),
+                    Value::Integer(samples),
+                    Value::Integer(samples * 1_000_000),
+                ],
+                vec![
+                    t(id),
+                    t("Idle (0)"),
+                    t("Idle"),
+                    Value::Integer(0),
+                    Value::Integer(5),
+                    Value::Null,
+                ],
+            ],
+            "library_findings" => vec![vec![
+                t(id),
+                t("rule"),
+                t("CPU"),
+                t("title ü"),
+                Value::Real(12.5),
+                t("%"),
+                t("v=2"),
+            ]],
+            _ => Vec::new(),
+        };
+        s.tables.push((table(decl.name).unwrap(), rows));
+    }
+    s
+}
+
+fn limits(ms: u64) -> ::sql::Limits {
+    ::sql::Limits {
+        max_rows: 100,
+        timeout: std::time::Duration::from_millis(ms),
+        memory_bytes: 64 << 20,
+    }
+}
+
+fn ask(c: &dyn Catalog, sql: &str) -> Result<::sql::Answer, ::sql::SqlError> {
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    c.library_query(sql, &limits(2_000), &cancel)
+}
+
+fn library_summaries_are_replaced_queried_read_only_and_deleted(c: &dyn Catalog) {
+    use ::sql::ErrorKind;
+    for id in ["a", "b"] {
+        c.insert(&entry(id)).unwrap();
+    }
+    c.insert_link("l", "/t/secret", "now").unwrap();
+    c.put_summary(&summary("a", 100)).unwrap();
+    c.put_summary(&summary("a", 250)).unwrap();
+    c.put_summary(&summary("b", 7)).unwrap();
+    let mut have = c.summaries().unwrap();
+    have.sort();
+    assert_eq!(have, [("a".to_string(), 1), ("b".to_string(), 1)]);
+    let a = ask(
+        c,
+        "SELECT trace, sum(samples) AS s, count(*) AS n FROM library_cpu_processes GROUP BY trace ORDER BY trace",
+    )
+    .unwrap();
+    assert_eq!(a.columns, ["trace", "s", "n"]);
+    assert_eq!(
+        a.rows,
+        [
+            vec![
+                Value::Text("a".into()),
+                Value::Integer(255),
+                Value::Integer(2)
+            ],
+            vec![
+                Value::Text("b".into()),
+                Value::Integer(12),
+                Value::Integer(2)
+            ],
+        ],
+        "replaced, not added to"
+    );
+    let f = ask(c, "SELECT title, figure, cpus FROM library_findings JOIN library_traces USING (trace) WHERE trace = 'b'").unwrap();
+    assert_eq!(
+        f.rows,
+        [vec![
+            Value::Text("title ü".into()),
+            Value::Real(12.5),
+            Value::Integer(8)
+        ]]
+    );
+    for (sql, kind) in [
+        ("SELECT * FROM links", ErrorKind::Refused),
+        ("SELECT key_hash FROM notes", ErrorKind::Refused),
+        ("SELECT * FROM traces", ErrorKind::Refused),
+        ("DELETE FROM library_traces", ErrorKind::Refused),
+        (
+            "INSERT INTO library_traces (trace) VALUES ('x')",
+            ErrorKind::Refused,
+        ),
+        ("SELECT nope FROM library_traces", ErrorKind::Invalid),
+    ] {
+        let e = ask(c, sql).expect_err(sql);
+        assert_eq!(e.kind, kind, "{sql}: {e}");
+    }
+    let e = ask(c, "SELECT nope FROM library_traces").unwrap_err();
+    assert_eq!(e.offset, Some(7), "{e}");
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let started = std::time::Instant::now();
+    let e = c
+        .library_query(
+            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+            &limits(300),
+            &cancel,
+        )
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::TimedOut, "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let many = c
+        .library_query(
+            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000) SELECT n FROM r",
+            &limits(2_000),
+            &cancel,
+        )
+        .unwrap();
+    assert_eq!((many.rows.len(), many.truncated), (100, true));
+    // Still there after every refused write.
+    assert_eq!(c.summaries().unwrap().len(), 2);
+    assert_eq!(c.link("l").unwrap().as_deref(), Some("/t/secret"));
+    assert!(c.delete("a").unwrap());
+    assert_eq!(c.summaries().unwrap(), [("b".to_string(), 1)]);
+    let left = ask(c, "SELECT count(*) FROM library_cpu_processes").unwrap();
+    assert_eq!(
+        left.rows,
+        [vec![Value::Integer(2)]],
+        "the deleted trace's rows went with it"
+    );
+}
+
+#[test]
+fn sqlite_library_contract() {
+    let dir = testdata::TempDir::new("etlscope-lib-contract");
+    let c = SqliteCatalog::open(&dir.path().join("c.sqlite")).unwrap();
+    library_summaries_are_replaced_queried_read_only_and_deleted(&c);
+}
+
+#[cfg(all(feature = "team", not(windows)))]
+#[test]
+fn postgres_library_contract() {
+    use super::PgCatalog;
+    let Some(pg) = super::test_postgres::TestPostgres::start("library") else {
+        return;
+    };
+    let url = pg.create_db("lib");
+    let c = PgCatalog::connect(&url).unwrap();
+    library_summaries_are_replaced_queried_read_only_and_deleted(&c);
+    // The tables are the declared ones, typed as declared.
+    let c = PgCatalog::connect(&url).unwrap();
+    for t in crate::library::schema::TABLES {
+        let got = c.column_types(t.name).unwrap();
+        let want: Vec<(String, String)> = t
+            .columns
+            .iter()
+            .map(|c| (c.name.to_string(), c.ty.postgres().to_string()))
+            .collect();
+        assert_eq!(got, want, "{}", t.name);
+    }
 }
 
 type Check = (&'static str, fn(&dyn Catalog));

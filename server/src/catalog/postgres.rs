@@ -5,6 +5,7 @@
 //! alike. A lost connection (server restarted) is reopened on the next
 //! call; the call that met it fails as `Unavailable` (the API's 503).
 
+mod library;
 mod queue;
 
 use super::{members_of, members_text, Catalog, Place, TraceEntry, Unavailable};
@@ -72,13 +73,129 @@ const MIGRATIONS: &[&str] = &[
         holder TEXT,
         lease_until TIMESTAMPTZ
     );",
+    // 6: trace summaries for library queries (issue 38), `library/schema.rs`
+    // declares every column; the role `etlscope_library` may read them and
+    // nothing else (library queries run as it), when the catalog's user
+    // may create roles (docs/guide/sql.md says what to do otherwise).
+    "CREATE TABLE library_traces (
+        trace TEXT NOT NULL,
+        name TEXT,
+        computer TEXT,
+        os_build TEXT,
+        cpus BIGINT,
+        start_time TEXT,
+        duration_ns BIGINT,
+        samples BIGINT,
+        labels TEXT,
+        uploader TEXT,
+        uploaded_at TEXT,
+        summary_version BIGINT
+    );
+    CREATE INDEX library_traces_by_trace ON library_traces (trace);
+    CREATE TABLE library_cpu_processes (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        pid BIGINT,
+        samples BIGINT,
+        weight_ns BIGINT
+    );
+    CREATE INDEX library_cpu_processes_by_trace ON library_cpu_processes (trace);
+    CREATE TABLE library_cpu_modules (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        module TEXT,
+        exclusive_samples BIGINT,
+        exclusive_weight_ns BIGINT,
+        inclusive_samples BIGINT,
+        inclusive_weight_ns BIGINT
+    );
+    CREATE INDEX library_cpu_modules_by_trace ON library_cpu_modules (trace);
+    CREATE TABLE library_cpu_functions (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        module TEXT,
+        function TEXT,
+        exclusive_samples BIGINT,
+        exclusive_weight_ns BIGINT,
+        inclusive_samples BIGINT,
+        inclusive_weight_ns BIGINT
+    );
+    CREATE INDEX library_cpu_functions_by_trace ON library_cpu_functions (trace);
+    CREATE TABLE library_images (
+        trace TEXT NOT NULL,
+        image_name TEXT,
+        image_path TEXT,
+        file_version TEXT,
+        company_name TEXT,
+        processes BIGINT,
+        process_names TEXT
+    );
+    CREATE INDEX library_images_by_trace ON library_images (trace);
+    CREATE TABLE library_file_io (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        file_path TEXT,
+        count BIGINT,
+        size BIGINT,
+        duration_ns BIGINT
+    );
+    CREATE INDEX library_file_io_by_trace ON library_file_io (trace);
+    CREATE TABLE library_disk_io (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        path_name TEXT,
+        count BIGINT,
+        size BIGINT,
+        disk_service_time_ns BIGINT
+    );
+    CREATE INDEX library_disk_io_by_trace ON library_disk_io (trace);
+    CREATE TABLE library_processes (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        pid BIGINT,
+        parent_pid BIGINT,
+        command_line TEXT,
+        start_time_ns BIGINT,
+        end_time_ns BIGINT,
+        duration_ns BIGINT,
+        exit_code BIGINT
+    );
+    CREATE INDEX library_processes_by_trace ON library_processes (trace);
+    CREATE TABLE library_findings (
+        trace TEXT NOT NULL,
+        rule TEXT,
+        category TEXT,
+        title TEXT,
+        figure DOUBLE PRECISION,
+        unit TEXT,
+        link TEXT
+    );
+    CREATE INDEX library_findings_by_trace ON library_findings (trace);
+    DO $$ BEGIN
+        CREATE ROLE etlscope_library NOLOGIN;
+    EXCEPTION WHEN duplicate_object OR insufficient_privilege THEN NULL;
+    END $$;
+    DO $$ BEGIN
+        GRANT etlscope_library TO CURRENT_USER;
+        GRANT USAGE ON SCHEMA public TO etlscope_library;
+        GRANT SELECT ON library_traces, library_cpu_processes, library_cpu_modules,
+            library_cpu_functions, library_images, library_file_io, library_disk_io,
+            library_processes, library_findings TO etlscope_library;
+    EXCEPTION WHEN undefined_object OR insufficient_privilege OR invalid_grant_operation THEN NULL;
+    END $$;",
 ];
 
 /// Any number, the same in every replica: migrations run under it, one
 /// replica at a time.
 const MIGRATION_LOCK: i64 = 0x6574_6c36;
 /// Longest wait for one statement (a server that stopped answering).
-const CALL_TIMEOUT: Duration = Duration::from_secs(15);
+pub(super) const CALL_TIMEOUT: Duration = Duration::from_secs(15);
 
 pub struct PgCatalog {
     url: String,
@@ -238,6 +355,17 @@ impl PgCatalog {
     pub fn schema_version(&self) -> anyhow::Result<i64> {
         let r = self.rows("SELECT version FROM etlscope_schema", Vec::new())?;
         Ok(r.first().map_or(0, |r| i64::from(r.get::<_, i32>(0))))
+    }
+
+    /// (name, data type) of `table`'s columns in order (tests).
+    #[cfg(test)]
+    pub fn column_types(&self, table: &str) -> anyhow::Result<Vec<(String, String)>> {
+        let r = self.rows(
+            "SELECT column_name::text, data_type::text FROM information_schema.columns
+             WHERE table_name = $1 ORDER BY ordinal_position",
+            vec![s(table)],
+        )?;
+        Ok(r.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     #[cfg(test)]
@@ -403,6 +531,10 @@ impl Catalog for PgCatalog {
         self.call(|c| async move {
             c.execute("DELETE FROM symbol_paths WHERE id = $1", &[&id])
                 .await?;
+            for t in crate::library::schema::TABLES {
+                c.execute(&format!("DELETE FROM {} WHERE trace = $1", t.name), &[&id])
+                    .await?;
+            }
             let n = c
                 .execute("DELETE FROM traces WHERE id = $1", &[&id])
                 .await?;

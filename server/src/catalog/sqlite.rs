@@ -9,6 +9,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::sync::Mutex;
 
+mod library;
 mod notes;
 
 /// Each entry moves the schema one version up; never edit a released one.
@@ -63,10 +64,114 @@ const MIGRATIONS: &[&str] = &[
         updated_at TEXT NOT NULL
     );
     CREATE INDEX notes_by_trace ON notes (trace, id);",
+    // 8: trace summaries for library queries (issue 38), `library/schema.rs`
+    // declares every column; readable by any SQL client.
+    "CREATE TABLE library_traces (
+        trace TEXT NOT NULL,
+        name TEXT,
+        computer TEXT,
+        os_build TEXT,
+        cpus INTEGER,
+        start_time TEXT,
+        duration_ns INTEGER,
+        samples INTEGER,
+        labels TEXT,
+        uploader TEXT,
+        uploaded_at TEXT,
+        summary_version INTEGER
+    );
+    CREATE INDEX library_traces_by_trace ON library_traces (trace);
+    CREATE TABLE library_cpu_processes (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        pid INTEGER,
+        samples INTEGER,
+        weight_ns INTEGER
+    );
+    CREATE INDEX library_cpu_processes_by_trace ON library_cpu_processes (trace);
+    CREATE TABLE library_cpu_modules (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        module TEXT,
+        exclusive_samples INTEGER,
+        exclusive_weight_ns INTEGER,
+        inclusive_samples INTEGER,
+        inclusive_weight_ns INTEGER
+    );
+    CREATE INDEX library_cpu_modules_by_trace ON library_cpu_modules (trace);
+    CREATE TABLE library_cpu_functions (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        module TEXT,
+        function TEXT,
+        exclusive_samples INTEGER,
+        exclusive_weight_ns INTEGER,
+        inclusive_samples INTEGER,
+        inclusive_weight_ns INTEGER
+    );
+    CREATE INDEX library_cpu_functions_by_trace ON library_cpu_functions (trace);
+    CREATE TABLE library_images (
+        trace TEXT NOT NULL,
+        image_name TEXT,
+        image_path TEXT,
+        file_version TEXT,
+        company_name TEXT,
+        processes INTEGER,
+        process_names TEXT
+    );
+    CREATE INDEX library_images_by_trace ON library_images (trace);
+    CREATE TABLE library_file_io (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        file_path TEXT,
+        count INTEGER,
+        size INTEGER,
+        duration_ns INTEGER
+    );
+    CREATE INDEX library_file_io_by_trace ON library_file_io (trace);
+    CREATE TABLE library_disk_io (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        path_name TEXT,
+        count INTEGER,
+        size INTEGER,
+        disk_service_time_ns INTEGER
+    );
+    CREATE INDEX library_disk_io_by_trace ON library_disk_io (trace);
+    CREATE TABLE library_processes (
+        trace TEXT NOT NULL,
+        process TEXT,
+        process_name TEXT,
+        pid INTEGER,
+        parent_pid INTEGER,
+        command_line TEXT,
+        start_time_ns INTEGER,
+        end_time_ns INTEGER,
+        duration_ns INTEGER,
+        exit_code INTEGER
+    );
+    CREATE INDEX library_processes_by_trace ON library_processes (trace);
+    CREATE TABLE library_findings (
+        trace TEXT NOT NULL,
+        rule TEXT,
+        category TEXT,
+        title TEXT,
+        figure REAL,
+        unit TEXT,
+        link TEXT
+    );
+    CREATE INDEX library_findings_by_trace ON library_findings (trace);",
 ];
 
 pub struct SqliteCatalog {
     conn: Mutex<Connection>,
+    /// The file (library queries open it again, read-only); None in memory.
+    path: Option<std::path::PathBuf>,
 }
 
 impl SqliteCatalog {
@@ -77,6 +182,7 @@ impl SqliteCatalog {
         migrate(&conn)?;
         Ok(SqliteCatalog {
             conn: Mutex::new(conn),
+            path: Some(path.to_path_buf()),
         })
     }
 
@@ -86,6 +192,7 @@ impl SqliteCatalog {
         migrate(&conn)?;
         Ok(SqliteCatalog {
             conn: Mutex::new(conn),
+            path: None,
         })
     }
 
@@ -245,6 +352,9 @@ impl Catalog for SqliteCatalog {
     fn delete(&self, id: &str) -> anyhow::Result<bool> {
         self.with(|c| {
             c.execute("DELETE FROM symbol_paths WHERE id = ?1", [id])?;
+            for t in crate::library::schema::TABLES {
+                c.execute(&format!("DELETE FROM {} WHERE trace = ?1", t.name), [id])?;
+            }
             let gone = c.execute("DELETE FROM traces WHERE id = ?1", [id])? > 0;
             if gone {
                 c.execute(

@@ -194,11 +194,25 @@ pub enum Command {
     },
     /// Run one SQL query over a trace: a table per WPA table (cpu_sampled, file_io, ...), stacks,
     /// frames, modules and trace_info; read-only, with row, time and memory limits (docs/guide/sql.md).
+    ///
+    /// `sql --library "SELECT ..."` queries the library instead: the trace summaries in the
+    /// catalog (library_traces, library_cpu_processes, ...; docs/guide/sql.md, "Library").
     Sql {
-        /// The trace (`x.etl` brings PerfView's companions along, as everywhere).
+        /// The trace (`x.etl` brings PerfView's companions along, as everywhere); with
+        /// --library, the statement.
         file: PathBuf,
         /// One statement, e.g. "SELECT process, count(*) FROM cpu_sampled GROUP BY 1".
-        query: String,
+        query: Option<String>,
+        /// Query the library's trace summaries (the catalog of --data-dir, or --catalog).
+        #[arg(long)]
+        library: bool,
+        /// With --library: the data directory whose catalog.sqlite is read.
+        #[arg(long, env = "ETLSCOPE_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+        /// With --library: the catalog, postgres://USER@HOST:PORT/DB or sqlite://FILE
+        /// (in place of --data-dir's).
+        #[arg(long)]
+        catalog: Option<String>,
         #[arg(long, default_value = "csv", value_parser = ["csv", "tsv", "json"])]
         format: String,
         /// Print at most this many rows (a warning on stderr says when rows were left out).
@@ -381,23 +395,38 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Sql {
             file,
             query,
+            library,
+            data_dir,
+            catalog,
             format,
             max_rows,
             timeout,
             memory_mb,
             symbol_path,
-        }) => sql::run(
-            &[file],
-            companions,
-            sql::SqlArgs {
-                sql: query,
+        }) => {
+            let args = |sql| sql::SqlArgs {
+                sql,
                 format,
                 max_rows,
                 timeout_s: timeout,
                 memory_mb,
                 symbol_path,
-            },
-        ),
+            };
+            match (library, query) {
+                (true, None) => sql::run_library(
+                    data_dir,
+                    catalog,
+                    args(file.to_string_lossy().into_owned()),
+                ),
+                (true, Some(_)) => anyhow::bail!(
+                    "sql --library takes one statement and no trace: etlscope sql --library \"SELECT ...\""
+                ),
+                (false, Some(q)) => sql::run(&[file], companions, args(q)),
+                (false, None) => anyhow::bail!(
+                    "give the statement after the trace: etlscope sql TRACE \"SELECT ...\" (or sql --library \"SELECT ...\")"
+                ),
+            }
+        }
         Some(Command::Symbols { file, symbol_path }) => {
             symbols::run(&file, companions, symbol_path.as_deref())
         }

@@ -369,7 +369,8 @@ pub fn run(
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let addr = listener.local_addr()?;
         // A team server's replicas read uploads through a shared queue.
-        crate::ingest_jobs::start(jobs_store, addr)?;
+        crate::ingest_jobs::start(jobs_store.clone(), addr)?;
+        crate::library::sweep::start(jobs_store);
         if addr.ip().is_unspecified() && args.allowed_host.is_empty() && args.public_url.is_none() {
             // The DNS-rebinding guard refuses names it was not told about.
             eprintln!(

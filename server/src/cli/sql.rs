@@ -1,6 +1,8 @@
 //! `etlscope sql TRACE "SELECT ..." [--format csv|tsv|json] [--max-rows N] [--timeout S] [--memory-mb M]`:
 //! one SQL query over a trace (crates/sql; docs/guide/sql.md lists the
 //! tables). Frames are named from PDBs first, as `export` names them.
+//! `etlscope sql --library "SELECT ..."`: one query over the library's
+//! trace summaries in the catalog (docs/guide/sql.md, "Library").
 
 use anyhow::bail;
 use std::io::Write;
@@ -50,6 +52,39 @@ pub fn run(paths: &[PathBuf], companions: bool, args: SqlArgs) -> anyhow::Result
         Ok(a) => a,
         Err(e) => bail!("SQL error: {e}"),
     };
+    print(&answer, &args.format)
+}
+
+/// `sql --library`: the statement over the library's trace summaries in
+/// the catalog of `data_dir` (default: the server's) or `catalog`.
+pub fn run_library(
+    data_dir: Option<PathBuf>,
+    catalog: Option<String>,
+    args: SqlArgs,
+) -> anyhow::Result<()> {
+    let limits = limits(args.max_rows, args.timeout_s, args.memory_mb)?;
+    let cat: Box<dyn crate::catalog::Catalog> = match catalog {
+        Some(url) => crate::catalog::open_url(&url)?,
+        None => {
+            let dir = data_dir.unwrap_or_else(super::serve::default_data_dir);
+            let file = dir.join("catalog.sqlite");
+            if !file.is_file() {
+                bail!(
+                    "no library at {}: give the server's --data-dir (or --catalog URL)",
+                    dir.display()
+                );
+            }
+            Box::new(crate::catalog::SqliteCatalog::open(&file)?)
+        }
+    };
+    let answer = match cat.library_query(&args.sql, &limits, &Arc::new(AtomicBool::new(false))) {
+        Ok(a) => a,
+        Err(e) => bail!("SQL error: {e}"),
+    };
+    print(&answer, &args.format)
+}
+
+fn print(answer: &::sql::Answer, format: &str) -> anyhow::Result<()> {
     if answer.truncated {
         eprintln!(
             "warning: the answer was cut at {} rows (--max-rows) or at the memory limit (--memory-mb)",
@@ -58,12 +93,12 @@ pub fn run(paths: &[PathBuf], companions: bool, args: SqlArgs) -> anyhow::Result
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = match args.format.as_str() {
-        "json" => serde_json::to_writer_pretty(&mut out, &::sql::output::json(&answer))
+    let written = match format {
+        "json" => serde_json::to_writer_pretty(&mut out, &::sql::output::json(answer))
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out)),
-        "tsv" => ::sql::output::separated(&mut out, &answer, '\t'),
-        _ => ::sql::output::separated(&mut out, &answer, ','),
+        "tsv" => ::sql::output::separated(&mut out, answer, '\t'),
+        _ => ::sql::output::separated(&mut out, answer, ','),
     }
     .and_then(|()| out.flush());
     match written {

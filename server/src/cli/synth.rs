@@ -28,6 +28,10 @@ pub enum Scenario {
         /// (`traces/explorer-fixed.etl`): its samples idle, its file opens are gone.
         #[arg(long)]
         without_shell_extension: bool,
+        /// The shell extension's CPU cost in thousandths of the demo's
+        /// (1000: its 26,000 samples; at most 1500): builds whose cost drifts.
+        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(0..=1_500))]
+        shell_extension_permille: u32,
     },
     /// Sampled-CPU benchmark trace: rundown, then samples with stacks.
     Bench(BenchArgs),
@@ -157,9 +161,11 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
             output,
             seed,
             without_shell_extension,
+            shell_extension_permille,
         } => {
             let mut params = synth::ExplorerParams {
                 shell_extension: !without_shell_extension,
+                shell_extension_permille,
                 ..Default::default()
             };
             if let Some(s) = seed {

@@ -171,10 +171,23 @@ impl Engine {
     /// for a module target, in one scan and one walk of the call tree
     /// instead of one butterfly per module. Indexed by module key.
     pub fn inclusive_by_module(&self, filters: &Filters) -> Result<Vec<u64>, QueryError> {
+        Ok(counts(self.inclusive_cells_by_module(filters)?))
+    }
+
+    /// `inclusive_by_module` with the samples' weight: (count, weight) per
+    /// Module key (the library's summaries).
+    pub fn inclusive_cells_by_module(&self, filters: &Filters) -> Result<Vec<Cell>, QueryError> {
         let space = self.keys.no_stack_module as usize + 1;
-        self.inclusive_by_slot(filters, space, |f| {
+        self.inclusive_cells_by_slot(filters, space, |f| {
             (self.module_key(f) as usize).min(space - 1)
         })
+    }
+
+    /// Per func key (the Function column's key), the samples kept by
+    /// `filters` whose stack has a frame of that function, each once, with
+    /// their weight: the butterfly's `inclusive` of every function at once.
+    pub fn inclusive_cells_by_function(&self, filters: &Filters) -> Result<Vec<Cell>, QueryError> {
+        self.inclusive_cells_by_slot(filters, self.funcs.len(), |f| f as usize)
     }
 
     /// Per slot (`slot_of` a func key, below `space`), the samples kept by
@@ -186,10 +199,22 @@ impl Engine {
         space: usize,
         slot_of: impl Fn(u32) -> usize,
     ) -> Result<Vec<u64>, QueryError> {
+        Ok(counts(
+            self.inclusive_cells_by_slot(filters, space, slot_of)?,
+        ))
+    }
+
+    /// `inclusive_by_slot` with the samples' weight.
+    fn inclusive_cells_by_slot(
+        &self,
+        filters: &Filters,
+        space: usize,
+        slot_of: impl Fn(u32) -> usize,
+    ) -> Result<Vec<Cell>, QueryError> {
         let inc = self.subtree_totals(&self.node_self(filters)?);
         let tree = &self.tree;
         let mut present = vec![0u32; space];
-        let mut total = vec![0u64; space];
+        let mut total = vec![Cell::default(); space];
         const NO: usize = usize::MAX;
         // Path from the root: (node, slot of its frame).
         let mut path: Vec<(u32, usize)> = Vec::new();
@@ -216,7 +241,7 @@ impl Engine {
             if slot != NO {
                 // The slot's topmost frame on this path counts the node's samples once.
                 if present[slot] == 0 {
-                    total[slot] += inc[i].count;
+                    total[slot].merge(&inc[i]);
                 }
                 present[slot] += 1;
             }
@@ -273,4 +298,8 @@ impl Engine {
         v.sort_by(|a, b| b.weight_ns.cmp(&a.weight_ns).then(a.key.cmp(&b.key)));
         v
     }
+}
+
+fn counts(cells: Vec<Cell>) -> Vec<u64> {
+    cells.into_iter().map(|c| c.count).collect()
 }
