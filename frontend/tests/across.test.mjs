@@ -1,10 +1,10 @@
 // The Across traces page (issue 38) on a library of 21 writer-made builds of the demo whose shell
 // extension's CPU cost drifts (`etlscope synth explorer-overlay --shell-extension-permille N`,
 // each uploaded with the label `build=N`): the page, reached from the library, finds the builds
-// the writer was told to make expensive, grouped by build and over time, with values equal to
-// what the writer wrote (crates/synth: 26,000 samples of the extension at 1000 permille, scaled);
-// a click on a point opens that trace's CPU Usage (Sampled) filtered to explorer.exe and the
-// extension's module, whose Count is that value again.
+// the writer was told to make expensive, grouped by build and over time, with values equal to each
+// trace's own SQL answer and (inclusive) to what the writer was told (26,000 samples at 1000
+// permille, scaled); a click on a point opens that trace's CPU Usage (Sampled) filtered to
+// explorer.exe and the extension's module, whose Count is that value again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -25,16 +25,21 @@ const BUILDS = Array.from({ length: 21 }, (_, i) => i + 1).map((b) => ({ build: 
 /** @type {import('playwright-core').Browser} */ let browser;
 let dir = '';
 
+/** Trace id by build, from the library's list. @type {Map<number, string>} */
+const ids = new Map();
+
 /**
- * The extension's samples in explorer.exe in the file written at `permille`, from `etlscope sql` on
- * that file (not the library): those whose leaf frame is in it, or (inclusive) with a frame of it anywhere.
- * @param {number} permille @param {boolean} inclusive
+ * The extension's samples in explorer.exe in build `b`, asked of that one trace's own tables
+ * (`POST /api/traces/{id}/sql`, the per-trace SQL, not the library's summaries): those whose leaf
+ * frame is in it, or (inclusive) with a frame of it anywhere on the stack.
+ * @param {number} b @param {boolean} inclusive
  */
-function writtenSamples(permille, inclusive) {
+async function writtenSamples(b, inclusive) {
   const where = inclusive ? `stack_contains(stack, '${MODULE}!')` : `module = '${MODULE}'`;
-  const r = spawnSync(binary(), ['sql', path.join(dir, `p${permille}.etl`), `SELECT count(*) FROM cpu_sampled WHERE process_name = 'explorer.exe' AND ${where}`, '--format', 'json'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout).rows[0][0];
+  const r = await fetch(`${srv.url}/api/traces/${ids.get(b)}/sql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-etlscope': '1' }, body: JSON.stringify({ sql: `SELECT count(*) FROM cpu_sampled WHERE process_name = 'explorer.exe' AND ${where}` }) });
+  const a = await r.json();
+  assert.ok(r.ok, JSON.stringify(a));
+  return a.rows[0][0];
 }
 
 before(async () => {
@@ -60,6 +65,8 @@ before(async () => {
     if (i > 1200) throw new Error(`summaries never reached ${BUILDS.length}: ${JSON.stringify(a)}`);
     await new Promise((res) => setTimeout(res, 250));
   }
+  const { traces } = await (await fetch(`${srv.url}/api/traces`)).json();
+  for (const t of traces) ids.set(Number(/build-(\d+)\.etl/.exec(t.name)?.[1]), t.id);
   browser = await launch();
 });
 after(async () => { if (browser) await browser.close(); if (srv) srv.stop(); if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
@@ -79,7 +86,7 @@ test('Across traces finds the builds whose shell extension regressed, and a poin
   // One bar per build, in build order, each the extension's samples the writer wrote.
   const bars = await p.$eval('[data-testid=across-chart]', (e) => /** @type {any} */ (e).__chart.bars);
   assert.deepEqual(bars.map((/** @type {any} */ b) => b.label), BUILDS.map((b) => `build=${String(b.build).padStart(2, '0')} · build-${b.build}.etl`));
-  const want = BUILDS.map((b) => writtenSamples(b.permille, false));
+  const want = await Promise.all(BUILDS.map((b) => writtenSamples(b.build, false)));
   assert.deepEqual(bars.map((/** @type {any} */ b) => b.value), want);
   // The flagged rows are the regressed builds.
   const flagged = await p.$$eval('[data-testid=across-rows] tbody tr[data-flagged="1"] td:first-child', (tds) => tds.map((t) => t.textContent));
@@ -92,7 +99,7 @@ test('Across traces finds the builds whose shell extension regressed, and a poin
   await p.waitForURL(/inc=1/);
   await p.waitForFunction(() => /inclusive/.test(document.querySelector('[data-testid=across-chart] .tg-title')?.textContent || ''));
   const inclusive = await p.$eval('[data-testid=across-chart]', (e) => /** @type {any} */ (e).__chart.bars.map((/** @type {any} */ b) => b.value));
-  assert.deepEqual(inclusive, BUILDS.map((b) => writtenSamples(b.permille, true)));
+  assert.deepEqual(inclusive, await Promise.all(BUILDS.map((b) => writtenSamples(b.build, true))));
   for (const [i, b] of BUILDS.entries()) assert.ok(Math.abs(inclusive[i] - (AT_1000 * b.permille) / 1000) < 10, `build ${b.build}: ${inclusive[i]} samples, the writer was told ${(AT_1000 * b.permille) / 1000}`);
   await p.selectOption('[data-testid=across-inc]', '0');
 
