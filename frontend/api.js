@@ -110,6 +110,12 @@ export const searchNames = (id, q) => post(`${tr(id)}/search`, q);
 export const timeline = (id, q) => post(`${tr(id)}/timeline`, q);
 /** One table on two traces (baseline, comparison). @param {any} q */
 export const compare = (q) => post('/api/compare', q);
+/** One read-only SQL query over the trace (docs/guide/sql.md); `signal` drops it (the server stops it). @param {string} id @param {any} q @param {AbortSignal} [signal] */
+export const sql = (id, q, signal) => post(`${tr(id)}/sql`, q, signal);
+/** One read-only SQL query over the library's trace summaries (docs/guide/sql.md, "Library"). @param {any} q */
+export const librarySql = (q) => post('/api/sql', q);
+/** The SQL tables, their columns and the SQL functions (the Query tab's completion). */
+export const sqlSchema = () => call('/api/sql/schema');
 /** The graph above a table; `signal` drops it (the server stops computing it). @param {string} id @param {any} q @param {AbortSignal} [signal] */
 export const graph = (id, q, signal) => post(`${tr(id)}/graph`, q, signal);
 

@@ -1,4 +1,4 @@
-// Router: "/" is the library, "/t/{id}?v=2&..." a trace view, "/compare/{base}/{new}?..." a comparison (compare.js). History entries carry the state,
+// Router: "/" is the library, "/across?..." the Across traces page (across.js), "/t/{id}?v=2&..." a trace view, "/compare/{base}/{new}?..." a comparison (compare.js). History entries carry the state,
 // so back/forward re-render from the URL.
 import { renderLibrary } from './library.js';
 import { TracePage } from './trace-page.js';
@@ -6,6 +6,7 @@ import { fromQuery, toQuery } from './url-state.js';
 import { h, clear } from './dom.js';
 import { ComparePage } from './compare.js';
 import { fromCompareUrl } from './compare-url.js';
+import { renderAcross } from './across.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 /** @type {TracePage|null} */
@@ -48,6 +49,13 @@ function route() {
     return;
   }
   comparePage = null;
+  if (/^\/across\/?$/.test(location.pathname)) {
+    if (page) page.close();
+    page = null;
+    root.classList.remove('trace-mode');
+    renderAcross(root, navigate);
+    return;
+  }
   const m = /^\/t\/([^/]+)\/?$/.exec(location.pathname);
   // A live page leaving stops following its trace.
   if (page && (!m || page.id !== decodeURIComponent(m[1]))) page.close();

@@ -41,7 +41,7 @@ export function renderLibrary(root, navigate) {
   root.append(
     h('header', { class: 'topbar' }, [h('a', { class: 'home', href: '/', text: 'etlscope' }), h('span', { class: 'tag', text: 'Windows Performance Analyzer-style ETW trace viewer' })]),
     h('div', { class: 'page library-page' }, [
-      h('div', { class: 'page-head' }, [h('h1', { text: 'Trace library' })]),
+      h('div', { class: 'page-head' }, [h('h1', { text: 'Trace library' }), h('a', { class: 'btn', href: '/across', text: 'Across traces…', 'data-testid': 'across-link', title: 'One measure per trace of the library, over time or by label', onclick: (/** @type {Event} */ e) => { e.preventDefault(); navigate('/across'); } })]),
       drop, redactedOnly, fileInput, uploads,
       h('section', { class: 'panel' }, [tableEl, listState]),
       shareHost,

@@ -30,6 +30,7 @@ import { followLive, liveText } from './live.js';
 import { loadMarks, selectionRange } from './marks.js';
 import { Notes } from './notes.js';
 import { loadFocus } from './focus-lane.js';
+import { renderQuery } from './query-tab.js';
 
 /** Event tables whose graph plots their weight before their count. */
 const WEIGHT_FIRST = new Set(['dpc-isr', 'ui-delays']);
@@ -451,6 +452,7 @@ export class TracePage {
     tabs.append(h('button', { class: `tab ${s.view === 'butterfly' ? 'on' : ''}`, text: 'Callers / callees', 'data-testid': 'tab-butterfly', ...tabRole(s.view === 'butterfly'), onclick: () => this.update({ view: 'butterfly' }) }));
     tabs.append(h('span', { class: 'tab-sep' }));
     tabs.append(h('button', { class: `tab ${s.view === 'sysconfig' ? 'on' : ''}`, text: 'System Configuration', 'data-testid': 'tab-sysconfig', ...tabRole(s.view === 'sysconfig'), onclick: () => this.update({ view: 'sysconfig' }) }));
+    tabs.append(h('button', { class: `tab ${s.view === 'sql' ? 'on' : ''}`, text: 'Query', title: 'SQL over this trace', 'data-testid': 'tab-sql', ...tabRole(s.view === 'sql'), onclick: () => this.update({ view: 'sql' }) }));
     const presets = allPresets();
     const preset = /** @type {HTMLSelectElement} */ (h('select', { class: 'preset', 'data-testid': 'preset', title: 'Presets' }, [h('option', { value: '', text: 'Presets…' }), ...presets.map((p, i) => h('option', { value: String(i), text: p.name })),
       h('option', { value: 'import', text: 'Import presets (.wpaProfile, .json)…' }), h('option', { value: 'export', text: 'Export presets…' })]));
@@ -520,6 +522,14 @@ export class TracePage {
     if (s.view === 'flame') this.renderFlame(body);
     else if (s.view === 'butterfly') this.renderBf(body);
     else if (s.view === 'sysconfig') renderSystemConfig(body, this.id, s.scPage || 'General', (p) => { this.s.scPage = p; this.write(this.s, 'push'); });
+    else if (s.view === 'sql') {
+      renderQuery(body, {
+        traceId: this.id, state: () => this.s,
+        onState: (patch) => { this.s = { ...this.s, ...patch }; this.write(this.s, 'push'); },
+        copyLink: () => this.copyViewLink('Link to this query copied'),
+        keepGraph: (g) => { if (main.graph && main.graph !== g) main.graph.destroy(); main.graph = g; },
+      });
+    }
     else this.renderTable(body, tools);
   }
 

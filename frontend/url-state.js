@@ -15,7 +15,7 @@ const READS = ['1', '2'];
  * @typedef {{column: string, value: string, exclude: boolean, label?: string}} Filter
  * `value` is what the link stores (a stable identity or a label); `label` is only shown.
  * @typedef {{
- *   view: 'table'|'flame'|'butterfly'|'sysconfig',
+ *   view: 'table'|'flame'|'butterfly'|'sysconfig'|'sql',
  *   table: string,
  *   groups: string[],
  *   cols: string[],
@@ -44,6 +44,10 @@ const READS = ['1', '2'];
  *   schemas: string,
  *   flameByTag: boolean,
  *   note?: string,
+ *   sql?: string,
+ *   sqlSort?: number,
+ *   sqlAsc?: boolean,
+ *   sqlChart?: string,
  * }} ViewState
  * `clock`: times as seconds since the trace's start (WPA's default), or as wall-clock dates in
  * UTC or in the recording machine's time zone. `panes`: the views below (`stack`) or beside
@@ -51,7 +55,9 @@ const READS = ['1', '2'];
  * column shows ('' the built-in one); `flameByTag`: the flame graph's roots are stack tags. `schemas`: the library's schema packs
  * that named the trace's providers (docs/schema-packs.md), comma-separated. `note`: the note
  * (notes.js) this view was opened from, highlighted; never part of a note's own view. `regions`: the
- * library's regions file the view's queries use ('' the trace's own, from `--regions`).
+ * library's regions file the view's queries use ('' the trace's own, from `--regions`). `sql`: the
+ * Query tab's statement (run when the view opens), `sqlSort` the result column sorted by (index)
+ * and `sqlAsc` its direction, `sqlChart` the result column charted.
  */
 
 /** Default columns per table: [grouped key columns, columns right of the gold bar], the sort and its
@@ -170,6 +176,11 @@ export function toQuery(s) {
   for (const p of s.panes) q.append('pane', encodePane(p));
   if (s.panes.length && s.layout === 'side') q.set('lay', 'side');
   if (s.note) q.set('note', s.note);
+  // The Query tab's statement and how its answer is shown (the statement stays when another tab opens).
+  if (s.sql) q.set('q', s.sql);
+  if (s.sql && s.sqlSort !== undefined) q.set('qs', String(s.sqlSort));
+  if (s.sql && s.sqlSort !== undefined && s.sqlAsc) q.set('qa', '1');
+  if (s.sql && s.sqlChart) q.set('qc', s.sqlChart);
   // Keep links readable: these characters need no escaping in a query string.
   return q.toString().replace(/%(2C|21|28|29|2F|3A|3F|40)/g, (m) => decodeURIComponent(m));
 }
@@ -188,7 +199,7 @@ export function fromQuery(search) {
   const s = defaultState(TABLE_DEFAULTS[table] ? table : 'cpu-sampled');
   if (!TABLE_DEFAULTS[table]) problems.push(`unknown table "${table}"`);
   const view = q.get('view');
-  if (view === 'flame' || view === 'butterfly' || view === 'table' || view === 'sysconfig') s.view = view;
+  if (view === 'flame' || view === 'butterfly' || view === 'table' || view === 'sysconfig' || view === 'sql') s.view = view;
   if (q.has('sc')) s.scPage = q.get('sc') || undefined;
   if (q.has('g')) s.groups = q.get('g').split(',').filter(Boolean);
   if (q.has('c')) s.cols = q.get('c').split(',').filter(Boolean);
@@ -231,6 +242,10 @@ export function fromQuery(search) {
     else if (s.panes.length + 1 < MAX_VIEWS) s.panes.push(p);
   }
   if (q.get('lay') === 'side') s.layout = 'side';
+  if (q.get('q')) s.sql = q.get('q') || '';
+  const qs = q.get('qs');
+  if (qs !== null && /^\d{1,4}$/.test(qs)) { s.sqlSort = Number(qs); s.sqlAsc = q.get('qa') === '1'; }
+  if (q.get('qc')) s.sqlChart = q.get('qc') || '';
   const note = q.get('note') || '';
   if (/^[0-9a-f]{32}$/.test(note)) s.note = note;
   else if (note) problems.push('malformed note id ignored');

@@ -163,6 +163,7 @@ fn every_endpoint_answers_as_documented() {
             json!({"sql": "SELECT trace, name, samples, 0.5 FROM library_traces", "max_rows": 3}),
         ),
     );
+    check(&doc, "/api/sql/schema", "get", &get("/api/sql/schema"));
     check(
         &doc,
         "/api/traces/{id}/butterfly",

@@ -15,6 +15,7 @@ fn routes_in_source() -> BTreeSet<(String, String)> {
             || path.starts_with("/t/")
             || path.starts_with("/v/")
             || path.starts_with("/compare/")
+            || path == "/across"
         {
             continue; // UI routes, outside /api
         }

@@ -156,3 +156,81 @@ fn a_query_whose_client_went_away_stops() {
         start.elapsed()
     );
 }
+
+/// `GET /api/sql/schema` (the Query tab's completion) lists every table
+/// SQLite knows with exactly the columns SQLite gives it: each table's
+/// columns compared with `pragma_table_info` asked over the SQL endpoint,
+/// and every `cpu_sampled` column named by the guide is there.
+#[test]
+fn the_schema_lists_the_tables_and_columns_sqlite_has() {
+    let (s, id) = serve(&[]);
+    let (status, schema) = s.json("GET", "/api/sql/schema", "");
+    assert_eq!(status, 200, "{schema}");
+    let tables = schema["tables"].as_array().expect("tables");
+    assert!(tables.len() >= 20, "{} tables", tables.len());
+    for t in tables {
+        let name = t["name"].as_str().expect("name");
+        let listed: Vec<&str> = t["columns"]
+            .as_array()
+            .expect("columns")
+            .iter()
+            .map(|c| c["name"].as_str().expect("column name"))
+            .collect();
+        let (status, a) = post_sql(
+            &s,
+            &id,
+            &json!({ "sql": format!("SELECT name FROM pragma_table_info('{name}') ORDER BY cid") }),
+        );
+        assert_eq!(status, 200, "{name}: {a}");
+        let sqlite: Vec<&str> = a["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| r[0].as_str().expect("text"))
+            .collect();
+        assert_eq!(listed, sqlite, "{name}");
+    }
+    // And no table the trace adds is left out: its tables are eponymous
+    // virtual tables, so SQLite lists them as modules, beside its own.
+    let (status, a) = post_sql(
+        &s,
+        &id,
+        &json!({"sql": "SELECT name FROM pragma_module_list WHERE name NOT LIKE 'pragma_%' \
+            AND name NOT LIKE 'fts%' AND name NOT LIKE 'rtree%' AND name NOT LIKE 'json%' \
+            AND name NOT IN ('dbstat', 'sqlite_dbpage', 'sqlite_stmt', 'generate_series', 'carray', 'completion')"}),
+    );
+    assert_eq!(status, 200, "{a}");
+    let mut sqlite: Vec<&str> = a["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r[0].as_str().expect("text"))
+        .collect();
+    let mut listed: Vec<&str> = tables
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    sqlite.sort_unstable();
+    listed.sort_unstable();
+    assert_eq!(listed, sqlite);
+    let cpu = tables
+        .iter()
+        .find(|t| t["name"] == "cpu_sampled")
+        .expect("cpu_sampled");
+    assert_eq!(cpu["table"], "cpu-sampled");
+    let time = cpu["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .find(|c| c["name"] == "time")
+        .expect("time");
+    assert_eq!(time["type"], "INTEGER");
+    assert_eq!(time["unit"], "ns since trace start");
+    let functions: Vec<&str> = schema["functions"]
+        .as_array()
+        .expect("functions")
+        .iter()
+        .map(|f| f["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(functions, ["stack_contains", "stack_text"]);
+}

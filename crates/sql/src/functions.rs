@@ -103,13 +103,20 @@ fn stack_arg(ctx: &Context<'_>) -> rusqlite::Result<Option<u32>> {
     })
 }
 
+/// The functions `install` adds, as a call reads (listed by `schema::json`
+/// for the UI's completion).
+pub const SIGNATURES: [(&str, &str); 2] = [
+    ("stack_contains", "stack_contains(stack_id, 'text')"),
+    ("stack_text", "stack_text(stack_id)"),
+];
+
 pub fn install(conn: &Connection, trace: &Arc<Trace>) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
         | FunctionFlags::SQLITE_DETERMINISTIC
         | FunctionFlags::SQLITE_INNOCUOUS;
     let t = trace.clone();
     let memo: Mutex<Option<Matches>> = Mutex::new(None);
-    conn.create_scalar_function("stack_contains", 2, flags, move |ctx| {
+    conn.create_scalar_function(SIGNATURES[0].0, 2, flags, move |ctx| {
         let Some(st) = stack_arg(ctx)? else {
             return Ok(false);
         };
@@ -129,7 +136,7 @@ pub fn install(conn: &Connection, trace: &Arc<Trace>) -> rusqlite::Result<()> {
         Ok(memo.as_mut().is_some_and(|m| m.stack(&t, st)))
     })?;
     let t = trace.clone();
-    conn.create_scalar_function("stack_text", 1, flags, move |ctx| {
+    conn.create_scalar_function(SIGNATURES[1].0, 1, flags, move |ctx| {
         Ok(match stack_arg(ctx)? {
             Some(st) if (st as usize) < t.stacks.len() => {
                 Some(query::table::columns::stack_text(&t, st))

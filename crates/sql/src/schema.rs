@@ -149,6 +149,38 @@ pub fn markdown() -> String {
     out
 }
 
+/// Every SQL table with its columns (name, SQL type, unit) and the functions,
+/// as `GET /api/sql/schema` answers them for the UI's completion: the same
+/// declarations `markdown` lists, so the two cannot disagree.
+pub fn json() -> serde_json::Value {
+    use serde_json::json;
+    let t = Trace::default();
+    let mut tables = Vec::new();
+    for (sql, api) in trace_tables() {
+        let Some(def) = TableDef::of(&t, api) else {
+            continue;
+        };
+        let cols: Vec<_> = sql_columns(&def)
+            .iter()
+            .map(|c| json!({"name": c.name, "type": sql_type(c.ty), "unit": sql_unit(c.ty)}))
+            .collect();
+        tables.push(json!({"name": sql, "table": api, "columns": cols}));
+    }
+    for l in crate::lists::LISTS {
+        let cols: Vec<_> = l
+            .columns
+            .iter()
+            .map(|(n, ty)| json!({"name": n, "type": ty, "unit": ""}))
+            .collect();
+        tables.push(json!({"name": l.name, "table": null, "columns": cols}));
+    }
+    let functions: Vec<_> = crate::functions::SIGNATURES
+        .iter()
+        .map(|(name, call)| json!({"name": name, "call": call}))
+        .collect();
+    json!({"tables": tables, "functions": functions})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,6 +132,7 @@ pub fn router(state: AppState) -> Router {
             post(wpa_profile::map).layer(DefaultBodyLimit::max(crate::wpa_profile::MAX_BYTES)),
         )
         .route("/compare", post(compare::compare))
+        .route("/sql/schema", get(sql::schema))
         .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::not_found("no such API endpoint") });
     Router::new()
@@ -140,6 +141,7 @@ pub fn router(state: AppState) -> Router {
         .route("/t/{id}", get(ui::trace_page))
         .route("/v/{id}", get(links::redirect))
         .route("/compare/{base}/{new}", get(ui::index))
+        .route("/across", get(ui::index))
         .merge(crate::mcp::http::router(state.clone()))
         .fallback(ui::asset)
         // A client that stops sending its body is cut off, whatever the route.

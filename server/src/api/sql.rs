@@ -71,6 +71,13 @@ pub async fn sql(
     sql_value(&app, &id, req).await.map(Json)
 }
 
+/// `GET /api/sql/schema`: the SQL tables with their columns, and the
+/// functions, from crates/sql's declarations (the Query tab's completion).
+pub async fn schema(State(app): State<AppState>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    read_auth(&app, &headers)?;
+    Ok(Json(::sql::schema::json()))
+}
+
 /// One SQL request on trace `id` within the server's limits: the endpoint's
 /// answer, and the MCP `sql` tool's.
 pub async fn sql_value(app: &AppState, id: &str, req: SqlRequest) -> ApiResult<Value> {
