@@ -18,7 +18,7 @@ The module is the heaviest of the Module column (as in area flame).
 
 usage: scripts/bench-sql.py BIN FILE
 """
-import json, os, re, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.request
+import json, os, re, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
 from bench_results import record
 
@@ -29,8 +29,11 @@ def call(url, body=None):
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
                                  headers={"content-type": "application/json", "x-etlscope": "1"})
-    with urllib.request.urlopen(req, timeout=900) as r:
-        return json.loads(r.read())
+    try:
+        with urllib.request.urlopen(req, timeout=900) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:  # say what the server said
+        raise SystemExit(f"{url}: HTTP {e.code}: {e.read()[:500]!r}")
 
 
 def timed(f, n=5):
@@ -43,9 +46,10 @@ def timed(f, n=5):
 
 
 d = tempfile.mkdtemp(prefix="etlscope-sql-")
-# The SQL limits raised so that a 10M-sample scan is not cut.
+# The SQL limits raised so that a 10M-sample scan is not cut (its GROUP BY sorts
+# 10M rows: more than the default 256 MiB a query may use).
 p = subprocess.Popen([binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", d, "--sql-timeout-secs", "600",
-                      "--sql-max-rows", "1000000", path], stdout=subprocess.PIPE, text=True)
+                      "--sql-max-rows", "1000000", "--sql-memory-mb", "4096", path], stdout=subprocess.PIPE, text=True)
 try:
     out = ""
     while not re.search(r"/t/[0-9a-f]{32}", out):
