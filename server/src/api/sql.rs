@@ -78,42 +78,6 @@ pub async fn schema(State(app): State<AppState>, headers: HeaderMap) -> ApiResul
     Ok(Json(::sql::schema::json()))
 }
 
-/// One SQL request on trace `id` within the server's limits: the endpoint's
-/// answer, and the MCP `sql` tool's.
-pub async fn sql_value(app: &AppState, id: &str, req: SqlRequest) -> ApiResult<Value> {
-    if req.sql.len() > ::sql::MAX_SQL_BYTES as usize {
-        return Err(ApiError::bad_request(format!(
-            "the statement is {} bytes, more than the {} accepted",
-            req.sql.len(),
-            ::sql::MAX_SQL_BYTES
-        )));
-    }
-    let limits = limits(&app.config.sql, &req);
-    let t = loaded(app, id).await?;
-    // Dropped with this future when the client goes away: the query stops.
-    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
-    let flag = Arc::clone(&cancel.0);
-    let store = app.store.clone();
-    let trace = t.engine.trace_arc();
-    let answer = tokio::task::spawn_blocking(move || {
-        let start = Instant::now();
-        let gave_up = || flag.load(Ordering::Relaxed);
-        let _ticket = store
-            .admit_query(limits.memory_bytes, &gave_up)
-            .map_err(|m| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", m))?;
-        let a = ::sql::query(&trace, &req.sql, &limits, &flag).map_err(sql_error)?;
-        let mut out = ::sql::output::json(&a);
-        if let Some(o) = out.as_object_mut() {
-            o.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
-        }
-        Ok::<_, ApiError>(out)
-    })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
-    drop(cancel);
-    Ok(answer)
-}
-
 pub async fn library_sql(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -125,8 +89,29 @@ pub async fn library_sql(
     library_value(&app, req).await.map(Json)
 }
 
+/// One SQL request on trace `id` within the server's limits: the endpoint's
+/// answer, and the MCP `sql` tool's.
+pub async fn sql_value(app: &AppState, id: &str, req: SqlRequest) -> ApiResult<Value> {
+    check_length(&req)?;
+    let t = loaded(app, id).await?;
+    let trace = t.engine.trace_arc();
+    bounded(app, req, move |sql, limits, flag| {
+        ::sql::query(&trace, sql, limits, flag)
+    })
+    .await
+}
+
 /// One SQL request over the library's summaries within the server's limits.
 pub async fn library_value(app: &AppState, req: SqlRequest) -> ApiResult<Value> {
+    check_length(&req)?;
+    let store = app.store.clone();
+    bounded(app, req, move |sql, limits, flag| {
+        store.catalog.library_query(sql, limits, flag)
+    })
+    .await
+}
+
+fn check_length(req: &SqlRequest) -> ApiResult<()> {
     if req.sql.len() > ::sql::MAX_SQL_BYTES as usize {
         return Err(ApiError::bad_request(format!(
             "the statement is {} bytes, more than the {} accepted",
@@ -134,7 +119,21 @@ pub async fn library_value(app: &AppState, req: SqlRequest) -> ApiResult<Value> 
             ::sql::MAX_SQL_BYTES
         )));
     }
+    Ok(())
+}
+
+/// Runs `run` on a blocking thread within the server's limits narrowed by the
+/// request: its memory reserved under the budget first, stopped when the client
+/// goes away (this future is dropped), answered as JSON with its time.
+async fn bounded(
+    app: &AppState,
+    req: SqlRequest,
+    run: impl FnOnce(&str, &::sql::Limits, &Arc<AtomicBool>) -> Result<::sql::Answer, ::sql::SqlError>
+        + Send
+        + 'static,
+) -> ApiResult<Value> {
     let limits = limits(&app.config.sql, &req);
+    // Dropped with this future when the client goes away: the query stops.
     let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
     let flag = Arc::clone(&cancel.0);
     let store = app.store.clone();
@@ -144,10 +143,7 @@ pub async fn library_value(app: &AppState, req: SqlRequest) -> ApiResult<Value> 
         let _ticket = store
             .admit_query(limits.memory_bytes, &gave_up)
             .map_err(|m| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", m))?;
-        let a = store
-            .catalog
-            .library_query(&req.sql, &limits, &flag)
-            .map_err(sql_error)?;
+        let a = run(&req.sql, &limits, &flag).map_err(sql_error)?;
         let mut out = ::sql::output::json(&a);
         if let Some(o) = out.as_object_mut() {
             o.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
