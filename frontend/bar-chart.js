@@ -1,7 +1,7 @@
 // A horizontal bar per key on a canvas (the SQL answer's chart by key, the Across traces page
 // grouped by a label): label, bar, value. Labels are drawn with fillText, never parsed as markup.
 // The drawn bars are kept on the element (`__chart`) for the tests, as the table graph's model.
-import { h, fmt2, fmtInt } from './dom.js';
+import { h, fmt2, fmtInt, canvasContext } from './dom.js';
 import { colourOf } from './palette.js';
 
 const ROW = 18;
@@ -28,16 +28,9 @@ export function barChart(host, bars, o) {
   /** @type {{label: string, value: number, y0: number, y1: number, x1: number}[]} */
   let drawn = [];
   const draw = () => {
-    const W = canvas.clientWidth;
-    const H = canvas.clientHeight;
-    if (!W || !H) return;
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = W * dpr;
-    canvas.height = H * dpr;
-    const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
-    g.scale(dpr, dpr);
-    g.fillStyle = '#fff';
-    g.fillRect(0, 0, W, H);
+    const c = canvasContext(canvas);
+    if (!c) return;
+    const { g, W, H } = c;
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'middle';
     const max = Math.max(0, ...bars.map((b) => b.value)) || 1;

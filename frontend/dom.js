@@ -25,6 +25,26 @@ export function h(tag, attrs = {}, children = []) {
   return e;
 }
 
+/**
+ * A canvas's 2D context sized to its laid-out box at the screen's pixel ratio and cleared to white;
+ * null while the canvas has no size (not laid out yet).
+ * @param {HTMLCanvasElement} canvas
+ * @returns {{g: CanvasRenderingContext2D, W: number, H: number} | null}
+ */
+export function canvasContext(canvas) {
+  const W = canvas.clientWidth;
+  const H = canvas.clientHeight;
+  if (!W || !H) return null;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = W * dpr;
+  canvas.height = H * dpr;
+  const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
+  g.scale(dpr, dpr);
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, W, H);
+  return { g, W, H };
+}
+
 /** @param {Element} e */
 export function clear(e) {
   while (e.firstChild) e.removeChild(e.firstChild);

@@ -1,7 +1,7 @@
 // Points over dates on a canvas (the Across traces page: one point per trace at its start time):
 // dates on X, the measure on Y, flagged points red; a click on a point calls back with it. Labels
 // are drawn with fillText; the drawn points are kept on the element (`__chart`) for the tests.
-import { h, fmt2, fmtInt } from './dom.js';
+import { h, fmt2, fmtInt, canvasContext } from './dom.js';
 
 const PAD_L = 70;
 const PAD_R = 16;
@@ -36,16 +36,9 @@ export function pointChart(host, points, o) {
   /** @type {{px: number, py: number, p: Point}[]} */
   let drawn = [];
   const draw = () => {
-    const W = canvas.clientWidth;
-    const H = canvas.clientHeight;
-    if (!W || !H) return;
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = W * dpr;
-    canvas.height = H * dpr;
-    const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
-    g.scale(dpr, dpr);
-    g.fillStyle = '#fff';
-    g.fillRect(0, 0, W, H);
+    const c = canvasContext(canvas);
+    if (!c) return;
+    const { g, W, H } = c;
     g.font = '10px system-ui, sans-serif';
     const xs = points.map((p) => p.x);
     let x0 = Math.min(...xs);
