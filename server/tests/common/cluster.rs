@@ -41,6 +41,17 @@ impl Nginx {
     /// replicas' flags `extra`; `log` also writes which upstreams each
     /// request went to (`upstream.log`: nginx's `$upstream_addr`).
     pub fn start(ports: &[u16], extra: &[&str], log: bool) -> Nginx {
+        // A port chosen ahead can be taken by a test running beside this
+        // one before nginx binds it: then choose again.
+        for _ in 0..4 {
+            if let Some(nginx) = Nginx::try_start(ports, extra, log) {
+                return nginx;
+            }
+        }
+        Nginx::try_start(ports, extra, log).expect("nginx found no free port")
+    }
+
+    fn try_start(ports: &[u16], extra: &[&str], log: bool) -> Option<Nginx> {
         let prefix = super::temp_dir("etlscope-nginx");
         let port = super::team::free_port();
         let flag = |name: &str, default: u64| -> u64 {
@@ -88,6 +99,9 @@ impl Nginx {
             .arg(&conf_path)
             .output()
             .expect("run nginx");
+        if String::from_utf8_lossy(&out.stderr).contains("Address already in use") {
+            return None;
+        }
         assert!(
             out.status.success(),
             "nginx: {}",
@@ -102,7 +116,7 @@ impl Nginx {
             .expect("nginx wrote its pid")
             .trim()
             .to_string();
-        Nginx { port, pid, prefix }
+        Some(Nginx { port, pid, prefix })
     }
 
     pub fn addr(&self) -> String {
@@ -195,55 +209,25 @@ pub fn start(
     // client's requests to (by its address, deploy/nginx.conf) is the one in
     // the test's own folder, with the process the test gets, so tests that
     // look at "the server's" files or memory see the replica that served them.
-    let ports: Vec<u16> = (0..REPLICAS).map(|_| super::team::free_port()).collect();
-    // Asked of a throwaway nginx with the same upstream names and nothing
-    // listening yet (it then tries them all; the log lists the hash's pick first).
-    let first_port = Nginx::start(&ports, extra, true).routed_port("/api/traces");
-    let mut order = ports.clone();
-    order.retain(|p| *p != first_port);
-    order.insert(0, first_port);
-    // Every replica's copies of the uploaded PDBs in one folder (the same
-    // `--symbols-dir` on each, as on several hosts): the Symbols panel of
-    // any replica names the folder "the server's" is, the test's.
+    // A port can be taken by a test running beside this one before its
+    // replica binds it: then the replicas start again on fresh ports.
     let symbols = data_dir.join("symbols");
     let symbols = symbols.to_string_lossy().into_owned();
-    let mut replicas: Vec<Server> = order
-        .iter()
-        .enumerate()
-        .map(|(i, port)| {
-            let dir = match i {
-                0 => data_dir.to_path_buf(),
-                _ => data_dir.join(format!("replica-{i}")),
-            };
-            std::fs::create_dir_all(&dir).unwrap();
-            // nginx names the client in X-Forwarded-For. The local copies
-            // of the store's traces where a single server keeps its uploads
-            // (`traces/`), which tests look at.
-            let cache = dir.join("traces");
-            let cache = cache.to_string_lossy().into_owned();
-            let mut args = vec![
-                "--catalog",
-                &catalog,
-                "--store",
-                &store,
-                "--cache-dir",
-                &cache,
-                "--symbols-dir",
-                &symbols,
-                "--trusted-proxy",
-                "127.0.0.1",
-            ];
-            args.extend_from_slice(extra);
-            Server::start_bin_at(
-                &super::team::team_binary(),
-                &format!("127.0.0.1:{port}"),
-                command,
-                &dir,
-                &args,
-                &all_env,
-            )
+    let setup = Setup {
+        command,
+        data_dir,
+        extra,
+        env: &all_env,
+        catalog: &catalog,
+        store: &store,
+        symbols: &symbols,
+    };
+    let (ports, mut replicas) = (0..5)
+        .find_map(|_| {
+            let ports: Vec<u16> = (0..REPLICAS).map(|_| super::team::free_port()).collect();
+            setup.replicas(&ports).map(|r| (ports, r))
         })
-        .collect();
+        .expect("the replicas found free ports");
     let nginx = Nginx::start(&ports, extra, false);
     // The returned server owns the first replica's process (tests read its
     // memory, or kill it); the husk left keeps a finished stand-in.
@@ -258,4 +242,67 @@ pub fn start(
         log,
         cluster: Some(Parts { replicas, nginx }),
     })
+}
+
+/// What every replica of one test's cluster is started with.
+struct Setup<'a> {
+    command: &'a str,
+    data_dir: &'a Path,
+    extra: &'a [&'a str],
+    env: &'a [(&'a str, &'a str)],
+    catalog: &'a str,
+    store: &'a str,
+    symbols: &'a str,
+}
+
+impl Setup<'_> {
+    /// The replicas on `ports`, the one nginx routes this test's requests to
+    /// first (in the test's own folder); None if a port was taken meanwhile
+    /// (those started are stopped on drop).
+    fn replicas(&self, ports: &[u16]) -> Option<Vec<Server>> {
+        // Asked of a throwaway nginx with the same upstream names and nothing
+        // listening yet (it then tries them all; the log lists the hash's pick first).
+        let first_port = Nginx::start(ports, self.extra, true).routed_port("/api/traces");
+        let mut order = ports.to_vec();
+        order.retain(|p| *p != first_port);
+        order.insert(0, first_port);
+        let mut replicas = Vec::with_capacity(order.len());
+        for (i, port) in order.iter().enumerate() {
+            let dir = match i {
+                0 => self.data_dir.to_path_buf(),
+                _ => self.data_dir.join(format!("replica-{i}")),
+            };
+            std::fs::create_dir_all(&dir).unwrap();
+            // nginx names the client in X-Forwarded-For. The local copies
+            // of the store's traces where a single server keeps its uploads
+            // (`traces/`), which tests look at. Every replica's copies of the
+            // uploaded PDBs in one folder (the same `--symbols-dir` on each,
+            // as on several hosts): the Symbols panel of any replica names
+            // the folder "the server's" is, the test's.
+            let cache = dir.join("traces");
+            let cache = cache.to_string_lossy().into_owned();
+            let mut args = vec![
+                "--catalog",
+                self.catalog,
+                "--store",
+                self.store,
+                "--cache-dir",
+                &cache,
+                "--symbols-dir",
+                self.symbols,
+                "--trusted-proxy",
+                "127.0.0.1",
+            ];
+            args.extend_from_slice(self.extra);
+            replicas.push(Server::try_start_bin_at(
+                &super::team::team_binary(),
+                &format!("127.0.0.1:{port}"),
+                self.command,
+                &dir,
+                &args,
+                self.env,
+            )?);
+        }
+        Some(replicas)
+    }
 }

@@ -107,6 +107,21 @@ impl Server {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
+        Server::try_start_bin_at(bin, addr, command, data_dir, extra, env)
+            .unwrap_or_else(|| panic!("{addr} was taken by another process"))
+    }
+
+    /// `start_bin_at`, or None when another process took `addr` between
+    /// choosing it and binding it (ports chosen ahead, as a cluster's are,
+    /// race with the tests running beside it).
+    pub fn try_start_bin_at(
+        bin: &Path,
+        addr: &str,
+        command: &str,
+        data_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Option<Server> {
         let mut child = Command::new(bin)
             .args([command, "--addr", addr, "--data-dir"])
             .arg(data_dir)
@@ -119,7 +134,7 @@ impl Server {
         let log = Arc::new(Mutex::new(String::new()));
         let err = child.stderr.take().unwrap();
         let sink = log.clone();
-        std::thread::spawn(move || {
+        let stderr_done = std::thread::spawn(move || {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
                 eprintln!("{line}");
                 if let Ok(mut l) = sink.lock() {
@@ -130,7 +145,15 @@ impl Server {
         });
         let out = child.stdout.take().unwrap();
         let mut lines = BufReader::new(out).lines();
-        let first = lines.next().expect("server printed nothing").unwrap();
+        let Some(Ok(first)) = lines.next() else {
+            let _ = child.wait();
+            let _ = stderr_done.join();
+            let said = log.lock().map(|l| l.clone()).unwrap_or_default();
+            if said.contains("Address already in use") {
+                return None;
+            }
+            panic!("server printed nothing");
+        };
         let addr = first
             .split("http://")
             .nth(1)
@@ -168,13 +191,13 @@ impl Server {
         }
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server {
+        Some(Server {
             child,
             addr,
             log,
             #[cfg(unix)]
             cluster: None,
-        }
+        })
     }
 
     pub fn get(&self, path: &str) -> (u16, String) {
