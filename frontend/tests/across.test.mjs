@@ -1,7 +1,8 @@
 // The Across traces page (issue 38) on a library of 21 writer-made builds of the demo whose shell
-// extension's CPU cost drifts (`etlscope synth explorer-overlay --shell-extension-permille N`,
-// each uploaded with the label `build=N`): the page, reached from the library, finds the builds
-// the writer was told to make expensive, grouped by build and over time, with values equal to each
+// extension's CPU cost drifts (`etlscope synth explorer-overlay --shell-extension-permille N
+// --days-later B`: build B recorded B days after the demo, each uploaded with the label
+// `build=B`) and every real trace in the folder: the page, reached from the library, finds the
+// builds the writer was told to make expensive, grouped by build and over time, with values equal to each
 // trace's own SQL answer and (inclusive) to what the writer was told (26,000 samples at 1000
 // permille, scaled); a click on a point opens that trace's CPU Usage (Sampled) filtered to
 // explorer.exe and the extension's module, whose Count is that value again.
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch, newPage, waitTable, rowsAt } from './browser.mjs';
-import { buildRelease, startServer, binary } from './server.mjs';
+import { buildRelease, startServer, binary, realTraces } from './server.mjs';
 
 const MODULE = 'tishell64_26_0_39450.dll';
 /** The extension's samples at 1000 permille (crates/synth/src/explorer.rs, its window work). */
@@ -20,6 +21,12 @@ const AT_1000 = 26000;
 /** Builds 1..21: the cost drifts from 500 to 580 permille, and builds 7, 15 and 19 jump past 1,200. */
 const REGRESSED = new Set([7, 15, 19]);
 const BUILDS = Array.from({ length: 21 }, (_, i) => i + 1).map((b) => ({ build: b, permille: REGRESSED.has(b) ? 1200 + 10 * b : 500 + 4 * b }));
+
+/** Every real trace in the folder (none when it is missing, outside CI): in the library beside the builds. */
+const realDir = realTraces();
+const REAL = realDir ? fs.readdirSync(realDir).filter((f) => /\.(etl|etl\.zip|diagsession)$/.test(f)).sort() : [];
+/** A day in seconds. */
+const DAY = 86400;
 
 /** @type {any} */ let srv;
 /** @type {import('playwright-core').Browser} */ let browser;
@@ -47,7 +54,7 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'etlscope-across-'));
   for (const b of BUILDS) {
     const out = path.join(dir, `p${b.permille}.etl`);
-    const r = spawnSync(binary(), ['synth', 'explorer-overlay', '-o', out, '--shell-extension-permille', String(b.permille)], { encoding: 'utf8' });
+    const r = spawnSync(binary(), ['synth', 'explorer-overlay', '-o', out, '--shell-extension-permille', String(b.permille), '--days-later', String(b.build)], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
   }
   srv = await startServer([]);
@@ -57,12 +64,18 @@ before(async () => {
     const r = await fetch(`${srv.url}/api/traces?${q}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'x-etlscope': '1' }, body });
     assert.ok(r.status === 201, `upload of build ${b.build}: ${r.status} ${await r.text()}`);
   }
-  // Every build's summary is in the library.
+  for (const name of REAL) {
+    const body = fs.readFileSync(path.join(/** @type {string} */ (realDir), name));
+    const r = await fetch(`${srv.url}/api/traces?${new URLSearchParams({ name })}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'x-etlscope': '1' }, body });
+    assert.ok(r.status === 201, `upload of ${name}: ${r.status} ${await r.text()}`);
+  }
+  // Every trace's summary is in the library.
+  const all = BUILDS.length + REAL.length;
   for (let i = 0; ; i++) {
     const r = await fetch(`${srv.url}/api/sql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-etlscope': '1' }, body: JSON.stringify({ sql: 'SELECT count(*) FROM library_traces' }) });
     const a = await r.json();
-    if (r.ok && a.rows[0][0] === BUILDS.length) break;
-    if (i > 1200) throw new Error(`summaries never reached ${BUILDS.length}: ${JSON.stringify(a)}`);
+    if (r.ok && a.rows[0][0] === all) break;
+    if (i > 1200) throw new Error(`summaries never reached ${all}: ${JSON.stringify(a)}`);
     await new Promise((res) => setTimeout(res, 250));
   }
   const { traces } = await (await fetch(`${srv.url}/api/traces`)).json();
@@ -103,13 +116,20 @@ test('Across traces finds the builds whose shell extension regressed, and a poin
   for (const [i, b] of BUILDS.entries()) assert.ok(Math.abs(inclusive[i] - (AT_1000 * b.permille) / 1000) < 10, `build ${b.build}: ${inclusive[i]} samples, the writer was told ${(AT_1000 * b.permille) / 1000}`);
   await p.selectOption('[data-testid=across-inc]', '0');
 
-  // Over time (every build starts at the demo's time): the same values, the same flags.
+  // Over time (build B recorded B days after the demo): one point per build a day apart, left to
+  // right in build order, with the same values and the same flags; no real trace runs the process.
   await p.fill('[data-testid=across-by]', '');
   await p.click('[data-testid=across-show]');
   await p.waitForSelector('[data-testid=across-chart][data-kind=time]');
   const points = await p.$eval('[data-testid=across-chart]', (e) => /** @type {any} */ (e).__chart.points);
   assert.equal(points.length, BUILDS.length);
+  const byTime = [...points].sort((/** @type {any} */ u, /** @type {any} */ v) => u.x - v.x);
+  assert.deepEqual(byTime.map((/** @type {any} */ x) => x.label), BUILDS.map((b) => `build-${b.build}.etl`));
+  assert.deepEqual(byTime.map((/** @type {any} */ x) => x.y), want);
+  for (const [i, x] of byTime.entries()) if (i > 0) assert.equal(x.x - byTime[i - 1].x, DAY, `${x.label} a day after ${byTime[i - 1].label}`);
+  for (const [i, x] of byTime.entries()) if (i > 0) assert.ok(x.px > byTime[i - 1].px, `${x.label} right of ${byTime[i - 1].label}`);
   assert.deepEqual(points.filter((/** @type {any} */ x) => x.flagged).map((/** @type {any} */ x) => x.label).sort(), [...REGRESSED].map((b) => `build-${b}.etl`).sort());
+  console.log(`over time: ${points.length} points a day apart among ${BUILDS.length + REAL.length} traces (${REAL.length} real)`);
 
   // A click on a regressed point opens that trace's CPU Usage (Sampled), filtered to the process and module.
   const target = points.find((/** @type {any} */ x) => x.label === 'build-15.etl');

@@ -1,10 +1,12 @@
 //! The library (issue 38, "Across traces"): 20 builds of the demo whose
 //! shell extension's cost drifts (three regressed), written by our writer,
-//! plus a real trace, served by one server. Each trace's summary is in
-//! the catalog; `etlscope sql --library` and `POST /api/sql` find the
-//! regressed builds, with figures computed from what the writer was told
-//! to write (`synth::explorer::shell_extension_samples`) and, for the real
-//! trace, the Python reference's per-process sample counts. Hostile SQL on
+//! plus every real trace in the folder, served by one server. Each trace's
+//! summary is in the catalog; `etlscope sql --library` and `POST /api/sql`
+//! find the regressed builds among them all, with figures computed from
+//! what the writer was told to write
+//! (`synth::explorer::shell_extension_samples`) and, for the real traces,
+//! the independent census's SampledProfile counts (every `.etl` the census
+//! knows) and the Python reference's per-process sample counts. Hostile SQL on
 //! the library is refused or stopped while the server keeps answering;
 //! summaries removed behind the server's back are made again at start.
 
@@ -13,6 +15,10 @@ mod common;
 #[allow(dead_code)]
 #[path = "../../crates/model/tests/expected/perfview_net452.rs"]
 mod net452;
+
+#[allow(dead_code)]
+#[path = "../../crates/etl/tests/expected/mod.rs"]
+mod census;
 
 use common::{binary, request, temp_dir, Server};
 use serde_json::{json, Value};
@@ -27,8 +33,68 @@ const BUILDS: u32 = 20;
 const SHORTEN: u32 = 20;
 /// Builds whose extension cost jumped.
 const REGRESSED: [u32; 3] = [7, 14, 18];
-/// A real trace with the reference's per-process counts.
+/// The real trace with the reference's per-process counts.
 const REAL: &str = "perfview-net452-x64.etl";
+
+/// PerfInfo SampledProfile, the kernel hook of a CPU sample.
+const SAMPLED_PROFILE: u16 = 0x0F2E;
+
+/// Every trace in the real-traces folder (containers too), sorted.
+fn real_traces() -> Vec<PathBuf> {
+    let Some(dir) = common::real_traces_dir() else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".etl") || n.ends_with(".etl.zip") || n.ends_with(".diagsession")
+        })
+        .collect();
+    files.sort();
+    assert!(files.iter().any(|f| f.ends_with(REAL)), "{files:?}");
+    files
+}
+
+/// Every real trace has its summary, named after its file; those the
+/// census knows count its SampledProfile events as their samples.
+fn real_traces_are_summarized(s: &Server, real: &[PathBuf]) {
+    let (status, a) = post_sql(s, "SELECT name, samples FROM library_traces ORDER BY name");
+    assert_eq!(status, 200, "{a}");
+    let got: std::collections::BTreeMap<String, i64> = a["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap_or("").to_string(),
+                r[1].as_i64().unwrap_or(-1),
+            )
+        })
+        .collect();
+    let mut checked = 0;
+    for f in real {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let samples = got
+            .get(&name)
+            .unwrap_or_else(|| panic!("no summary of {name}"));
+        if let Some(c) = census::TRACES.iter().find(|c| c.file == name) {
+            let want: u64 = c
+                .kernel_hooks
+                .iter()
+                .filter(|(_, hook, _)| *hook == SAMPLED_PROFILE)
+                .map(|(_, _, n)| n)
+                .sum();
+            assert_eq!(*samples, want as i64, "{name}: samples");
+            checked += 1;
+        }
+    }
+    eprintln!(
+        "{} real traces summarized, {checked} with the census's sample count",
+        real.len()
+    );
+}
 
 /// The extension's cost of build `i`, in thousandths of the demo's: a slow
 /// drift (615..900), and about 1.4x the demo's in the regressed builds.
@@ -147,8 +213,9 @@ fn the_library_finds_the_regressed_builds() {
     let started = Instant::now();
     let dir = temp_dir("sql-library-traces");
     let mut traces = write_builds(&dir);
-    let real = common::real_traces_dir().map(|d| d.join(REAL));
-    traces.extend(real.clone());
+    let real_files = real_traces();
+    let real = real_files.iter().find(|f| f.ends_with(REAL)).cloned();
+    traces.extend(real_files.iter().cloned());
     eprintln!("wrote {BUILDS} builds in {:?}", started.elapsed());
     let data = temp_dir("sql-library-data");
     let mut args: Vec<&str> = traces.iter().map(|p| p.to_str().unwrap()).collect();
@@ -208,7 +275,9 @@ fn the_library_finds_the_regressed_builds() {
     }
     assert_eq!(out, want);
 
-    // The real trace: per-process samples as the Python reference counts them.
+    // The real traces: each summarized, with the census's samples; the
+    // one with many, per process as the Python reference counts them.
+    real_traces_are_summarized(&s, &real_files);
     if real.is_some() {
         let (status, a) = post_sql(
             &s,

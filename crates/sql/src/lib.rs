@@ -9,6 +9,7 @@
 //! user's guide.
 
 mod functions;
+mod grouped_scan;
 mod guard;
 mod list_table;
 pub mod lists;

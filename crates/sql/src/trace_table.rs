@@ -4,6 +4,7 @@
 //! Text cells are made when SQLite asks for them, a keyed column's text
 //! once per key.
 
+use crate::grouped_scan::{self, RowOrder};
 use crate::pushdown::{self, integer, Op, Pushed, Takes};
 use crate::schema::{self, SqlColumn};
 use model::{Trace, NONE};
@@ -116,6 +117,26 @@ unsafe impl<'vtab> VTab<'vtab> for TraceTable {
                 takes.get(col).copied().unwrap_or(Takes::Nothing)
             }
         });
+        // One ORDER BY term on a keyed column (GROUP BY, DISTINCT or ORDER
+        // BY it): the scan gives the rows in its order (idx_num: the SQL
+        // column + 1, negative when descending), SQLite sorts nothing.
+        let by_key = info
+            .order_bys()
+            .next()
+            .filter(|_| info.num_of_order_by() == 1 && self.rows <= u32::MAX as usize)
+            .and_then(|o| {
+                let col = usize::try_from(o.column()).ok()?;
+                let keyed = self
+                    .columns
+                    .get(col)
+                    .and_then(|c| def.columns.get(c.def))
+                    .is_some_and(|d| matches!(d.cells, Cells::Keyed { .. }));
+                keyed.then_some((col as i32 + 1, o.is_order_by_desc()))
+            });
+        if let Some((n, desc)) = by_key {
+            info.set_idx_num(if desc { -n } else { n });
+            info.set_order_by_consumed(true);
+        }
         Ok(true)
     }
 
@@ -131,6 +152,8 @@ unsafe impl<'vtab> VTab<'vtab> for TraceTable {
             filters: Vec::new(),
             row: 0,
             end: 0,
+            order: None,
+            pos: 0,
         })
     }
 }
@@ -172,6 +195,10 @@ pub struct TraceCursor<'vtab> {
     texts: RefCell<Vec<HashMap<u32, String>>>,
     row: usize,
     end: usize,
+    /// The kept rows in a keyed column's order (`grouped_scan`), walked by
+    /// `pos`; None: rows `row..end` in table order.
+    order: Option<RowOrder>,
+    pos: usize,
 }
 
 impl TraceCursor<'_> {
@@ -189,41 +216,7 @@ impl TraceCursor<'_> {
     }
 
     fn keeps(&mut self, row: usize) -> bool {
-        let def = &self.def;
-        self.filters.iter_mut().all(|f| match f {
-            RowFilter::Number { def: d, op, value } => {
-                match def.columns.get(*d).map(|c| &c.cells) {
-                    Some(Cells::Number(n)) => {
-                        let x = n.at(row);
-                        x != MISSING && op.holds(x.cmp(value))
-                    }
-                    _ => true,
-                }
-            }
-            RowFilter::Stack { def: d, op, value } => match def.columns.get(*d).map(|c| &c.cells) {
-                Some(Cells::Stack(s)) => {
-                    let x = s(row);
-                    x != NONE && op.holds(i64::from(x).cmp(value))
-                }
-                _ => true,
-            },
-            RowFilter::KeyEq {
-                def: d,
-                value,
-                keys,
-            } => match def.columns.get(*d).map(|c| &c.cells) {
-                Some(Cells::Keyed { key, text }) => {
-                    let k = key(row);
-                    *keys.entry(k).or_insert_with(|| text(k) == *value)
-                }
-                _ => true,
-            },
-            RowFilter::TextEq { def: d, value } => match def.columns.get(*d).map(|c| &c.cells) {
-                Some(Cells::Text(f)) => f(row) == *value,
-                _ => true,
-            },
-            RowFilter::Nothing => false,
-        })
+        keeps(&self.def, &mut self.filters, row)
     }
 
     fn skip_to_kept(&mut self) {
@@ -233,10 +226,46 @@ impl TraceCursor<'_> {
     }
 }
 
+/// Whether `row` meets every filter.
+fn keeps(def: &TableDef<'_>, filters: &mut [RowFilter], row: usize) -> bool {
+    filters.iter_mut().all(|f| match f {
+        RowFilter::Number { def: d, op, value } => match def.columns.get(*d).map(|c| &c.cells) {
+            Some(Cells::Number(n)) => {
+                let x = n.at(row);
+                x != MISSING && op.holds(x.cmp(value))
+            }
+            _ => true,
+        },
+        RowFilter::Stack { def: d, op, value } => match def.columns.get(*d).map(|c| &c.cells) {
+            Some(Cells::Stack(s)) => {
+                let x = s(row);
+                x != NONE && op.holds(i64::from(x).cmp(value))
+            }
+            _ => true,
+        },
+        RowFilter::KeyEq {
+            def: d,
+            value,
+            keys,
+        } => match def.columns.get(*d).map(|c| &c.cells) {
+            Some(Cells::Keyed { key, text }) => {
+                let k = key(row);
+                *keys.entry(k).or_insert_with(|| text(k) == *value)
+            }
+            _ => true,
+        },
+        RowFilter::TextEq { def: d, value } => match def.columns.get(*d).map(|c| &c.cells) {
+            Some(Cells::Text(f)) => f(row) == *value,
+            _ => true,
+        },
+        RowFilter::Nothing => false,
+    })
+}
+
 unsafe impl VTabCursor for TraceCursor<'_> {
     fn filter(
         &mut self,
-        _idx_num: c_int,
+        idx_num: c_int,
         idx_str: Option<&str>,
         args: &Filters<'_>,
     ) -> rusqlite::Result<()> {
@@ -290,6 +319,35 @@ unsafe impl VTabCursor for TraceCursor<'_> {
                 _ => {}
             }
         }
+        self.order = None;
+        self.pos = 0;
+        let by_key = (idx_num.unsigned_abs() as usize).checked_sub(1);
+        let cells = by_key
+            .and_then(|c| self.table.columns.get(c))
+            .and_then(|c| self.def.columns.get(c.def))
+            .map(|c| &c.cells);
+        if let Some(Cells::Keyed { key, text }) = cells {
+            let filters = &mut self.filters;
+            let def = &self.def;
+            let order = grouped_scan::order(
+                lo,
+                hi.max(lo),
+                &|r| key(r),
+                &|k| text(k),
+                idx_num < 0,
+                &mut |r| keeps(def, filters, r),
+            )
+            .ok_or_else(|| {
+                rusqlite::Error::SqliteFailure(
+                    ffi::Error::new(ffi::SQLITE_NOMEM),
+                    Some("no memory for the rows in order".into()),
+                )
+            })?;
+            self.row = order.as_slice().first().map_or(0, |&r| r as usize);
+            self.end = order.as_slice().len();
+            self.order = Some(order);
+            return Ok(());
+        }
         self.row = lo;
         self.end = hi.max(lo);
         self.skip_to_kept();
@@ -297,13 +355,21 @@ unsafe impl VTabCursor for TraceCursor<'_> {
     }
 
     fn next(&mut self) -> rusqlite::Result<()> {
+        if let Some(order) = &self.order {
+            self.pos += 1;
+            self.row = order.as_slice().get(self.pos).map_or(0, |&r| r as usize);
+            return Ok(());
+        }
         self.row += 1;
         self.skip_to_kept();
         Ok(())
     }
 
     fn eof(&self) -> bool {
-        self.row >= self.end
+        match &self.order {
+            Some(_) => self.pos >= self.end,
+            None => self.row >= self.end,
+        }
     }
 
     fn column(&self, ctx: &mut Context, i: c_int) -> rusqlite::Result<()> {

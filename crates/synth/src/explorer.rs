@@ -84,6 +84,10 @@ pub struct ExplorerParams {
     /// and file opens divided by n (rounded down); processes and images
     /// stay. Library tests write many builds quickly.
     pub shorten: u32,
+    /// The recording's start, this many days after the demo's
+    /// (2023-03-14T16:06:40Z): builds recorded day after day spread over
+    /// the Across traces page's time axis.
+    pub days_later: u32,
 }
 
 /// The most `shorten` can ask: a 250 ms trace.
@@ -99,6 +103,7 @@ impl Default for ExplorerParams {
             shell_extension: true,
             shell_extension_permille: 1_000,
             shorten: 1,
+            days_later: 0,
         }
     }
 }
@@ -147,15 +152,22 @@ fn is_extension_work(w: Work) -> bool {
     )
 }
 
-fn writer_config() -> WriterConfig {
+/// A day in FILETIME's 100 ns units.
+const DAY: i64 = 864_000_000_000;
+
+/// The most `days_later` can ask: about 27 years.
+pub const MAX_DAYS_LATER: u32 = 10_000;
+
+fn writer_config(days_later: u32) -> WriterConfig {
+    let later = i64::from(days_later.min(MAX_DAYS_LATER)) * DAY;
     WriterConfig {
         pointer_size: 8,
         cpus: CPUS,
         buffer_size: 64 * 1024,
         compress: false,
         // 2023-03-14T16:06:40Z
-        start_time: 133_232_836_000_000_000,
-        boot_time: 133_232_800_000_000_000,
+        start_time: 133_232_836_000_000_000 + later,
+        boot_time: 133_232_800_000_000_000 + later,
         cpu_speed_mhz: 2_995,
         logger_name: "etlscope synth explorer-overlay".into(),
         log_file_name: "explorer-overlay.etl".into(),
@@ -354,7 +366,7 @@ pub fn write_explorer_overlay<W: Write + Seek>(
     let mut rng = Rng::new(params.seed);
     let imgs = Images::new(&mut rng);
     let procs = processes(&mut rng);
-    let config = writer_config();
+    let config = writer_config(params.days_later);
     let ts0 = config.ts0;
     let mut g = Gen {
         w: EtlWriter::new(sink, config)?,

@@ -32,6 +32,14 @@ pub enum Scenario {
         /// (1000: its 26,000 samples; at most 1500): builds whose cost drifts.
         #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(0..=1_500))]
         shell_extension_permille: u32,
+        /// A trace this many times shorter than the demo's 25 s (at most
+        /// 100): every count of samples and file opens divided by it.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+        shorten: u32,
+        /// Recorded this many days after the demo (2023-03-14T16:06:40Z):
+        /// builds spread over time.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+        days_later: u32,
     },
     /// Sampled-CPU benchmark trace: rundown, then samples with stacks.
     Bench(BenchArgs),
@@ -162,10 +170,14 @@ pub fn run(scenario: Scenario) -> anyhow::Result<()> {
             seed,
             without_shell_extension,
             shell_extension_permille,
+            shorten,
+            days_later,
         } => {
             let mut params = synth::ExplorerParams {
                 shell_extension: !without_shell_extension,
                 shell_extension_permille,
+                shorten,
+                days_later,
                 ..Default::default()
             };
             if let Some(s) = seed {
