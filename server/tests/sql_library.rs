@@ -16,7 +16,6 @@ mod common;
 #[path = "../../crates/model/tests/expected/perfview_net452.rs"]
 mod net452;
 
-#[allow(dead_code)]
 #[path = "../../crates/etl/tests/expected/mod.rs"]
 mod census;
 
