@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{export_json, real_traces_dir};
+use common::export_json;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -193,16 +193,9 @@ fn demo_findings_name_the_culprit() {
 
 #[test]
 fn findings_on_every_real_trace_equal_their_exports() {
-    let Some(dir) = real_traces_dir() else { return };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            n.ends_with(".etl") || n.ends_with(".etl.zip") || n.ends_with(".diagsession")
-        })
-        .collect();
-    files.sort();
+    let Some(files) = testdata::real_trace_files() else {
+        return;
+    };
     assert!(!files.is_empty());
     for f in &files {
         check_all(f);

@@ -8,7 +8,6 @@
 
 mod common;
 
-use common::real_traces_dir;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,19 +29,10 @@ fn run_json(sub: &str, file: &Path, extra: &[&str]) -> Value {
 }
 
 fn traces() -> Vec<PathBuf> {
-    let Some(dir) = real_traces_dir() else {
+    let Some(files) = testdata::real_trace_files() else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            n.ends_with(".etl") || n.ends_with(".etl.zip") || n.ends_with(".diagsession")
-        })
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no traces in {}", dir.display());
+    assert!(!files.is_empty(), "no traces in the real-traces folder");
     files
 }
 

@@ -13,9 +13,9 @@
 mod common;
 
 use aho_corasick::{AhoCorasickBuilder, MatchKind};
-use common::{binary, real_traces_dir, temp_dir};
+use common::{binary, temp_dir};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// The folder whose paths every run asks to replace.
@@ -336,17 +336,10 @@ fn check(
 
 #[test]
 fn redacted_real_traces_hold_no_original_and_read_the_same() {
-    let Some(dir) = real_traces_dir() else { return };
+    let Some(files) = testdata::real_trace_files() else {
+        return;
+    };
     let tmp = temp_dir("redact-real");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            n.ends_with(".etl") || n.ends_with(".etl.zip") || n.ends_with(".diagsession")
-        })
-        .collect();
-    files.sort();
     assert!(files.len() >= 10, "{files:?}");
     let tables = numeric_columns(&files[0]);
     // Each trace on its own thread: the checks are child processes.

@@ -40,18 +40,9 @@ const SAMPLED_PROFILE: u16 = 0x0F2E;
 
 /// Every trace in the real-traces folder (containers too), sorted.
 fn real_traces() -> Vec<PathBuf> {
-    let Some(dir) = common::real_traces_dir() else {
+    let Some(files) = testdata::real_trace_files() else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            n.ends_with(".etl") || n.ends_with(".etl.zip") || n.ends_with(".diagsession")
-        })
-        .collect();
-    files.sort();
     assert!(files.iter().any(|f| f.ends_with(REAL)), "{files:?}");
     files
 }

@@ -64,6 +64,32 @@ fn body(rng: &mut Rng, trace: &[u8]) -> Vec<u8> {
     b
 }
 
+/// Waits (20 s at most) until the store holds exactly the objects of the
+/// traces `listed`: a replica started with no grace period removes the
+/// objects no catalog row names.
+fn swept_to(b: &Backends, listed: &[String]) {
+    let sweeper = b.replica_env(&[], &[("ETLSCOPE_ORPHAN_GRACE_SECS", "0")]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut rows: Vec<String> = listed.iter().map(|id| format!("{id}.etl")).collect();
+    rows.sort();
+    loop {
+        let objects: Vec<String> =
+            b.s3.objects(&b.prefix)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+        if objects == rows {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "objects {objects:?} != rows {rows:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(sweeper);
+}
+
 fn processes(r: &Server, id: &str) -> Value {
     let (s, v) = r.json(
         "POST",
@@ -155,28 +181,8 @@ fn kill_9_of_replicas_during_upload_ingest_and_query_loses_nothing() {
             assert_eq!(processes(r, id), want, "{id} differs between replicas");
         }
     }
-    // No orphan object once swept: a replica started with no grace period
-    // removes objects without a row (an upload killed between the two).
-    let sweeper = b.replica_env(&[], &[("ETLSCOPE_ORPHAN_GRACE_SECS", "0")]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let objects: Vec<String> =
-            b.s3.objects(&b.prefix)
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect();
-        let mut rows: Vec<String> = listed.iter().map(|id| format!("{id}.etl")).collect();
-        rows.sort();
-        if objects == rows {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "objects {objects:?} != rows {rows:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    drop(sweeper);
+    // No orphan object once swept (an upload killed between the two).
+    swept_to(&b, &listed);
 }
 
 #[test]
@@ -254,31 +260,13 @@ fn a_postgres_restart_is_503_with_retry_after_then_heals_by_itself() {
     assert!(!list.to_string().contains(&cut_id), "{list}");
     let (s, _) = r.get(&format!("/api/traces/{cut_id}"));
     assert_eq!(s, 404);
-    let sweeper = b.replica_env(&[], &[("ETLSCOPE_ORPHAN_GRACE_SECS", "0")]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut rows: Vec<String> = list["traces"]
+    let listed: Vec<String> = list["traces"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| format!("{}.etl", t["id"].as_str().unwrap()))
+        .map(|t| t["id"].as_str().unwrap().to_string())
         .collect();
-    rows.sort();
-    loop {
-        let objects: Vec<String> =
-            b.s3.objects(&b.prefix)
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect();
-        if objects == rows {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "objects {objects:?} != rows {rows:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    drop(sweeper);
+    swept_to(&b, &listed);
     eprintln!(
         "PostgreSQL stopped mid-upload: {}",
         answer.lines().next().unwrap_or("")

@@ -58,15 +58,9 @@ fn detector_finds_debug_dumps_and_passes_values() {
 
 #[test]
 fn no_field_of_any_real_trace_is_debug_text() {
-    let Some(dir) = real_traces_dir() else { return };
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    names.retain(|p| {
-        let n = p.to_string_lossy();
-        n.ends_with(".etl") || n.ends_with(".etl.zip") || n.ends_with(".diagsession")
-    });
-    names.sort();
+    let Some(names) = testdata::real_trace_files() else {
+        return;
+    };
     assert!(names.len() >= 10, "{names:?}");
     let mut bad = Vec::new();
     for path in &names {

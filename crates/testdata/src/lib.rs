@@ -52,6 +52,22 @@ pub fn real_traces_dir() -> Option<PathBuf> {
     folder("ETLSCOPE_REAL_TRACES", "shared/traces", "real traces")
 }
 
+/// Every trace in [`real_traces_dir`] (`.etl`, `.etl.zip`, `.diagsession`),
+/// sorted by path; None (after [`skip`]) when the folder is missing.
+pub fn real_trace_files() -> Option<Vec<PathBuf>> {
+    let dir = real_traces_dir()?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".etl") || n.ends_with(".etl.zip") || n.ends_with(".diagsession")
+        })
+        .collect();
+    files.sort();
+    Some(files)
+}
+
 /// `$ETLSCOPE_WPA_FILES`, else `../shared/wpa-files` next to the repository:
 /// WPA users' own files (`.wpaProfile`, `.stacktags`) from public projects.
 pub fn wpa_files_dir() -> Option<PathBuf> {

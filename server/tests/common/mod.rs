@@ -95,25 +95,13 @@ impl Server {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
-        Server::start_bin_at(bin, "127.0.0.1:0", command, data_dir, extra, env)
+        Server::try_start_bin_at(bin, "127.0.0.1:0", command, data_dir, extra, env)
+            .expect("port 0 is never taken")
     }
 
-    /// `start_bin` listening on `addr`.
-    pub fn start_bin_at(
-        bin: &Path,
-        addr: &str,
-        command: &str,
-        data_dir: &Path,
-        extra: &[&str],
-        env: &[(&str, &str)],
-    ) -> Server {
-        Server::try_start_bin_at(bin, addr, command, data_dir, extra, env)
-            .unwrap_or_else(|| panic!("{addr} was taken by another process"))
-    }
-
-    /// `start_bin_at`, or None when another process took `addr` between
-    /// choosing it and binding it (ports chosen ahead, as a cluster's are,
-    /// race with the tests running beside it).
+    /// `start_bin` listening on `addr`, or None when another process took
+    /// `addr` between choosing it and binding it (ports chosen ahead, as a
+    /// cluster's are, race with the tests running beside it).
     pub fn try_start_bin_at(
         bin: &Path,
         addr: &str,
