@@ -732,6 +732,7 @@ impl Store {
                 // first to go when memory is wanted, and not a load served.
                 let unasked = self.checks().contains(&entry.id);
                 tracing::info!(id = %entry.id, secs = started.elapsed().as_secs_f64(), unasked, "ingested");
+                let indexing = Instant::now();
                 let mut loaded = LoadedTrace::new(
                     entry.id.clone(),
                     trace,
@@ -743,6 +744,7 @@ impl Store {
                     },
                 );
                 loaded.members = members;
+                tracing::info!(id = %entry.id, secs = indexing.elapsed().as_secs_f64(), "query index made");
                 let loaded = Arc::new(loaded);
                 slots.insert(entry.id.clone(), Slot::Ready(loaded.clone()));
                 if !unasked {
@@ -941,10 +943,15 @@ impl Store {
             tickets.push(self.reservations.force(need - probed));
         }
         let members = file.members();
-        (
-            Ok((model::build_with_progress(&file, progress), members)),
-            tickets,
-        )
+        // Where an ingest's time goes, in the log (`ETLSCOPE_LOG=etlscope=info`).
+        let mut steps = if tracing::enabled!(tracing::Level::INFO) {
+            model::ingest::steps::StepTimes::on(crate::live::cpu_ms)
+        } else {
+            Default::default()
+        };
+        let trace = model::build_with_steps(&file, progress, &mut steps);
+        tracing::info!(steps = %steps.line(), "ingest steps (CPU/wall ms)");
+        (Ok((trace, members)), tickets)
     }
 
     /// Reserves `need` bytes for a SQL query under the memory budget,

@@ -63,7 +63,13 @@ fn main() {
         PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
         let base = LIVE.load(Ordering::Relaxed);
         let t = Instant::now();
-        let trace = model::build(&file);
+        let mut steps = model::ingest::steps::StepTimes::on(testdata::process_cpu_ms);
+        let trace = model::build_with_steps(
+            &file,
+            &model::progress::BuildProgress::default(),
+            &mut steps,
+        );
+        eprintln!("steps (CPU/wall ms): {}", steps.line());
         times.push(t.elapsed().as_secs_f64());
         let peak = PEAK.load(Ordering::Relaxed) - base;
         let kept = LIVE.load(Ordering::Relaxed) - base;

@@ -32,7 +32,7 @@ pub mod virtual_alloc;
 pub mod win32k;
 
 pub use images::NONE;
-pub use ingest::{build, build_with_progress};
+pub use ingest::{build, build_with_progress, build_with_steps};
 
 use etl::Diagnostic;
 

@@ -96,7 +96,7 @@ impl Feeder {
 
 /// This process's CPU time in ms (every thread's: the feed's too).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn cpu_ms() -> f64 {
+pub(crate) fn cpu_ms() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -108,7 +108,7 @@ fn cpu_ms() -> f64 {
 
 /// Elsewhere the log shows wall times only.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn cpu_ms() -> f64 {
+pub(crate) fn cpu_ms() -> f64 {
     0.0
 }
 

@@ -56,7 +56,17 @@ pub fn build(file: &EtlFile) -> Trace {
 
 /// `build`, reporting progress through `progress` as it goes.
 pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
-    build_inner(file, progress, true)
+    build_with_steps(file, progress, &mut steps::StepTimes::default())
+}
+
+/// `build_with_progress`, timing each step into `steps` (the server's log
+/// and the build bench: where an ingest's time goes).
+pub fn build_with_steps(
+    file: &EtlFile,
+    progress: &BuildProgress,
+    steps: &mut steps::StepTimes,
+) -> Trace {
+    build_inner(file, progress, true, steps)
 }
 
 /// `build` as it was done before the sweep and the folded read: every
@@ -65,10 +75,20 @@ pub fn build_with_progress(file: &EtlFile, progress: &BuildProgress) -> Trace {
 /// normal build with; not for use outside tests.
 #[doc(hidden)]
 pub fn build_reference(file: &EtlFile) -> Trace {
-    build_inner(file, &BuildProgress::default(), false)
+    build_inner(
+        file,
+        &BuildProgress::default(),
+        false,
+        &mut steps::StepTimes::default(),
+    )
 }
 
-fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
+fn build_inner(
+    file: &EtlFile,
+    progress: &BuildProgress,
+    sweep: bool,
+    steps: &mut steps::StepTimes,
+) -> Trace {
     progress
         .buffers_total
         .store(file.buffers().len() as u64, Ordering::Relaxed);
@@ -76,29 +96,34 @@ fn build_inner(file: &EtlFile, progress: &BuildProgress, sweep: bool) -> Trace {
         .bytes_total
         .store(file.file_len(), Ordering::Relaxed);
     progress.set_phase(Phase::Reading);
-    let batch = if sweep {
+    let mut batch = if sweep {
         read_folded(file, progress)
     } else {
         read_then_merge(file)
     };
+    let mut candidates = std::mem::take(&mut batch.hex_candidates);
+    candidates.sort_unstable();
+    steps.mark("read");
     let meta = FileMeta::without_coverage(file);
     // Counting undecoded events reads every event again: do it on the core
     // the single-threaded correlating pass leaves idle, not before it.
     std::thread::scope(|s| {
-        let hex_only = s.spawn(|| hex_only_events_on_one_thread(file));
-        let mut trace = build_from_batch(batch, &meta, progress, sweep);
+        let hex_only = s.spawn(|| hex_only_events_on_one_thread(file, &candidates));
+        let mut trace = build_resuming(batch, &meta, progress, sweep, Resume::No, steps).0;
         trace.info.hex_only_events = hex_only
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        steps.mark("hex-only count wait");
         trace
     })
 }
 
 /// `coverage(file).hex_only` in a pool of its own with one thread: in the
 /// shared pool its tasks would be stolen by (and hold up) the correlating
-/// pass's parallel sorts.
-fn hex_only_events_on_one_thread(file: &EtlFile) -> u64 {
-    let count = || etl::decode::schema::coverage::coverage(file).hex_only;
+/// pass's parallel sorts. Only the buffers the read found an event in that
+/// no typed decoder read are read again (none, for most kernel traces).
+fn hex_only_events_on_one_thread(file: &EtlFile, candidates: &[u32]) -> u64 {
+    let count = || etl::decode::schema::coverage::hex_only_in(file, candidates);
     match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
         Ok(pool) => pool.install(count),
         Err(_) => count(),
@@ -523,38 +548,42 @@ pub(crate) fn build_resuming(
     (t, next, [start, kept_rows.0, kept_rows.1])
 }
 
-/// The parallel pass. Each worker folds the buffers of its contiguous run
-/// into one batch as it reads them, and neighbouring runs merge in file
-/// order: a buffer's records are freed as soon as they are appended,
-/// instead of every buffer's batch being held until a single-threaded
-/// merge at the end.
+/// The parallel pass. Each worker collects the buffers of its contiguous
+/// run straight into one batch as it reads them, and neighbouring runs
+/// merge in file order: no batch per buffer to copy and merge, nor every
+/// buffer's batch held until a single-threaded merge at the end.
 fn read_folded(file: &EtlFile, progress: &BuildProgress) -> Batch {
-    file.buffers()
+    let mut batch = file
+        .buffers()
         .par_iter()
         .fold(
-            || (Batch::default(), Vec::new()),
-            |(mut acc, mut scratch), info| {
+            || (Batch::default(), Vec::new(), Vec::new()),
+            |(mut acc, mut scratch, mut frames), info| {
                 if progress.is_cancelled() {
                     // The result is thrown away: skip the work.
-                    return (acc, scratch);
+                    return (acc, scratch, frames);
                 }
                 let r = file
                     .buffer_data(info, &mut scratch)
                     .map(|data| etl::BufferData { info, data });
-                let b = collect::collect_buffer(r);
+                let before = acc.events;
+                collect::collect_buffer_into(r, &mut acc, &mut frames);
                 progress.buffers_done.fetch_add(1, Ordering::Relaxed);
                 let size = info.header.buffer_size as u64;
                 progress.bytes_done.fetch_add(size, Ordering::Relaxed);
-                progress.events.fetch_add(b.events, Ordering::Relaxed);
-                acc.extend(b);
-                (acc, scratch)
+                progress
+                    .events
+                    .fetch_add(acc.events - before, Ordering::Relaxed);
+                (acc, scratch, frames)
             },
         )
-        .map(|(b, _)| b)
+        .map(|(b, _, _)| b)
         .reduce(Batch::default, |mut a, b| {
             a.extend(b);
             a
-        })
+        });
+    batch.shrink_payloads();
+    batch
 }
 
 /// The parallel pass as it was before `read_folded`: every buffer's batch,

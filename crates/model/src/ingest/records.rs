@@ -233,9 +233,21 @@ pub struct Batch {
     /// Buffers that could not be decoded at all.
     pub failed_buffers: u32,
     pub diagnostics: Vec<etl::Diagnostic>,
+    /// Buffers (`BufferInfo::index`) holding an event no typed decoder
+    /// read: only these can hold events that stay hex (`hex_only_in`).
+    pub hex_candidates: Vec<u32>,
 }
 
 impl Batch {
+    /// Release the slack of the payload chunks and the stack fragments,
+    /// which grow as buffers are appended.
+    pub fn shrink_payloads(&mut self) {
+        for a in &mut self.arenas {
+            a.shrink_to_fit();
+        }
+        self.fragments.shrink_to_fit();
+    }
+
     /// Append `other` (a later buffer) to `self`.
     pub fn extend(&mut self, other: Batch) {
         let m = other.manifest_lifetimes;
@@ -311,6 +323,7 @@ impl Batch {
         };
         self.failed_buffers += other.failed_buffers;
         self.diagnostics.extend(other.diagnostics);
+        self.hex_candidates.extend(other.hex_candidates);
     }
 
     /// Take the Kernel-Process lifetimes for each table the kernel logger

@@ -7,6 +7,7 @@ use super::registry::{is_manifest_data, is_metadata, SchemaRegistry};
 use crate::decode;
 use crate::extended::ext_type;
 use crate::{EtlFile, Event};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -127,6 +128,45 @@ pub fn decoder(ev: &Event<'_>, reg: &SchemaRegistry) -> Option<Decoder> {
         }
     }
     matches!(decode::decode(ev), Some(Ok(_))).then_some(Decoder::Typed)
+}
+
+/// Whether saying if `ev` decodes needs the registry: false for what
+/// `decoder` answers without one (no payload, a schema-carrying event, a
+/// TraceLogging schema in the event). An event a typed decoder reads is
+/// decoded either way, so the model's read, which runs those decoders,
+/// leaves only the others to `hex_only_in`.
+pub fn needs_registry(ev: &Event<'_>) -> bool {
+    !(ev.payload.is_empty()
+        || is_metadata(ev)
+        || is_manifest_data(ev.header_type, ev.event_id, ev.opcode)
+        || ev
+            .extended_items()
+            .any(|i| i.ext_type == ext_type::EVENT_SCHEMA_TL))
+}
+
+/// `coverage(file).hex_only`, counted in the buffers listed in `buffers`
+/// (`BufferInfo::index`, sorted) alone: the caller found every event of the
+/// others decoded without the registry. With none listed the file is not
+/// read again at all.
+pub fn hex_only_in(file: &EtlFile, buffers: &[u32]) -> u64 {
+    if buffers.is_empty() {
+        return 0;
+    }
+    let reg = trace_registry(file);
+    file.buffers()
+        .par_iter()
+        .filter(|info| buffers.binary_search(&info.index).is_ok())
+        .map_init(Vec::new, |scratch, info| {
+            match file.buffer_data(info, scratch) {
+                Ok(data) => crate::BufferData { info, data }
+                    .events()
+                    .flatten()
+                    .filter(|ev| decoder(ev, &reg).is_none())
+                    .count() as u64,
+                Err(_) => 0,
+            }
+        })
+        .sum()
 }
 
 /// Count the hex-only events of `file`.
