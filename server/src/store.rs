@@ -28,7 +28,6 @@ pub struct LoadedTrace {
     /// Symbol lookup: under way (progress) and, once done, each module's status.
     pub symbols: Mutex<SymbolState>,
     row_tables: [std::sync::OnceLock<query::RowTable>; query::RowTableKind::ALL.len()],
-    pub heap_bytes: u64,
     pub load_seconds: f64,
     last_used: AtomicU64,
     /// Which symbolization run named this trace (0: not named yet); a run
@@ -62,14 +61,11 @@ impl LoadedTrace {
         load_seconds: f64,
         last_used: u64,
     ) -> LoadedTrace {
-        let heap_bytes = engine.trace().heap_bytes() as u64;
         LoadedTrace {
             id,
             engine,
             row_tables: Default::default(),
             symbols: Mutex::new(SymbolState::Pending),
-            // The query index roughly doubles what the model holds.
-            heap_bytes: heap_bytes * 2,
             load_seconds,
             last_used: AtomicU64::new(last_used),
             symbol_run: 0,
@@ -81,6 +77,12 @@ impl LoadedTrace {
 
     pub fn trace(&self) -> &model::Trace {
         self.engine.trace()
+    }
+
+    /// Bytes held for this trace: the model, its indexes and the
+    /// comparisons' cache (the memory budget's count).
+    pub fn heap_bytes(&self) -> u64 {
+        self.engine.heap_bytes() as u64
     }
 
     /// The same trace with its Stack Tag column showing `tags` (row tables
@@ -1183,7 +1185,7 @@ fn held_bytes(slots: &HashMap<String, Slot>) -> u64 {
     slots
         .values()
         .map(|s| match s {
-            Slot::Ready(t) => t.heap_bytes,
+            Slot::Ready(t) => t.heap_bytes(),
             _ => 0,
         })
         .sum()

@@ -38,14 +38,48 @@ impl FrameTable {
 
     /// The row of a frame already interned (read only: lookups in parallel).
     pub fn get_module_frame(&self, module: u32, rva: u64) -> Option<u32> {
-        self.index.get(&(module, rva, NONE)).copied()
+        self.get(module, rva, NONE)
     }
 
     pub fn get_raw_frame(&self, process: u32, address: u64) -> Option<u32> {
-        self.index.get(&(NONE, address, process)).copied()
+        self.get(NONE, address, process)
+    }
+
+    /// A row by its key (a scan of the rows once sealed: only the build
+    /// looks rows up).
+    fn get(&self, module: u32, address: u64, process: u32) -> Option<u32> {
+        if self.index.is_empty() {
+            let mut rows = self.module.iter().zip(&self.address).zip(&self.process);
+            return rows
+                .position(|((&m, &a), &p)| (m, a, p) == (module, address, process))
+                .map(|i| i as u32);
+        }
+        self.index.get(&(module, address, process)).copied()
+    }
+
+    /// Drop the interning index once the build is done (about half the
+    /// table's bytes): `intern` makes it again should it be needed.
+    pub fn seal(&mut self) {
+        self.index = HashMap::default();
+    }
+
+    /// Bytes held (the columns' capacity and the index's buckets).
+    pub fn heap_bytes(&self) -> usize {
+        self.module.capacity() * 4
+            + self.address.capacity() * 8
+            + self.process.capacity() * 4
+            + self.func.capacity() * 4
+            + self.index.capacity() * (std::mem::size_of::<((u32, u64, u32), u32)>() + 1)
     }
 
     fn intern(&mut self, module: u32, address: u64, process: u32) -> u32 {
+        if self.index.is_empty() && !self.module.is_empty() {
+            let rows = self.module.iter().zip(&self.address).zip(&self.process);
+            self.index = rows
+                .enumerate()
+                .map(|(i, ((&m, &a), &p))| ((m, a, p), i as u32))
+                .collect();
+        }
         let next = self.module.len() as u32;
         let id = *self.index.entry((module, address, process)).or_insert(next);
         if id == next {

@@ -14,6 +14,12 @@ pub struct FuncTable {
 }
 
 impl FuncTable {
+    /// Bytes held (the columns and the index's buckets).
+    pub fn heap_bytes(&self) -> usize {
+        (self.name.capacity() + self.module.capacity()) * 4
+            + self.index.capacity() * (std::mem::size_of::<((u32, StrId), u32)>() + 1)
+    }
+
     pub fn len(&self) -> usize {
         self.name.len()
     }

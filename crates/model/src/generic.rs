@@ -71,6 +71,64 @@ pub struct ProviderTable {
 }
 
 impl GenericEventTable {
+    /// Room for `n` more rows in every per-row column (each column at its
+    /// final size at once, not grown by doubling).
+    pub fn reserve(&mut self, n: usize) {
+        self.time.reserve(n);
+        self.keyword.reserve(n);
+        self.provider.reserve(n);
+        self.pid.reserve(n);
+        self.tid.reserve(n);
+        self.thread.reserve(n);
+        self.process.reserve(n);
+        self.name.reserve(n);
+        self.payload_chunk.reserve(n);
+        self.payload_start.reserve(n);
+        self.payload_len.reserve(n);
+        self.schema.reserve(n);
+        self.stack.reserve(n);
+        self.event_schema.reserve(n);
+        self.id.reserve(n);
+        self.task.reserve(n);
+        self.cpu.reserve(n);
+        self.opcode.reserve(n);
+        self.level.reserve(n);
+        self.version.reserve(n);
+        self.pointer_size.reserve(n);
+        self.header_type.reserve(n);
+    }
+
+    /// Bytes held: the columns' capacity, the payloads, the schemas and
+    /// the per-row maps (the trace's schema registry is not counted).
+    pub fn heap_bytes(&self) -> usize {
+        let map_entry = std::mem::size_of::<(u32, (u32, u32))>() + 1;
+        let activity_entry = std::mem::size_of::<(u32, (Option<Guid>, Option<Guid>))>() + 1;
+        (self.time.capacity() + self.keyword.capacity()) * 8
+            + (self.provider.capacity()
+                + self.pid.capacity()
+                + self.tid.capacity()
+                + self.thread.capacity()
+                + self.process.capacity()
+                + self.name.capacity()
+                + self.payload_chunk.capacity()
+                + self.payload_start.capacity()
+                + self.payload_len.capacity()
+                + self.schema.capacity()
+                + self.stack.capacity()
+                + self.event_schema.capacity())
+                * 4
+            + (self.id.capacity() + self.task.capacity() + self.cpu.capacity()) * 2
+            + self.opcode.capacity()
+            + self.level.capacity()
+            + self.version.capacity()
+            + self.pointer_size.capacity()
+            + self.header_type.capacity()
+            + self.arenas.iter().map(Vec::capacity).sum::<usize>()
+            + self.schemas.iter().map(|s| s.len()).sum::<usize>()
+            + self.header_process.capacity() * map_entry
+            + self.activity.capacity() * activity_entry
+    }
+
     pub fn len(&self) -> usize {
         self.time.len()
     }

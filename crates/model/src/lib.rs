@@ -177,20 +177,17 @@ impl Trace {
 impl Trace {
     /// Approximate heap bytes held by the model (for the server's memory budget).
     pub fn heap_bytes(&self) -> usize {
-        fn v<T>(x: &[T]) -> usize {
-            std::mem::size_of_val(x)
-        }
         let s = &self.samples;
         let st = &self.stacks;
         let f = &self.frames;
-        v(&s.time)
-            + v(&s.thread_cpu)
-            + v(&s.stack)
-            + (v(&st.parent) + v(&st.frame) + v(&st.depth)) * 3
-            + (v(&f.module) + v(&f.address) + v(&f.process) + v(&f.func)) * 3
+        s.time.capacity() * 8
+            + s.thread_cpu.capacity() * 4
+            + s.stack.capacity() * 4
+            + st.heap_bytes()
+            + f.heap_bytes()
             + self.strings.heap_bytes()
-            + self.generic.arenas.iter().map(|a| a.len()).sum::<usize>()
-            + self.generic.schemas.iter().map(|s| s.len()).sum::<usize>()
+            + self.generic.heap_bytes()
+            + self.funcs.heap_bytes()
             + (self.processes.len() + self.threads.len() + self.images.len() + self.modules.len())
                 * 128
             + (self.cswitches.len() + self.ready_threads.len()) * 48
@@ -204,7 +201,6 @@ impl Trace {
             + (self.focus.len() + self.ui_delays.len()) * 40
             + self.gpu.len() * 56
             + self.frame_times.len() * 32
-            + self.generic.len() * 72
     }
 }
 

@@ -24,8 +24,32 @@ impl StackTable {
         self.parent.is_empty()
     }
 
+    /// Drop the interning index once the build is done (about a third of
+    /// the table's bytes): `intern` makes it again should it be needed.
+    pub fn seal(&mut self) {
+        self.index = HashMap::default();
+    }
+
+    /// Bytes held (the columns' capacity and the index's buckets).
+    pub fn heap_bytes(&self) -> usize {
+        self.parent.capacity() * 4
+            + self.frame.capacity() * 4
+            + self.depth.capacity() * 2
+            + self.index.capacity() * (std::mem::size_of::<((u32, u32), u32)>() + 1)
+    }
+
+    /// The index of every row, made again after `seal`.
+    fn unseal(&mut self) {
+        if self.index.is_empty() && !self.parent.is_empty() {
+            self.index = (0..self.parent.len() as u32)
+                .map(|i| ((self.parent[i as usize], self.frame[i as usize]), i))
+                .collect();
+        }
+    }
+
     /// The stack row for `frame` called from `parent` (`NONE` for a root).
     pub fn intern(&mut self, parent: u32, frame: u32) -> u32 {
+        self.unseal();
         let next = self.parent.len() as u32;
         let id = *self.index.entry((parent, frame)).or_insert(next);
         if id == next {
@@ -45,8 +69,15 @@ impl StackTable {
         id
     }
 
-    /// The stack row for `frame` called from `parent`, if interned already.
+    /// The stack row for `frame` called from `parent`, if interned already
+    /// (a scan of the rows once sealed: only the build looks rows up).
     pub fn get(&self, parent: u32, frame: u32) -> Option<u32> {
+        if self.index.is_empty() {
+            let mut rows = self.parent.iter().zip(&self.frame);
+            return rows
+                .position(|(&p, &f)| (p, f) == (parent, frame))
+                .map(|i| i as u32);
+        }
         self.index.get(&(parent, frame)).copied()
     }
 
@@ -86,5 +117,17 @@ mod tests {
         assert_eq!(t.len(), 4);
         assert_eq!(t.frames_leaf_first(a).collect::<Vec<_>>(), vec![3, 2, 1]);
         assert_eq!(t.depth[a as usize], 3);
+    }
+
+    #[test]
+    fn sealed_finds_and_interns_as_before() {
+        let mut t = StackTable::default();
+        let a = t.intern_root_first([1, 2, 3]);
+        t.seal();
+        assert_eq!(t.get(t.parent[a as usize], 3), Some(a));
+        assert_eq!(t.get(NONE, 9), None);
+        assert_eq!(t.intern_root_first([1, 2, 3]), a);
+        assert_eq!(t.intern_root_first([1, 2, 4]), 3);
+        assert_eq!(t.len(), 4);
     }
 }

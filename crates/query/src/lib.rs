@@ -296,6 +296,21 @@ impl Engine {
         self.compare_cache.bytes()
     }
 
+    /// Bytes held for this trace: the model, this engine's indexes and
+    /// what comparisons have cached so far (the server's memory budget
+    /// counts this; the indexes are about twice the model on a sampled
+    /// trace, so the model alone undercounts).
+    pub fn heap_bytes(&self) -> usize {
+        self.trace.heap_bytes()
+            + self.funcs.heap_bytes()
+            + self.tree.heap_bytes()
+            + self.keys.heap_bytes()
+            + self.by_thread.heap_bytes()
+            + self.by_node.heap_bytes()
+            + self.totals.heap_bytes()
+            + self.compare_cache.bytes()
+    }
+
     /// The set the Stack Tag column shows.
     pub fn stack_tags(&self) -> &stack_tags::StackTags {
         &self.stack_tags

@@ -443,7 +443,7 @@ pub fn summary_json(t: &LoadedTrace) -> Value {
         // the recording lacked, not "no data in this range".
         "table_rows": table_rows(tr, t.engine.regions()),
         "load_seconds": t.load_seconds,
-        "memory_bytes": t.heap_bytes,
+        "memory_bytes": t.heap_bytes(),
         "symbols": symbol_summary(t),
         "diagnostics": i.diagnostics.iter().take(50).map(|d| json!({"offset": d.offset, "message": d.message})).collect::<Vec<_>>(),
         "members": t.members.iter().map(|m| json!({"name": m.name, "buffers": m.buffers, "bytes": m.bytes})).collect::<Vec<_>>(),

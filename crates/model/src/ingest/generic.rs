@@ -144,8 +144,7 @@ pub fn build_generic_rows(
         .collect();
     let mut event_names: FxHashMap<u32, crate::strings::StrId> = FxHashMap::default();
     let mut rows: FxHashMap<(Option<Guid>, Option<u8>), u32> = FxHashMap::default();
-    let n = recs.len();
-    t.time.reserve(n);
+    t.reserve(recs.len());
     for r in recs {
         let key = (r.provider, r.kernel_group);
         let provider = *rows.entry(key).or_insert_with(|| {

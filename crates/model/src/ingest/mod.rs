@@ -545,6 +545,10 @@ pub(crate) fn build_resuming(
     };
     t.marks = crate::regions::find_marks(&t.generic);
     crate::regions::apply_installed(&mut t);
+    // Nothing interns stacks or frames after the build (a live snapshot
+    // resumes from its checkpoint's copies, which keep their indexes).
+    t.stacks.seal();
+    t.frames.seal();
     (t, next, [start, kept_rows.0, kept_rows.1])
 }
 

@@ -21,7 +21,7 @@ use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec
 use crate::frames::FrameTable;
 use crate::images::{ImageTable, NONE};
 use crate::stacks::StackTable;
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -253,10 +253,13 @@ impl<'a> StackResolver<'a> {
     ) -> StackResolver<'a> {
         let mut arrivals = Vec::with_capacity(inline.len() + refs.len());
         let mut stats = StackStats::default();
-        for r in &inline {
-            arrivals.push(inline_arrival(r, fragments, pointer_size));
-            stats.inline_fragments += 1;
-        }
+        // One per sample on a sampled trace: on every core.
+        arrivals.par_extend(
+            inline
+                .par_iter()
+                .map(|r| inline_arrival(r, fragments, pointer_size)),
+        );
+        stats.inline_fragments += inline.len() as u64;
         drop(inline);
         // Definitions per (kernel?, key), in time order (defs are sorted).
         let mut def_index = DefIndex::default();

@@ -29,6 +29,17 @@ pub struct CallTree {
 }
 
 impl CallTree {
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.parent.capacity()
+            + self.func.capacity()
+            + self.frame.capacity()
+            + self.end.capacity()
+            + self.of_stack.capacity())
+            * 4
+            + self.depth.capacity() * 2
+    }
+
     /// O(#stacks). Stack rows list parents before children (the model
     /// interns root first); a row breaking that hangs off the root.
     pub fn build(stacks: &StackTable, funcs: &FuncKeys) -> CallTree {

@@ -134,6 +134,12 @@ pub struct ColumnKeys {
 }
 
 impl ColumnKeys {
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        let keys = self.thread.iter().chain(&self.node);
+        keys.map(Vec::capacity).sum::<usize>() * 4
+    }
+
     pub fn build(trace: &Trace, funcs: &FuncKeys, tree: &CallTree, tags: &StackTags) -> ColumnKeys {
         let th = &trace.threads;
         let pr = &trace.processes;

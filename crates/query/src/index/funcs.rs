@@ -29,6 +29,16 @@ pub struct FuncKeys {
 }
 
 impl FuncKeys {
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.of_frame.capacity()
+            + self.module.capacity()
+            + self.model_func.capacity()
+            + self.first_frame.capacity()
+            + self.canonical.capacity())
+            * 4
+    }
+
     /// O(#frames); rebuild when symbolization fills `frames.func`.
     pub fn build(trace: &Trace) -> FuncKeys {
         let frames = &trace.frames;

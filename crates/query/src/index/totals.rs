@@ -31,6 +31,15 @@ pub(crate) struct SampleTotals {
 }
 
 impl SampleTotals {
+    /// Bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let cells = |v: &[Vec<Cell>]| -> usize { v.iter().map(Vec::capacity).sum() };
+        let cell = std::mem::size_of::<Cell>();
+        self.bounds.capacity() * 8
+            + (cells(&self.by_stack) + cells(&self.by_thread)) * cell
+            + (self.whole_stack.capacity() + self.whole_thread.capacity()) * cell
+    }
+
     /// `buckets`: how many, or `None` to fit the memory budget.
     pub(crate) fn build(
         s: &SampleTable,

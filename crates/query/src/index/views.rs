@@ -15,6 +15,14 @@ pub(crate) struct View {
 }
 
 impl View {
+    /// Bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.time.capacity() * 8
+            + self.thread_cpu.capacity() * 4
+            + self.stack.capacity() * 4
+            + self.start.capacity() * 8
+    }
+
     /// Samples grouped by `key(row)` (`< keys`, else the last group).
     pub(crate) fn build(s: &SampleTable, keys: usize, key: impl Fn(usize) -> usize) -> View {
         let n = s.len();

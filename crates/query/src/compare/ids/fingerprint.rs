@@ -6,7 +6,7 @@
 //! collision of distinct paths is about 2^-64 likely among 2^32 paths.
 
 use super::hash_keys::Keys;
-use super::labels::Labels;
+use super::labels::frame_fingerprint;
 use model::{Trace, NONE};
 
 /// The path of no frames.
@@ -19,10 +19,8 @@ pub(super) const EMPTY: u128 = 0;
 pub(super) fn of_trace(t: &Trace) -> Option<Vec<u128>> {
     let st = &t.stacks;
     let keys = Keys::get();
-    let mut labels = Labels::default();
     // Per frame row, its label's fingerprint (0: not read yet).
     let mut label_fp = vec![0u128; t.frames.module.len()];
-    let mut module_text = vec![u32::MAX; t.modules.name.len()];
     let mut out = Vec::with_capacity(st.len() + 1);
     for i in 0..st.len() {
         let parent = match *st.parent.get(i)? {
@@ -34,8 +32,7 @@ pub(super) fn of_trace(t: &Trace) -> Option<Vec<u128>> {
         let label = match label_fp.get(frame as usize) {
             Some(&l) if l != 0 => l,
             _ => {
-                let l = labels.of_frame(t, frame, &mut module_text)?;
-                let l = labels.fingerprint(l, keys);
+                let l = frame_fingerprint(t, frame, keys)?;
                 if let Some(slot) = label_fp.get_mut(frame as usize) {
                     *slot = l;
                 }

@@ -41,6 +41,75 @@ fn hex(s: &str) -> Option<u64> {
     canonical.then(|| u64::from_str_radix(digits, 16).ok())?
 }
 
+/// A label's parts, borrowed: what its fingerprint hashes.
+enum Parts<'a> {
+    Text(&'a str),
+    /// `module!0x…` (no module: the bare address).
+    Address(Option<&'a str>, u64),
+}
+
+/// `text` in the one form of its label (an address form is an address).
+fn parts_of_text(text: &str) -> Parts<'_> {
+    let label = match text.rsplit_once('!') {
+        Some((module, addr)) => hex(addr).map(|a| (module, a)),
+        None => hex(text).map(|a| ("", a)),
+    };
+    match label {
+        Some(("", a)) if !text.contains('!') => Parts::Address(None, a),
+        Some((module, a)) => Parts::Address(Some(module), a),
+        None => Parts::Text(text),
+    }
+}
+
+/// The fingerprint of a label's parts (`None`: no label).
+fn hash_parts(parts: Option<Parts<'_>>, keys: &Keys) -> u128 {
+    keys.hash(|h| match parts {
+        Some(Parts::Text(s)) => {
+            h.write_u8(0);
+            h.write(s.as_bytes());
+        }
+        Some(Parts::Address(None, a)) => {
+            h.write_u8(1);
+            h.write_u64(a);
+        }
+        Some(Parts::Address(Some(m), a)) => {
+            h.write_u8(2);
+            h.write(m.as_bytes());
+            h.write_u8(0xff); // not in UTF-8: ends the module text
+            h.write_u64(a);
+        }
+        None => h.write_u8(3),
+    })
+}
+
+/// `Labels::fingerprint` of the label `Labels::of_frame` gives frame `f`,
+/// without interning it: the paths' fingerprints need no label ids, and
+/// their table was the largest thing made after a trace is ready.
+pub(super) fn frame_fingerprint(t: &Trace, f: u32, keys: &Keys) -> Option<u128> {
+    let i = f as usize;
+    let func = t.frames.func.get(i).copied().unwrap_or(NONE);
+    let named = t.funcs.name.get(func as usize).is_some();
+    let (Some(&m), Some(&a), false) = (t.frames.module.get(i), t.frames.address.get(i), named)
+    else {
+        let text = t.frame_label(f);
+        if text.is_empty() || text.contains(';') {
+            return None;
+        }
+        return Some(hash_parts(Some(parts_of_text(&text)), keys));
+    };
+    let module = match t.modules.name.get(m as usize) {
+        None => None,
+        Some(&name) => {
+            let text = t.strings.get(name);
+            if text.contains(';') {
+                return None;
+            }
+            Some(text)
+        }
+    };
+    Some(hash_parts(Some(Parts::Address(module, a)), keys))
+}
+
 impl Labels {
     fn id(&mut self, l: Label) -> u32 {
         let next = self.labels.len() as u32;
@@ -53,14 +122,10 @@ impl Labels {
 
     /// The id of the label `text`.
     pub(super) fn of_text(&mut self, text: String) -> u32 {
-        let label = match text.rsplit_once('!') {
-            Some((module, addr)) => hex(addr).map(|a| (module, a)),
-            None => hex(&text).map(|a| ("", a)),
-        };
-        let label = match label {
-            Some(("", a)) if !text.contains('!') => Label::Address(NO_MODULE, a),
-            Some((module, a)) => Label::Address(self.texts.id(module.to_string()), a),
-            None => Label::Text(self.texts.id(text)),
+        let label = match parts_of_text(&text) {
+            Parts::Address(None, a) => Label::Address(NO_MODULE, a),
+            Parts::Address(Some(module), a) => Label::Address(self.texts.id(module.to_string()), a),
+            Parts::Text(_) => Label::Text(self.texts.id(text)),
         };
         self.id(label)
     }
@@ -134,23 +199,12 @@ impl Labels {
     /// A 128-bit hash of label `l`'s text, the same for equal texts in any
     /// trace (labels are in one form per text, so their parts are hashed).
     pub(super) fn fingerprint(&self, l: u32, keys: &Keys) -> u128 {
-        keys.hash(|h| match self.labels.get(l as usize) {
-            Some(&Label::Text(s)) => {
-                h.write_u8(0);
-                h.write(self.texts.get(s).as_bytes());
-            }
-            Some(&Label::Address(NO_MODULE, a)) => {
-                h.write_u8(1);
-                h.write_u64(a);
-            }
-            Some(&Label::Address(m, a)) => {
-                h.write_u8(2);
-                h.write(self.texts.get(m).as_bytes());
-                h.write_u8(0xff); // not in UTF-8: ends the module text
-                h.write_u64(a);
-            }
-            None => h.write_u8(3),
-        })
+        let parts = self.labels.get(l as usize).map(|&l| match l {
+            Label::Text(s) => Parts::Text(self.texts.get(s)),
+            Label::Address(NO_MODULE, a) => Parts::Address(None, a),
+            Label::Address(m, a) => Parts::Address(Some(self.texts.get(m)), a),
+        });
+        hash_parts(parts, keys)
     }
 
     /// The text of label `l`.
