@@ -19,7 +19,7 @@ mod guid;
 pub mod le;
 pub mod logfile;
 pub mod ordered;
-mod source;
+pub mod source;
 pub mod trace;
 pub mod walk;
 #[cfg(feature = "writer")]
