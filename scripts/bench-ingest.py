@@ -21,8 +21,10 @@ memory), and the peak RssAnon has been seen about 0.9 s after ready. Reported:
 the peak RssAnon over the whole run (anonymous memory only: the mapped file's
 pages are not counted), when it happened relative to ready (`peak_after_ready_s`,
 negative if before), the peak until ready alone, RssAnon at ready and at the
-end (idle, or the timeout), VmHWM then (with the mapped file's pages), and the model's own
-estimate of its heap (`memory_bytes` in /summary); `cpu_ready` / `cpu_idle`
+end (idle, or the timeout), VmHWM then (with the mapped file's pages), and
+what the server counts it holds for the trace once idle (`memory_bytes` in
+/summary: the model, its query indexes and the comparison cache, from their
+capacities; `model_ready_gb` is the same at ready, before the comparison cache); `cpu_ready` / `cpu_idle`
 are the server's user + system CPU time until ready / until idle, and
 `peak_anon_gb_in_phase` the peak RssAnon seen while each build phase was
 reported ("done": the model is built and the query index is being made;
@@ -172,6 +174,9 @@ def measure(p, sampler, tid, base, t0, listen, named):
     first_table = time.monotonic() - t
     summary = get(f"{base}/api/traces/{tid}/summary")
     idle = wait_idle(sampler, ready)
+    # What the server holds once idle: the model, its indexes and the
+    # comparison cache made after ready (`memory_bytes` counts them all).
+    held = get(f"{base}/api/traces/{tid}/summary").get("memory_bytes", 0)
     cpu_idle = cpu_seconds(p.pid)
     anon_end = status_kib(p.pid, "RssAnon")
     hwm = status_kib(p.pid, "VmHWM")
@@ -187,7 +192,7 @@ def measure(p, sampler, tid, base, t0, listen, named):
                 peak_anon_gb=kib_to_gb(peak), peak_after_ready_s=peak_t - ready,
                 peak_anon_until_ready_gb=kib_to_gb(peak_until_ready),
                 anon_ready_gb=kib_to_gb(anon_ready), anon_end_gb=kib_to_gb(anon_end), hwm_gb=kib_to_gb(hwm),
-                model_gb=summary.get("memory_bytes", 0) / GB,
+                model_gb=held / GB, model_ready_gb=summary.get("memory_bytes", 0) / GB,
                 samples=summary.get("samples"), phases_first_seen_s=phases,
                 peak_anon_gb_in_phase={k: round(kib_to_gb(v), 3) for k, v in peak_in.items()})
 
@@ -219,11 +224,11 @@ for b in binaries:
     print(f"  {b}: listen {med('listen'):.2f} s, id known {med('id_known'):.2f} s, "
           f"ready {med('ready'):.2f} s = {med('ready')/i:.1f}x info (CPU {med('cpu_ready'):.1f} s), "
           f"first table {med('first_table')*1000:.0f} ms, {idle} (CPU {med('cpu_idle'):.1f} s); "
-          f"peak RssAnon {med('peak_anon_gb'):.3f} GB = {ratio(med('peak_anon_gb'))} the model, "
+          f"peak RssAnon {med('peak_anon_gb'):.3f} GB = {ratio(med('peak_anon_gb'))} held, "
           f"{med('peak_after_ready_s'):+.2f} s from ready "
           f"(until ready alone {med('peak_anon_until_ready_gb'):.3f} GB = {ratio(med('peak_anon_until_ready_gb'))}); "
           f"RssAnon at ready {med('anon_ready_gb'):.3f} GB, at the end {med('anon_end_gb'):.3f} GB; "
-          f"VmHWM {med('hwm_gb'):.3f} GB; model {model:.3f} GB")
+          f"VmHWM {med('hwm_gb'):.3f} GB; held once idle {model:.3f} GB (at ready {med('model_ready_gb'):.3f} GB)")
     if b != binary:
         continue
     # The table of `scripts/bench` (the first binary's medians).
@@ -231,11 +236,15 @@ for b in binaries:
     n = med("samples")
     name = f"{n / 1e6:.0f}M samples" if n and n >= 1e6 else f"{n:,} samples"
     r = med("ready") / i
+    # Issue 41's targets: fixed costs weigh on small traces, the serial
+    # join on large ones.
+    ready_target, peak_target = (6, 2) if n and n <= 2e6 else (4, 1.5) if n and n <= 2e7 else (3, 2)
     record("ingest", f"{name} ({gbs}): ready, median of {runs}", f"{med('ready'):.2f} s (server CPU {med('cpu_ready'):.1f} s)",
-           f"etlscope info: {i:.2f} s", f"{r:.1f}x", "<= 10x", r <= 10)
+           f"etlscope info: {i:.2f} s", f"{r:.1f}x", f"<= {ready_target}x", r <= ready_target)
     if model:
         m = med("peak_anon_gb") / model
         record("ingest", f"{name}: peak RssAnon until idle ({idle})", f"{med('peak_anon_gb'):.3f} GB",
-               f"the model: {model:.3f} GB", f"{m:.2f}x", "<= 2x", m <= 2)
+               f"held once idle (memory_bytes): {model:.3f} GB", f"{m:.2f}x", f"<= {peak_target}x",
+               m <= peak_target)
     record("ingest", f"{name}: first /table (Process, Stack)", f"{med('first_table') * 1000:.0f} ms", "", "", "<= 300 ms",
            med("first_table") <= 0.3)

@@ -130,8 +130,8 @@ fn check_readable(files: &[PathBuf]) -> anyhow::Result<()> {
 /// SHA-256 of the file, mapped rather than read: the hash runs beside the
 /// trace's read on the same cores, and a `read` copies every byte once more.
 fn hash_file(path: &Path) -> anyhow::Result<([u8; 32], u64)> {
-    let source =
-        etl::source::Source::map(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let source = etl::source::Source::map(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
     let bytes = source.bytes();
     let mut h = Sha256::new();
     for chunk in bytes.chunks(1 << 20) {

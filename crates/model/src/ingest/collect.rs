@@ -47,6 +47,7 @@ pub fn collect_buffer_into(
     for ev in buf.events() {
         match ev {
             Ok(e) => {
+                b.registry_sources.add(&e);
                 let typed = collect_one(&e, b, frames, buf.info.offset);
                 maybe_hex |= !typed && etl::decode::schema::coverage::needs_registry(&e);
             }

@@ -236,6 +236,9 @@ pub struct Batch {
     /// Buffers (`BufferInfo::index`) holding an event no typed decoder
     /// read: only these can hold events that stay hex (`hex_only_in`).
     pub hex_candidates: Vec<u32>,
+    /// What the trace's schema registry is made of (for the hex-only
+    /// count, without reading the file again).
+    pub registry_sources: etl::decode::schema::coverage::RegistrySources,
 }
 
 impl Batch {
@@ -246,6 +249,42 @@ impl Batch {
             a.shrink_to_fit();
         }
         self.fragments.shrink_to_fit();
+    }
+
+    /// Release the slack of every record list once the read is done: grown
+    /// as buffers were appended, they hold up to twice their records while
+    /// the joins make their own copies.
+    pub fn shrink_to_fit(&mut self) {
+        self.shrink_payloads();
+        self.processes.shrink_to_fit();
+        self.threads.shrink_to_fit();
+        self.thread_names.shrink_to_fit();
+        self.images.shrink_to_fit();
+        self.image_info.shrink_to_fit();
+        self.samples.shrink_to_fit();
+        self.inline_stacks.shrink_to_fit();
+        self.key_refs.shrink_to_fit();
+        self.key_defs.shrink_to_fit();
+        self.intervals.shrink_to_fit();
+        self.clr_methods.shrink_to_fit();
+        self.clr_modules.shrink_to_fit();
+        self.cswitches.shrink_to_fit();
+        self.readies.shrink_to_fit();
+        self.file_names.shrink_to_fit();
+        self.file_ops.shrink_to_fit();
+        self.file_op_ends.shrink_to_fit();
+        self.disk.shrink_to_fit();
+        self.disk_inits.shrink_to_fit();
+        self.hard_faults.shrink_to_fit();
+        self.dpc_isr.shrink_to_fit();
+        self.net.shrink_to_fit();
+        self.page_faults.shrink_to_fit();
+        self.registry.shrink_to_fit();
+        self.virtual_allocs.shrink_to_fit();
+        self.heap.shrink_to_fit();
+        self.path_maps.shrink_to_fit();
+        self.sysconfig.shrink_to_fit();
+        self.generic.shrink_to_fit();
     }
 
     /// Append `other` (a later buffer) to `self`.
@@ -261,6 +300,10 @@ impl Batch {
         self.clr_modules.extend(other.clr_modules);
         self.images.extend(other.images);
         self.image_info.extend(other.image_info);
+        // The lists of every sample: grown to the size they need, not by
+        // doubling (batches merge pairwise, the last merge is the largest).
+        self.samples.reserve_exact(other.samples.len());
+        self.inline_stacks.reserve_exact(other.inline_stacks.len());
         self.samples.extend(other.samples);
         // Re-number the other batch's fragments into ours.
         let remap = self.fragments.absorb(&other.fragments);
@@ -324,6 +367,7 @@ impl Batch {
         self.failed_buffers += other.failed_buffers;
         self.diagnostics.extend(other.diagnostics);
         self.hex_candidates.extend(other.hex_candidates);
+        self.registry_sources.extend(other.registry_sources);
     }
 
     /// Take the Kernel-Process lifetimes for each table the kernel logger

@@ -61,39 +61,73 @@ impl Coverage {
     }
 }
 
+/// What a trace's registry is made of: its schema-carrying events'
+/// payloads (MetaData, ManifestData) in file order and the providers it has
+/// events of (for the packs). Gathered by `trace_registry`'s own pass, or
+/// by a reader that visits every event anyway (the model's build).
+#[derive(Debug, Clone, Default)]
+pub struct RegistrySources {
+    /// (provider for ManifestData, None for MetaData; opcode; payload).
+    blobs: Vec<(Option<crate::Guid>, u8, Vec<u8>)>,
+    providers: std::collections::HashSet<crate::Guid>,
+    /// The provider added last: runs of one provider's events cost one
+    /// comparison each.
+    last: Option<crate::Guid>,
+}
+
+impl RegistrySources {
+    /// Note `ev` (every event of the trace, in file order).
+    pub fn add(&mut self, ev: &Event<'_>) {
+        if ev.provider.is_some() && ev.provider != self.last {
+            self.last = ev.provider;
+            self.providers.extend(ev.provider);
+        }
+        if is_metadata(ev) {
+            self.blobs.push((None, ev.opcode, ev.payload.to_vec()));
+        } else if is_manifest_data(ev.header_type, ev.event_id, ev.opcode) {
+            self.blobs
+                .push((ev.provider, ev.opcode, ev.payload.to_vec()));
+        }
+    }
+
+    /// Append what a later part of the file holds.
+    pub fn extend(&mut self, other: RegistrySources) {
+        self.blobs.extend(other.blobs);
+        self.providers.extend(other.providers);
+    }
+
+    /// The registry: the trace's schemas over our tables, then the packs.
+    pub fn registry(&self) -> SchemaRegistry {
+        let mut reg = SchemaRegistry::new();
+        for (provider, op, p) in &self.blobs {
+            match provider {
+                Some(g) => {
+                    reg.add_manifest_chunk(*g, p);
+                }
+                None => reg.add_metadata_payload(*op, p),
+            }
+        }
+        reg.add_fallback_packs(&|g| self.providers.contains(&g));
+        reg
+    }
+}
+
 /// The schemas `file` carries, over our tables, then the packs.
 pub fn trace_registry(file: &EtlFile) -> SchemaRegistry {
-    let blobs = file.par_map_buffers(|b| {
-        let mut out = Vec::new();
-        // The providers of the buffer, for the packs below.
-        let mut seen = std::collections::HashSet::new();
+    let parts = file.par_map_buffers(|b| {
+        let mut sources = RegistrySources::default();
         if let Ok(b) = b {
             for ev in b.events().flatten() {
-                seen.extend(ev.provider);
-                if is_metadata(&ev) {
-                    out.push((None, ev.opcode, ev.payload.to_vec()));
-                } else if is_manifest_data(ev.header_type, ev.event_id, ev.opcode) {
-                    out.push((ev.provider, ev.opcode, ev.payload.to_vec()));
-                }
+                sources.add(&ev);
             }
         }
-        (out, seen)
+        sources
     });
-    let mut reg = SchemaRegistry::new();
-    let mut providers = std::collections::HashSet::new();
-    for (_, seen) in &blobs {
-        providers.extend(seen.iter().copied());
+    let mut all = RegistrySources::default();
+    for p in parts {
+        all.extend(p);
     }
-    for (provider, op, p) in blobs.iter().flat_map(|(b, _)| b) {
-        match provider {
-            Some(g) => {
-                reg.add_manifest_chunk(*g, p);
-            }
-            None => reg.add_metadata_payload(*op, p),
-        }
-    }
-    reg.add_fallback_packs(&|g| providers.contains(&g));
-    reg
+    all.registry()
 }
 
 /// Whether anything decodes `ev` (empty payloads need nothing).
@@ -146,13 +180,13 @@ pub fn needs_registry(ev: &Event<'_>) -> bool {
 
 /// `coverage(file).hex_only`, counted in the buffers listed in `buffers`
 /// (`BufferInfo::index`, sorted) alone: the caller found every event of the
-/// others decoded without the registry. With none listed the file is not
-/// read again at all.
-pub fn hex_only_in(file: &EtlFile, buffers: &[u32]) -> u64 {
+/// others decoded without the registry, and gathered `sources` from every
+/// event. With none listed nothing is read again.
+pub fn hex_only_in(file: &EtlFile, buffers: &[u32], sources: &RegistrySources) -> u64 {
     if buffers.is_empty() {
         return 0;
     }
-    let reg = trace_registry(file);
+    let reg = sources.registry();
     file.buffers()
         .par_iter()
         .filter(|info| buffers.binary_search(&info.index).is_ok())
