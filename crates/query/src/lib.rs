@@ -136,19 +136,30 @@ impl Engine {
         by_thread: impl FnOnce(&Trace) -> index::views::View + Send,
         by_node: impl FnOnce(&Trace, &CallTree) -> index::views::View + Send,
     ) -> Engine {
-        let funcs = FuncKeys::build(&trace);
-        let tree = CallTree::build(&trace.stacks, &funcs);
-        let stack_tags = stack_tags::StackTags::builtin();
-        let keys = ColumnKeys::build(&trace, &funcs, &tree, &stack_tags);
         let s = &trace.samples;
-        let ((by_thread, by_node), totals) = rayon::join(
-            || rayon::join(|| by_thread(&trace), || by_node(&trace, &tree)),
+        // The call tree's chain (functions, tree, keys, the by-node view) is
+        // serial at first: the by-thread view and the totals, which need
+        // none of it, are made beside it.
+        let ((funcs, tree, stack_tags, keys, by_node), (by_thread, totals)) = rayon::join(
             || {
-                index::totals::SampleTotals::build(
-                    s,
-                    trace.stacks.len(),
-                    trace.threads.len(),
-                    options.totals_buckets,
+                let funcs = FuncKeys::build(&trace);
+                let tree = CallTree::build(&trace.stacks, &funcs);
+                let stack_tags = stack_tags::StackTags::builtin();
+                let keys = ColumnKeys::build(&trace, &funcs, &tree, &stack_tags);
+                let by_node = by_node(&trace, &tree);
+                (funcs, tree, stack_tags, keys, by_node)
+            },
+            || {
+                rayon::join(
+                    || by_thread(&trace),
+                    || {
+                        index::totals::SampleTotals::build(
+                            s,
+                            trace.stacks.len(),
+                            trace.threads.len(),
+                            options.totals_buckets,
+                        )
+                    },
                 )
             },
         );
