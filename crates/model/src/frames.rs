@@ -72,7 +72,8 @@ impl FrameTable {
             + self.index.capacity() * (std::mem::size_of::<((u32, u64, u32), u32)>() + 1)
     }
 
-    fn intern(&mut self, module: u32, address: u64, process: u32) -> u32 {
+    /// The index of every row, made again after `seal`.
+    fn unseal(&mut self) {
         if self.index.is_empty() && !self.module.is_empty() {
             let rows = self.module.iter().zip(&self.address).zip(&self.process);
             self.index = rows
@@ -80,6 +81,10 @@ impl FrameTable {
                 .map(|(i, ((&m, &a), &p))| ((m, a, p), i as u32))
                 .collect();
         }
+    }
+
+    fn intern(&mut self, module: u32, address: u64, process: u32) -> u32 {
+        self.unseal();
         let next = self.module.len() as u32;
         let id = *self.index.entry((module, address, process)).or_insert(next);
         if id == next {

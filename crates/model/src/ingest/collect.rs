@@ -128,32 +128,41 @@ fn collect_sample_event(
     if !e.header_type.is_kernel() {
         return None;
     }
-    let ts = e.timestamp;
     match e.hook_id? {
         0x0F2E => Some(decode::SampledProfile::decode(e).map(|s| {
-            b.samples.push(SampleRec {
-                ts,
-                tid: s.tid,
-                cpu: e.cpu,
-                ip: s.instruction_pointer,
-            });
+            push_sample(b, e, &s);
             true
         })),
         0x1820 => Some(decode::StackWalk::decode(e).map(|s| {
-            frames.clear();
-            frames.extend(s.frames.iter());
-            let fragment = b.fragments.intern(frames);
-            b.inline_stacks.push(InlineStackRec {
-                ts,
-                event_ts: s.event_timestamp,
-                pid: s.pid,
-                tid: s.tid,
-                fragment,
-            });
+            push_stack_walk(b, frames, e.timestamp, &s);
             true
         })),
         _ => None,
     }
+}
+
+/// A SampledProfile event's record.
+fn push_sample(b: &mut Batch, e: &Event<'_>, s: &decode::SampledProfile) {
+    b.samples.push(SampleRec {
+        ts: e.timestamp,
+        tid: s.tid,
+        cpu: e.cpu,
+        ip: s.instruction_pointer,
+    });
+}
+
+/// A StackWalk event's record, its frames interned as a fragment.
+fn push_stack_walk(b: &mut Batch, frames: &mut Vec<u64>, ts: i64, s: &decode::StackWalk<'_>) {
+    frames.clear();
+    frames.extend(s.frames.iter());
+    let fragment = b.fragments.intern(frames);
+    b.inline_stacks.push(InlineStackRec {
+        ts,
+        event_ts: s.event_timestamp,
+        pid: s.pid,
+        tid: s.tid,
+        fragment,
+    });
 }
 
 /// Records the event into its specialised table: `Some(Ok(true))` when one
@@ -230,29 +239,13 @@ fn collect_event(
                 product_version: f.product_version,
             }),
         }),
-        Decoded::SampledProfile(s) => b.samples.push(SampleRec {
-            ts,
-            tid: s.tid,
-            cpu: e.cpu,
-            ip: s.instruction_pointer,
-        }),
+        Decoded::SampledProfile(s) => push_sample(b, e, &s),
         // Source 0 is the timer: the interval of SampledProfile.
         Decoded::ProfileInterval(i) if i.source == 0 => b.intervals.push(IntervalRec {
             ts,
             interval: i.new_interval,
         }),
-        Decoded::StackWalk(s) => {
-            frames.clear();
-            frames.extend(s.frames.iter());
-            let fragment = b.fragments.intern(frames);
-            b.inline_stacks.push(InlineStackRec {
-                ts,
-                event_ts: s.event_timestamp,
-                pid: s.pid,
-                tid: s.tid,
-                fragment,
-            });
-        }
+        Decoded::StackWalk(s) => push_stack_walk(b, frames, ts, &s),
         Decoded::StackKeyDefinition(s) => {
             frames.clear();
             frames.extend(s.frames.iter());

@@ -106,8 +106,9 @@ fn build_inner(
     let sources = std::mem::take(&mut batch.registry_sources);
     steps.mark("read");
     let meta = FileMeta::without_coverage(file);
-    // Counting undecoded events reads every event again: do it on the core
-    // the single-threaded correlating pass leaves idle, not before it.
+    // Counting undecoded events reads the buffers the read left undecided
+    // again: on the core the single-threaded correlating pass leaves idle,
+    // not before it.
     std::thread::scope(|s| {
         let hex_only = s.spawn(|| hex_only_events_on_one_thread(file, &candidates, &sources));
         let mut trace = build_resuming(batch, &meta, progress, sweep, Resume::No, steps).0;
