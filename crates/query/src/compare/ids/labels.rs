@@ -82,10 +82,16 @@ fn hash_parts(parts: Option<Parts<'_>>, keys: &Keys) -> u128 {
     })
 }
 
-/// `Labels::fingerprint` of the label `Labels::of_frame` gives frame `f`,
-/// without interning it: the paths' fingerprints need no label ids, and
-/// their table was the largest thing made after a trace is ready.
-pub(super) fn frame_fingerprint(t: &Trace, f: u32, keys: &Keys) -> Option<u128> {
+/// What frame `f`'s label is made of, before anything is interned: the
+/// text of a named frame (or of a row the tables lack), else its module row
+/// and text (`None`: outside every module) and its address. `None` for a
+/// label that is empty or holds `;` (a path would not be its Stack text).
+enum FrameParts<'t> {
+    Text(String),
+    Address(Option<(u32, &'t str)>, u64),
+}
+
+fn frame_parts(t: &Trace, f: u32) -> Option<FrameParts<'_>> {
     let i = f as usize;
     let func = t.frames.func.get(i).copied().unwrap_or(NONE);
     let named = t.funcs.name.get(func as usize).is_some();
@@ -95,7 +101,7 @@ pub(super) fn frame_fingerprint(t: &Trace, f: u32, keys: &Keys) -> Option<u128> 
         if text.is_empty() || text.contains(';') {
             return None;
         }
-        return Some(hash_parts(Some(parts_of_text(&text)), keys));
+        return Some(FrameParts::Text(text));
     };
     let module = match t.modules.name.get(m as usize) {
         None => None,
@@ -104,10 +110,21 @@ pub(super) fn frame_fingerprint(t: &Trace, f: u32, keys: &Keys) -> Option<u128> 
             if text.contains(';') {
                 return None;
             }
-            Some(text)
+            Some((m, text))
         }
     };
-    Some(hash_parts(Some(Parts::Address(module, a)), keys))
+    Some(FrameParts::Address(module, a))
+}
+
+/// `Labels::fingerprint` of the label `Labels::of_frame` gives frame `f`,
+/// without interning it: the paths' fingerprints need no label ids, and
+/// their table was the largest thing made after a trace is ready.
+pub(super) fn frame_fingerprint(t: &Trace, f: u32, keys: &Keys) -> Option<u128> {
+    let parts = match frame_parts(t, f)? {
+        FrameParts::Text(text) => return Some(hash_parts(Some(parts_of_text(&text)), keys)),
+        FrameParts::Address(module, a) => Parts::Address(module.map(|(_, text)| text), a),
+    };
+    Some(hash_parts(Some(parts), keys))
 }
 
 impl Labels {
@@ -134,27 +151,15 @@ impl Labels {
     /// row's text id (`u32::MAX`: not read yet). `None` for a label that
     /// is empty or holds `;` (a path would not be its Stack text).
     pub(super) fn of_frame(&mut self, t: &Trace, f: u32, module_text: &mut [u32]) -> Option<u32> {
-        let i = f as usize;
-        let func = t.frames.func.get(i).copied().unwrap_or(NONE);
-        let named = t.funcs.name.get(func as usize).is_some();
-        let (Some(&m), Some(&a), false) = (t.frames.module.get(i), t.frames.address.get(i), named)
-        else {
-            // Named, or a row the tables lack: by its text.
-            let text = t.frame_label(f);
-            if text.is_empty() || text.contains(';') {
-                return None;
-            }
-            return Some(self.of_text(text));
+        let (module, a) = match frame_parts(t, f)? {
+            FrameParts::Text(text) => return Some(self.of_text(text)),
+            FrameParts::Address(module, a) => (module, a),
         };
-        let module = match t.modules.name.get(m as usize) {
+        let module = match module {
             None => NO_MODULE,
-            Some(&name) => match module_text.get(m as usize) {
+            Some((m, text)) => match module_text.get(m as usize) {
                 Some(&id) if id != u32::MAX => id,
                 _ => {
-                    let text = t.strings.get(name);
-                    if text.contains(';') {
-                        return None;
-                    }
                     let id = self.texts.id(text.to_string());
                     if let Some(slot) = module_text.get_mut(m as usize) {
                         *slot = id;
