@@ -11,58 +11,13 @@
 
 use etl::EtlFile;
 use rayon::prelude::*;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-/// The system allocator, counting live and peak bytes.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let live = LIVE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                grew(new_size - layout.size());
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
+use testdata::counting_alloc;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: testdata::Counting = testdata::Counting;
 
 #[derive(Default, Clone, Copy)]
 struct Totals {
@@ -191,8 +146,7 @@ fn main() -> ExitCode {
         eprintln!("usage: bench_read FILE [--iterations N] [--no-ordered]");
         return ExitCode::FAILURE;
     };
-    let base_heap = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base_heap, Ordering::Relaxed);
+    let base_heap = counting_alloc::reset_peak();
     let t = Instant::now();
     let (opened, open_cpu) = with_cpu(|| EtlFile::open(Path::new(&path)));
     let file = match opened {
@@ -213,7 +167,7 @@ fn main() -> ExitCode {
 
     let (tm, totals) = timed(iterations, || read_all(&file));
     let (first_s, read_s) = (tm.first_wall, tm.wall);
-    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base_heap);
+    let peak = counting_alloc::peak().saturating_sub(base_heap);
     let ev_mbps = totals.event_bytes as f64 / MB / read_s;
     println!("file: {path}");
     println!(

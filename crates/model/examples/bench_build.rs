@@ -2,45 +2,11 @@
 //!
 //! cargo run --release -p model --example bench_build -- FILE [ITERATIONS]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-/// Counts live and peak heap bytes (memory-mapped file pages are not heap).
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new > l.size() {
-                let now = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-            }
-        }
-        q
-    }
-}
+use testdata::counting_alloc;
 
 #[global_allocator]
-static A: Counting = Counting;
+static A: testdata::Counting = testdata::Counting;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -60,8 +26,7 @@ fn main() {
     let mut last = None;
     for _ in 0..iterations {
         drop(last.take());
-        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
-        let base = LIVE.load(Ordering::Relaxed);
+        let base = counting_alloc::reset_peak();
         let t = Instant::now();
         let mut steps = model::ingest::steps::StepTimes::on(testdata::process_cpu_ms);
         let trace = model::build_with_steps(
@@ -71,8 +36,8 @@ fn main() {
         );
         eprintln!("steps (CPU/wall ms): {}", steps.line());
         times.push(t.elapsed().as_secs_f64());
-        let peak = PEAK.load(Ordering::Relaxed) - base;
-        let kept = LIVE.load(Ordering::Relaxed) - base;
+        let peak = counting_alloc::peak() - base;
+        let kept = counting_alloc::live() - base;
         last = Some((trace, peak, kept));
     }
     let Some((trace, peak, kept)) = last else {

@@ -5,46 +5,12 @@
 //!
 //! cargo run --release -p query --example memory_profile -- FILE
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Counts live and peak heap bytes (the mapped file's pages are not heap).
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new > l.size() {
-                let now = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-            }
-        }
-        q
-    }
-}
+use testdata::counting_alloc;
 
 #[global_allocator]
-static A: Counting = Counting;
+static A: testdata::Counting = testdata::Counting;
 
 fn mb(b: usize) -> f64 {
     b as f64 / 1e6
@@ -53,14 +19,14 @@ fn mb(b: usize) -> f64 {
 /// Run `f`, printing its wall time, the peak heap while it ran and the
 /// live heap after it.
 fn step<T>(name: &str, f: impl FnOnce() -> T) -> T {
-    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+    counting_alloc::reset_peak();
     let t = Instant::now();
     let r = f();
     println!(
         "{name:<22} {:>8.0} ms  peak {:>8.1} MB  live after {:>8.1} MB",
         t.elapsed().as_secs_f64() * 1e3,
-        mb(PEAK.load(Ordering::Relaxed)),
-        mb(LIVE.load(Ordering::Relaxed)),
+        mb(counting_alloc::peak()),
+        mb(counting_alloc::live()),
     );
     r
 }
@@ -86,6 +52,6 @@ fn main() {
         "accounted: model (Trace::heap_bytes) {:.1} MB; model, indexes and comparison cache (Engine::heap_bytes, the server's memory_bytes) {:.1} MB against {:.1} MB live",
         mb(estimate),
         mb(engine.heap_bytes()),
-        mb(LIVE.load(Ordering::Relaxed)),
+        mb(counting_alloc::live()),
     );
 }

@@ -4,8 +4,10 @@
 //! a skip on a developer's machine, a failure under CI (the `CI` variable
 //! set to anything but empty, `0` or `false`, as CI services set it).
 
+pub mod counting_alloc;
 mod cpu_time;
 
+pub use counting_alloc::Counting;
 pub use cpu_time::process_cpu_ms;
 use std::path::PathBuf;
 
