@@ -147,6 +147,16 @@ pub trait Catalog: Send + Sync + NoteStore + LibraryStore {
     /// Newest first, then by name.
     fn list(&self) -> anyhow::Result<Vec<TraceEntry>>;
     fn set_status(&self, id: &str, status: &str, error: &str) -> anyhow::Result<()>;
+    /// Set the status only while the row still has the one `seen` (status,
+    /// error): a listing that read the row before a reading recorded its end
+    /// must not write its older view over it. False when the row changed.
+    fn set_status_if(
+        &self,
+        id: &str,
+        seen: (&str, &str),
+        status: &str,
+        error: &str,
+    ) -> anyhow::Result<bool>;
     /// Point a trace served by reference at its files as they are now
     /// (opened again: the same content, maybe moved or touched).
     fn set_files(&self, e: &TraceEntry) -> anyhow::Result<()>;

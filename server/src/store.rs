@@ -370,6 +370,11 @@ impl Store {
     /// A status that differs from the catalog's is written to it, so a
     /// write refused before (a full disk) is made up for once it can be.
     pub fn status_of(&self, e: &TraceEntry) -> (String, String) {
+        self.status_seen(e, true)
+    }
+
+    /// `status_of`, looking once more at a row that changed under it when `fresh`.
+    fn status_seen(&self, e: &TraceEntry, fresh: bool) -> (String, String) {
         let held = |slots: &HashMap<String, Slot>| match slots.get(&e.id) {
             Some(Slot::Ready(t)) if t.live.is_some() => Some(("live".to_string(), String::new())),
             Some(Slot::Ready(_)) => Some(("ready".to_string(), String::new())),
@@ -391,8 +396,24 @@ impl Store {
             let slots = self.slots();
             // Unless a reading began or ended meanwhile: its own write is newer.
             if held(&slots) == now {
-                if let Err(err) = self.catalog.set_status(&e.id, &status, &message) {
-                    tracing::debug!(id = %e.id, error = %err, "cannot record the trace's status in the catalog");
+                // Nor over a status written since `e` was read: a trace read,
+                // recorded ready and dropped from memory between the two
+                // looks was listed `pending` here and never read again.
+                match self
+                    .catalog
+                    .set_status_if(&e.id, (&e.status, &e.error), &status, &message)
+                {
+                    Ok(true) => {}
+                    Ok(false) if fresh => {
+                        drop(slots);
+                        if let Ok(Some(newer)) = self.catalog.get(&e.id) {
+                            return self.status_seen(&newer, false);
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(err) => {
+                        tracing::debug!(id = %e.id, error = %err, "cannot record the trace's status in the catalog")
+                    }
                 }
             }
         }
@@ -1301,4 +1322,47 @@ fn pdb_keys(trace: &model::Trace) -> Vec<String> {
     keys.sort();
     keys.dedup();
     keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listing reads the catalog, then looks at the slots: a trace read,
+    /// recorded ready and dropped from memory in between must be listed
+    /// ready, not `pending` (which was written over `ready`, and the trace
+    /// was never read again: CI's http_memory, with four ingests queued).
+    #[test]
+    fn a_listing_never_writes_its_older_view_over_a_newer_status() {
+        let dir = std::env::temp_dir().join(format!("etlscope-status-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        let store = Store::open(&dir, 1 << 30, None, &Backends::default()).unwrap();
+        std::fs::write(dir.join("traces").join("t.etl"), b"four").unwrap();
+        let entry = TraceEntry {
+            id: "t".into(),
+            name: "t.etl".into(),
+            size: 4,
+            file_name: "t.etl".into(),
+            uploaded_at: "2026-12-06T00:00:00Z".into(),
+            uploader: String::new(),
+            notes: String::new(),
+            status: "ready".into(),
+            error: String::new(),
+            members: Vec::new(),
+            redacted_from: String::new(),
+        };
+        store.catalog.insert(&entry).unwrap();
+        // Read by the listing while the trace was still being read.
+        let seen = TraceEntry {
+            status: "ingesting".into(),
+            ..entry.clone()
+        };
+        assert_eq!(store.status_of(&seen), ("ready".into(), String::new()));
+        assert_eq!(store.catalog.get("t").unwrap().unwrap().status, "ready");
+        // A row really left `ingesting` by a kill is still listed pending.
+        store.catalog.set_status("t", "ingesting", "").unwrap();
+        assert_eq!(store.status_of(&seen).0, "pending");
+        assert_eq!(store.catalog.get("t").unwrap().unwrap().status, "pending");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

@@ -27,6 +27,15 @@ fn insert_list_update_delete(c: &dyn Catalog) {
     assert_eq!(c.list().unwrap().len(), 1);
     c.set_status("x", "failed", "bad").unwrap();
     assert_eq!(c.get("x").unwrap().unwrap().error, "bad");
+    // Written only over the status it was read with.
+    assert!(!c
+        .set_status_if("x", ("ingesting", ""), "pending", "")
+        .unwrap());
+    assert_eq!(c.get("x").unwrap().unwrap().status, "failed");
+    assert!(c
+        .set_status_if("x", ("failed", "bad"), "ready", "")
+        .unwrap());
+    assert_eq!(c.get("x").unwrap().unwrap().status, "ready");
     assert!(c.delete("x").unwrap());
     assert!(!c.delete("x").unwrap());
     assert!(c.get("x").unwrap().is_none());

@@ -503,6 +503,20 @@ impl Catalog for PgCatalog {
         .map(|_| ())
     }
 
+    fn set_status_if(
+        &self,
+        id: &str,
+        seen: (&str, &str),
+        status: &str,
+        error: &str,
+    ) -> anyhow::Result<bool> {
+        self.execute(
+            "UPDATE traces SET status = $4, error = $5 WHERE id = $1 AND status = $2 AND error = $3",
+            vec![s(id), s(seen.0), s(seen.1), s(status), s(error)],
+        )
+        .map(|n| n == 1)
+    }
+
     fn set_files(&self, e: &TraceEntry) -> anyhow::Result<()> {
         self.execute(
             "UPDATE traces SET file_name = $2, size = $3, members = $4 WHERE id = $1",

@@ -314,6 +314,22 @@ impl Catalog for SqliteCatalog {
         })
     }
 
+    fn set_status_if(
+        &self,
+        id: &str,
+        seen: (&str, &str),
+        status: &str,
+        error: &str,
+    ) -> anyhow::Result<bool> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE traces SET status = ?4, error = ?5 WHERE id = ?1 AND status = ?2 AND error = ?3",
+                params![id, seen.0, seen.1, status, error],
+            )
+            .map(|n| n == 1)
+        })
+    }
+
     /// Point a trace served by reference at its files as they are now
     /// (opened again: the same content, maybe moved or touched).
     fn set_files(&self, e: &TraceEntry) -> anyhow::Result<()> {
