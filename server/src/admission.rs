@@ -4,21 +4,42 @@
 //! memory first, and when that is not enough the ingest waits for a running
 //! one to finish. A trace that cannot fit even alone is refused, with the
 //! figures. The estimate is a fixed part plus the trace's size with
-//! compressed buffers counted decompressed (docs/BENCHMARKS.md, "ingest":
-//! the anonymous peak until ready was about half of that on the 10M- and
-//! 80M-sample bench traces, 0.91 of 1.87 GB and 7.1 of 14.5 GB).
-
+//! compressed buffers counted decompressed, samples and stack walks counted
+//! by number (docs/BENCHMARKS.md, "ingest": at 80M samples the anonymous
+//! peak until ready was 5.53 GB, 34.6 bytes per such event, where 3/4 of
+//! the trace's 19.3 GB said 14.5 GB).
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// What any read needs besides its trace's share (tables, threads, the first buffers).
 const FIXED: u64 = 64 << 20;
 
+/// What the build keeps per sample or stack walk (their records, then the
+/// sample's columns and stack parts): 5.53 GB at the peak for the 160M of
+/// the 80M-sample bench trace is 34.6 bytes each, the server's own included.
+const PER_PROFILE_EVENT: f64 = 36.0;
+
 /// Memory an ingest of a trace of `expanded_bytes` (compressed buffers counted
-/// at their decompressed size) is expected to need: the fixed part and 3/4 of
-/// those bytes.
-pub fn ingest_estimate(expanded_bytes: u64) -> u64 {
-    FIXED.saturating_add(expanded_bytes / 4 * 3)
+/// at their decompressed size) whose events are `mix` is expected to need:
+/// the fixed part, `PER_PROFILE_EVENT` per sample and stack walk, and 3/4
+/// of the other events' bytes.
+pub fn ingest_estimate(expanded_bytes: u64, mix: etl::ProfileMix) -> u64 {
+    let bytes = expanded_bytes as f64;
+    // Not a number (never from a probe): every byte counted as before.
+    let share = if mix.byte_share.is_nan() {
+        0.0
+    } else {
+        mix.byte_share.clamp(0.0, 1.0)
+    };
+    let per_byte = if mix.events_per_byte.is_nan() {
+        0.0
+    } else {
+        mix.events_per_byte.max(0.0)
+    };
+    let other = bytes * (1.0 - share) * 0.75;
+    let profile = bytes * per_byte * PER_PROFILE_EVENT;
+    // Saturating: f64 to u64 conversion clamps.
+    FIXED.saturating_add((other + profile) as u64)
 }
 
 /// The refusal for a trace that cannot fit at all.
@@ -156,5 +177,25 @@ mod tests {
     fn messages_name_the_figures() {
         let m = too_big_message(300 << 20, 256 << 20);
         assert!(m.contains("300 MiB") && m.contains("256 MiB"), "{m}");
+    }
+
+    #[test]
+    fn samples_and_stack_walks_count_by_number_the_rest_by_bytes() {
+        let none = etl::ProfileMix::default();
+        assert_eq!(ingest_estimate(400 << 20, none), FIXED + (300 << 20));
+        // The 80M bench trace: 160M such events in 19.3 GB, 97% of its bytes.
+        let bench = etl::ProfileMix {
+            events_per_byte: 160e6 / 19.3e9,
+            byte_share: 0.97,
+        };
+        let need = ingest_estimate(19_300_000_000, bench);
+        let want = FIXED as f64 + 160e6 * PER_PROFILE_EVENT + 19.3e9 * 0.03 * 0.75;
+        assert!((need as f64 - want).abs() < 1e3, "{need} vs {want}");
+        // Nonsense from a damaged head is bounded, not wrapped.
+        let wild = etl::ProfileMix {
+            events_per_byte: f64::INFINITY,
+            byte_share: f64::NAN,
+        };
+        assert_eq!(ingest_estimate(u64::MAX, wild), u64::MAX);
     }
 }

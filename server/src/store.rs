@@ -924,12 +924,16 @@ impl Store {
     ) -> (Result<Built, String>, Vec<Reservation<'_>>) {
         let budget = self.memory_budget;
         let mut expanded_len = 0u64;
+        // The members' samples and stack walks, and their bytes.
+        let (mut profile_events, mut profile_bytes) = (0f64, 0f64);
         let mut readable = 0;
         let mut first_error = None;
         for path in paths {
             match etl::EtlFile::probe(path) {
                 Ok(p) => {
                     expanded_len = expanded_len.saturating_add(p.expanded_len);
+                    profile_events += p.expanded_len as f64 * p.profile.events_per_byte;
+                    profile_bytes += p.expanded_len as f64 * p.profile.byte_share;
                     readable += 1;
                 }
                 Err(e) => {
@@ -943,7 +947,11 @@ impl Store {
             let msg = first_error.unwrap_or_else(|| "no file to read".into());
             return (Err(msg), Vec::new());
         }
-        let probed = ingest_estimate(expanded_len);
+        let mix = etl::ProfileMix {
+            events_per_byte: profile_events / (expanded_len.max(1) as f64),
+            byte_share: profile_bytes / (expanded_len.max(1) as f64),
+        };
+        let probed = ingest_estimate(expanded_len, mix);
         if probed > budget {
             return (Err(too_big_message(probed, budget)), Vec::new());
         }
@@ -958,7 +966,7 @@ impl Store {
             Ok(f) => f,
             Err(e) => return (Err(e.to_string()), tickets),
         };
-        let need = ingest_estimate(file.expanded_len());
+        let need = ingest_estimate(file.expanded_len(), mix);
         if need > budget {
             return (Err(too_big_message(need, budget)), tickets);
         }

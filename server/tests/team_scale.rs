@@ -1,7 +1,7 @@
 //! Issue 36, scale on one machine: three replicas behind nginx, each with
 //! `--memory-budget-mb 100`, keep three traces loaded at once that one such
 //! budget cannot: holding one (its `memory_bytes`) and reading another
-//! (82 MiB) is more than 100 MiB, so one replica would drop a trace to read
+//! (83 MiB) is more than 100 MiB, so one replica would drop a trace to read
 //! the next. Every trace is served by the replica nginx routes it to, read
 //! there once and never again over three rounds of queries (the replicas'
 //! load counters, `loads` in GET /api/traces/{id}). The traces are uploaded through nginx
@@ -21,10 +21,10 @@ use sha2::{Digest, Sha256};
 /// loaded at once.
 const BUDGET: [&str; 2] = ["--memory-budget-mb", "100"];
 
-/// What reading one of these traces reserves: 64 MiB and 3/4 of the 24 MiB
-/// its buffers decompress to (the figure http_memory.rs reads in the
-/// server's refusal).
-const READ_MIB: u64 = 82;
+/// What reading one of these traces reserves: 64 MiB, and its samples and
+/// the rest of the 24 MiB its buffers decompress to (the figure
+/// http_memory.rs reads in the server's refusal).
+const READ_MIB: u64 = 83;
 
 /// The id the server gives these bytes (the first 16 bytes of their SHA-256).
 fn id_of(bytes: &[u8]) -> String {

@@ -30,4 +30,4 @@ pub use error::{Diagnostic, Error};
 pub use event::{Event, HeaderType};
 pub use guid::Guid;
 pub use logfile::LogfileHeader;
-pub use trace::{BufferData, EtlFile, Probe};
+pub use trace::{BufferData, EtlFile, Probe, ProfileMix};

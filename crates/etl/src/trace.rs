@@ -128,6 +128,59 @@ pub struct Probe {
     /// `trace_len` with compressed buffers counted at their decompressed
     /// size, as the first buffers' ratio predicts (what a read costs).
     pub expanded_len: u64,
+    /// Of those bytes, the samples and stack walks, as the first buffers' mix predicts.
+    pub profile: ProfileMix,
+}
+
+/// The share of a trace's events whose records cost the same whatever
+/// their size: samples (SampledProfile, hook 0x0F2E) and stack walks
+/// (StackWalk, hook 0x1820, whose frames are kept once per distinct stack).
+/// A sampled trace is mostly these; admission control counts them by
+/// number, the rest by bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProfileMix {
+    /// Such events per byte read.
+    pub events_per_byte: f64,
+    /// Fraction of the bytes read that such events take.
+    pub byte_share: f64,
+}
+
+impl ProfileMix {
+    /// The mix of the events in `f`'s buffers (the probe's first bytes).
+    pub fn of(f: &EtlFile) -> ProfileMix {
+        const SAMPLED_PROFILE: u16 = 0x0F2E;
+        const STACK_WALK: u16 = 0x1820;
+        let (mut read, mut events, mut bytes) = (0u64, 0u64, 0u64);
+        let mut scratch = Vec::new();
+        for b in f.buffers() {
+            let Ok(data) = f.buffer_data(b, &mut scratch) else {
+                continue;
+            };
+            read += data.len() as u64;
+            let bd = BufferData { info: b, data };
+            // An event's size: up to the next one's start (or the data's end).
+            let mut last: Option<(u32, bool)> = None;
+            let mut count = |end: u32, last: Option<(u32, bool)>| {
+                if let Some((start, true)) = last {
+                    events += 1;
+                    bytes += u64::from(end.saturating_sub(start));
+                }
+            };
+            for e in bd.events().map_while(Result::ok) {
+                count(e.offset_in_buffer, last);
+                let profile = matches!(e.hook_id, Some(SAMPLED_PROFILE | STACK_WALK));
+                last = Some((e.offset_in_buffer, profile));
+            }
+            count(u32::try_from(data.len()).unwrap_or(u32::MAX), last);
+        }
+        if read == 0 {
+            return ProfileMix::default();
+        }
+        ProfileMix {
+            events_per_byte: events as f64 / read as f64,
+            byte_share: (bytes as f64 / read as f64).min(1.0),
+        }
+    }
 }
 
 /// The buffers' bytes in the file, and as reading them takes (a compressed
@@ -251,6 +304,7 @@ impl EtlFile {
                 member: None,
                 trace_len: len,
                 expanded_len: expanded(len, &f),
+                profile: ProfileMix::of(&f),
             });
         }
         // A zip's directory is at its end: map the archive (it is the small part).
@@ -265,6 +319,7 @@ impl EtlFile {
                         member: Some(name),
                         trace_len,
                         expanded_len: expanded(trace_len, &f),
+                        profile: ProfileMix::of(&f),
                     })
                 }
                 Err(e) => {

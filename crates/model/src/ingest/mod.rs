@@ -15,6 +15,7 @@ mod idle_states;
 mod images;
 mod io_tables;
 mod joiner;
+mod lean_sort;
 mod lifetimes;
 pub mod live;
 mod managed;
@@ -307,6 +308,8 @@ pub(crate) fn build_resuming(
         resolver = resolver.without_sweep();
     }
     steps.mark("stack parts");
+    records::sort_samples_by_time(&mut batch.samples);
+    steps.mark("sample sort");
     // The resolver keeps its own time-sorted parts: free the records now
     // (and the samples' below, once in the model) to lower the peak.
     if parts_state.is_none() {
@@ -330,7 +333,7 @@ pub(crate) fn build_resuming(
     let from =
         from.filter(|cp| cp.parts_fit(resolver.parts_through(cp.last_ts), parts_state.as_deref()));
     steps.mark("parts check");
-    let samples = std::mem::take(&mut batch.samples);
+    let mut samples = std::mem::take(&mut batch.samples);
     let mut start = 0;
     let mut kept_rows = (0, 0);
     if let Some(cp) = from {
@@ -488,6 +491,11 @@ pub(crate) fn build_resuming(
                 },
             };
             t.samples.push(time, thread, s.cpu, stack);
+        }
+        // Joined samples are not read again but by a live snapshot's
+        // checkpoint: free them as the columns grow.
+        if settle.is_none() {
+            lean_sort::release_prefix(&mut samples, i);
         }
     }
     let samples_len = samples.len() as u64;

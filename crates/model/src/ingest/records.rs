@@ -124,6 +124,14 @@ pub struct FileVersionFields {
     pub product_version: String,
 }
 
+/// Sort samples by time (stable: of equal times, in arrival order). Apart
+/// from `Batch::sort_by_time`: the build sorts them once the inline stacks
+/// have become parts, so that the sort's copy of the samples never comes
+/// on top of both.
+pub fn sort_samples_by_time(samples: &mut [SampleRec]) {
+    samples.par_sort_by_key(|r| r.ts);
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct SampleRec {
     pub ts: i64,
@@ -387,6 +395,7 @@ impl Batch {
 
     /// Stable sort of every record list by timestamp: ties keep file order
     /// (rayon's parallel sort is stable).
+    /// Sort every record list by time but the samples (`sort_samples_by_time`).
     pub fn sort_by_time(&mut self) {
         self.processes.par_sort_by_key(|r| r.ts);
         self.sysconfig.par_sort_by_key(|r| r.0);
@@ -395,7 +404,6 @@ impl Batch {
         self.clr_methods.par_sort_by_key(|r| r.ts);
         self.clr_modules.par_sort_by_key(|r| r.ts);
         self.images.par_sort_by_key(|r| r.ts);
-        self.samples.par_sort_by_key(|r| r.ts);
         self.key_refs.par_sort_by_key(|r| r.ts);
         self.key_defs.par_sort_by_key(|r| r.ts);
         self.intervals.par_sort_by_key(|r| r.ts);

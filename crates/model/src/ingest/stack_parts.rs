@@ -17,7 +17,6 @@
 
 use super::records::{Batch, FragmentSet, InlineStackRec, StackKeyRefRec};
 use super::stacks::{self, Arrival, DefIndex, Part, StackResolver, StackStats, Waiting};
-use rayon::slice::ParallelSliceMut;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Debug, Clone, Default)]
@@ -240,7 +239,7 @@ impl PartsState {
                 None => unresolved += 1,
             }
         }
-        v.par_sort_by_key(|a| a.ts);
+        stacks::sort_arrivals(&mut v);
         (v, unresolved)
     }
 }
@@ -253,7 +252,7 @@ fn earliest(parts: &[Part]) -> i64 {
 /// of `parts` then `fresh` would order them; only the parts from the first
 /// new key on move. Returns how to undo it.
 fn merge_in(parts: &mut Vec<Part>, mut fresh: Vec<Part>) -> Tail {
-    fresh.par_sort_by_key(stacks::part_key);
+    stacks::sort_parts(&mut fresh);
     let Some(first) = fresh.first().map(stacks::part_key) else {
         return Tail {
             at: parts.len(),
@@ -292,6 +291,7 @@ mod tests {
             fragment,
             kernel: false,
             inherited: false,
+            seq: 0,
         }
     }
 

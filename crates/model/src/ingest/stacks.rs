@@ -17,6 +17,7 @@
 
 use super::fragment_memo::FragmentMemo;
 use super::images::{is_kernel_address, AddressMap};
+use super::lean_sort::{release_prefix, sort_stable_in_place, Sequenced};
 use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec};
 use crate::frames::FrameTable;
 use crate::images::{ImageTable, NONE};
@@ -24,7 +25,7 @@ use crate::stacks::StackTable;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Part {
     pub(super) event_ts: i64,
     pub(super) tid: u32,
@@ -33,6 +34,48 @@ pub(crate) struct Part {
     /// A user half taken from the thread's exit from kernel mode rather
     /// than logged for this event itself.
     pub(super) inherited: bool,
+    /// Its position while sorted (`lean_sort`); in the padding, not compared.
+    pub(super) seq: u32,
+}
+
+impl PartialEq for Part {
+    fn eq(&self, o: &Part) -> bool {
+        (
+            self.event_ts,
+            self.tid,
+            self.fragment,
+            self.kernel,
+            self.inherited,
+        ) == (o.event_ts, o.tid, o.fragment, o.kernel, o.inherited)
+    }
+}
+
+impl Sequenced for Part {
+    fn set_seq(&mut self, seq: u32) {
+        self.seq = seq;
+    }
+    fn seq(&self) -> u32 {
+        self.seq
+    }
+}
+
+impl Sequenced for Arrival {
+    fn set_seq(&mut self, seq: u32) {
+        self.seq = seq;
+    }
+    fn seq(&self) -> u32 {
+        self.seq
+    }
+}
+
+/// Sort parts by their event, stably, without a copy of them.
+pub(super) fn sort_parts(parts: &mut [Part]) {
+    sort_stable_in_place(parts, part_key);
+}
+
+/// Sort arrivals by time, stably, without a copy of them.
+pub(super) fn sort_arrivals(arrivals: &mut [Arrival]) {
+    sort_stable_in_place(arrivals, |a| a.ts);
 }
 
 /// A stack fragment in the order the trace delivered it.
@@ -46,6 +89,8 @@ pub(super) struct Arrival {
     kernel: bool,
     /// Every frame in user mode: the thread is leaving the kernel.
     pure_user: bool,
+    /// Its position while sorted (`lean_sort`); in the padding.
+    seq: u32,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -60,11 +105,27 @@ pub struct StackStats {
 /// user-only fragment also becomes the user half of every kernel-only stack
 /// its thread logged since it last left the kernel.
 fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
-    arrivals.par_sort_by_key(|a| a.ts);
+    sort_arrivals(&mut arrivals);
     let mut parts = Vec::with_capacity(arrivals.len());
-    join_arrivals(&arrivals, &mut Waiting::default(), &mut parts);
+    let mut waiting = Waiting::default();
+    // The arrivals read so far are freed as the parts grow: at no time
+    // are both lists whole.
+    let mut done = 0;
+    while done < arrivals.len() {
+        let end = (done + RELEASE_EVERY).min(arrivals.len());
+        join_arrivals(
+            arrivals.get(done..end).unwrap_or_default(),
+            &mut waiting,
+            &mut parts,
+        );
+        release_prefix(&mut arrivals, end);
+        done = end;
+    }
     parts
 }
+
+/// Records read between two releases of the pages behind them.
+const RELEASE_EVERY: usize = 1 << 20;
 
 /// Per thread: events with a kernel half and, so far, no user half.
 pub(super) type Waiting = FxHashMap<u32, Vec<i64>>;
@@ -79,6 +140,7 @@ pub(super) fn join_arrivals(arrivals: &[Arrival], waiting: &mut Waiting, parts: 
             fragment: a.fragment,
             kernel: a.kernel,
             inherited,
+            seq: 0,
         };
         if a.kernel {
             waiting.entry(a.tid).or_default().push(a.event_ts);
@@ -96,6 +158,36 @@ pub(super) fn join_arrivals(arrivals: &[Arrival], waiting: &mut Waiting, parts: 
     }
 }
 
+/// `inline` turned into arrivals by `arrival`, on every core, each
+/// written over its own record (the two have one size and alignment).
+fn arrivals_in_place(
+    inline: Vec<InlineStackRec>,
+    arrival: impl Fn(&InlineStackRec) -> Arrival + Sync,
+) -> Vec<Arrival> {
+    const {
+        assert!(std::mem::size_of::<InlineStackRec>() == std::mem::size_of::<Arrival>());
+        assert!(std::mem::align_of::<InlineStackRec>() == std::mem::align_of::<Arrival>());
+    }
+    // Never dropped as records: the same allocation is the arrivals' below
+    // (leaked if `arrival` panics; both are plain data).
+    let mut inline = std::mem::ManuallyDrop::new(inline);
+    let (ptr, len, cap) = (inline.as_mut_ptr(), inline.len(), inline.capacity());
+    let base = ptr as usize;
+    (0..len).into_par_iter().with_min_len(4096).for_each(|i| {
+        // SAFETY: i < len, so the slot is inside the allocation; each
+        // index is visited by one worker only, which reads its record
+        // before writing the arrival of the same size over it.
+        unsafe {
+            let slot = (base as *mut InlineStackRec).add(i);
+            let a = arrival(&slot.read());
+            slot.cast::<Arrival>().write(a);
+        }
+    });
+    // SAFETY: the allocation came from a Vec of a type of the same size and
+    // alignment, and every one of its `len` slots now holds an Arrival.
+    unsafe { Vec::from_raw_parts(ptr.cast::<Arrival>(), len, cap) }
+}
+
 /// The arrival of an inline stack walk.
 pub(super) fn inline_arrival(r: &InlineStackRec, fragments: &FragmentSet, ps: u32) -> Arrival {
     let f = fragments.get(r.fragment);
@@ -107,6 +199,7 @@ pub(super) fn inline_arrival(r: &InlineStackRec, fragments: &FragmentSet, ps: u3
         fragment: r.fragment,
         kernel,
         pure_user: !kernel && f.first().is_some_and(|&a| !is_kernel_address(a, ps)),
+        seq: 0,
     }
 }
 
@@ -141,6 +234,7 @@ pub(super) fn ref_arrival(r: &StackKeyRefRec, index: &DefIndex) -> Option<Arriva
         fragment,
         kernel,
         pure_user: !kernel,
+        seq: 0,
     })
 }
 
@@ -251,16 +345,14 @@ impl<'a> StackResolver<'a> {
         fragments: &'a FragmentSet,
         pointer_size: u32,
     ) -> StackResolver<'a> {
-        let mut arrivals = Vec::with_capacity(inline.len() + refs.len());
         let mut stats = StackStats::default();
-        // One per sample on a sampled trace: on every core.
-        arrivals.par_extend(
-            inline
-                .par_iter()
-                .map(|r| inline_arrival(r, fragments, pointer_size)),
-        );
         stats.inline_fragments += inline.len() as u64;
-        drop(inline);
+        // One per sample on a sampled trace: on every core, each into its
+        // own record's place (the two lists were the build's peak).
+        let mut arrivals =
+            arrivals_in_place(inline, |r| inline_arrival(r, fragments, pointer_size));
+        // Grown where it lies (a large block is remapped, not copied).
+        arrivals.reserve_exact(refs.len());
         // Definitions per (kernel?, key), in time order (defs are sorted).
         let mut def_index = DefIndex::default();
         index_defs(&mut def_index, defs, fragments, pointer_size);
@@ -272,7 +364,7 @@ impl<'a> StackResolver<'a> {
             }
         }
         let mut parts = join_exits_from_kernel(arrivals);
-        parts.par_sort_by_key(part_key);
+        sort_parts(&mut parts);
         StackResolver::from_parts(parts, stats, fragments, pointer_size)
     }
 
@@ -622,6 +714,7 @@ mod tests {
             fragment,
             kernel,
             pure_user: !kernel,
+            seq: 0,
         }
     }
 
@@ -663,6 +756,7 @@ mod tests {
                     fragment: 0,
                     kernel: false,
                     inherited: false,
+                    seq: 0,
                 })
                 .collect();
             parts.par_sort_by_key(|p| (p.event_ts, p.tid));
