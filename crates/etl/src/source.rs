@@ -27,6 +27,27 @@ impl Source {
         Ok(Source::Mapped(map))
     }
 
+    /// Take the pages of `bytes()[offset..offset + len]` out of this
+    /// process's resident memory: a mapped file's pages stay in the page
+    /// cache and are read in again if touched; owned bytes are kept. What a
+    /// reader calls behind itself, so that a trace larger than memory does
+    /// not count whole in the process's resident memory.
+    pub fn done_with(&self, offset: usize, len: usize) {
+        #[cfg(unix)]
+        if let Source::Mapped(m) = self {
+            let len = len.min(m.len().saturating_sub(offset));
+            if len > 0 {
+                // SAFETY: a read-only mapping of a file: its pages are read
+                // again from the file when touched after this, unchanged.
+                let _ = unsafe {
+                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len)
+                };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (offset, len);
+    }
+
     pub fn bytes(&self) -> &[u8] {
         match self {
             Source::Mapped(m) => m,

@@ -118,6 +118,10 @@ impl<'a> BufferData<'a> {
     }
 }
 
+/// Bytes from which a file's pages are released once its buffers are
+/// indexed (`from_source`).
+const RELEASE_AFTER_INDEX: u64 = 1 << 30;
+
 /// What `EtlFile::probe` found.
 #[derive(Debug, Clone)]
 pub struct Probe {
@@ -457,6 +461,12 @@ impl EtlFile {
             skipped_buffers: skipped,
         };
         f.read_logfile_header()?;
+        // Walking the buffer headers mapped most of the file (the kernel
+        // maps pages around each one touched): of a large trace, leave them
+        // to the page cache until the read wants them.
+        if f.file_len() > RELEASE_AFTER_INDEX {
+            f.done_with_pages();
+        }
         Ok(f)
     }
 
@@ -565,6 +575,24 @@ impl EtlFile {
     pub fn expanded_len(&self) -> u64 {
         let (stored, read) = buffer_bytes(self);
         self.file_len().saturating_sub(stored).saturating_add(read)
+    }
+
+    /// Take the pages of `member`'s bytes `range` out of this process's
+    /// resident memory (`Source::done_with`).
+    pub fn done_with(&self, member: u16, range: std::ops::Range<u64>) {
+        if let Some(m) = self.members.get(member as usize) {
+            let start = usize::try_from(range.start).unwrap_or(usize::MAX);
+            let len = usize::try_from(range.end.saturating_sub(range.start)).unwrap_or(0);
+            m.source.done_with(start, len);
+        }
+    }
+
+    /// Take every mapped member's pages out of this process's resident
+    /// memory (`Source::done_with`): once the read has been through them.
+    pub fn done_with_pages(&self) {
+        for m in &self.members {
+            m.source.done_with(0, m.source.bytes().len());
+        }
     }
 
     /// Bytes of every member together.

@@ -64,6 +64,23 @@ pub(super) fn release_prefix<T: Copy>(v: &mut [T], upto: usize) {
     let _ = (v, upto);
 }
 
+/// Append `src` to `dst` (each record through `f`), giving `src`'s pages
+/// back as they are copied instead of when it is dropped, so that the two
+/// are not both whole at once. `dst` grows to its exact size.
+pub(super) fn append_releasing<T: Copy>(dst: &mut Vec<T>, mut src: Vec<T>, f: impl Fn(T) -> T) {
+    dst.reserve_exact(src.len());
+    let mut done = 0;
+    while done < src.len() {
+        let end = (done + RELEASE_EVERY).min(src.len());
+        dst.extend(src.get(done..end).unwrap_or_default().iter().map(|&r| f(r)));
+        release_prefix(&mut src, end);
+        done = end;
+    }
+}
+
+/// Records copied or read between two releases of the pages behind them.
+pub(super) const RELEASE_EVERY: usize = 1 << 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +115,16 @@ mod tests {
         sort_stable_in_place(&mut v, |r| r.key);
         let ids = |v: &[R]| v.iter().map(|r| (r.key, r.id)).collect::<Vec<_>>();
         assert_eq!(ids(&v), ids(&stable));
+    }
+
+    #[test]
+    fn appending_while_releasing_copies_every_record() {
+        let mut dst: Vec<u64> = (0..10).collect();
+        let src: Vec<u64> = (10..3_000_000).collect();
+        append_releasing(&mut dst, src, |r| r * 2);
+        assert_eq!(dst.len(), 3_000_000);
+        assert!(dst[..10].iter().copied().eq(0..10));
+        assert!(dst[10..].iter().copied().eq((10..3_000_000).map(|r| r * 2)));
     }
 
     #[test]

@@ -105,6 +105,8 @@ fn build_inner(
     let mut candidates = std::mem::take(&mut batch.hex_candidates);
     candidates.sort_unstable();
     let sources = std::mem::take(&mut batch.registry_sources);
+    // The records hold what the joins need of the file's pages now.
+    file.done_with_pages();
     steps.mark("read");
     let meta = FileMeta::without_coverage(file);
     // Counting undecoded events reads the buffers the read left undecided
@@ -577,33 +579,74 @@ fn read_folded(file: &EtlFile, progress: &BuildProgress) -> Batch {
         .buffers()
         .par_iter()
         .fold(
-            || (Batch::default(), Vec::new(), Vec::new()),
-            |(mut acc, mut scratch, mut frames), info| {
+            || (Batch::default(), Vec::new(), Vec::new(), ReadBehind::default()),
+            |(mut acc, mut scratch, mut frames, mut behind), info| {
                 if progress.is_cancelled() {
                     // The result is thrown away: skip the work.
-                    return (acc, scratch, frames);
+                    return (acc, scratch, frames, behind);
                 }
                 let r = file
                     .buffer_data(info, &mut scratch)
                     .map(|data| etl::BufferData { info, data });
                 let before = acc.events;
                 collect::collect_buffer_into(r, &mut acc, &mut frames);
+                behind.read(file, info);
                 progress.buffers_done.fetch_add(1, Ordering::Relaxed);
                 let size = info.header.buffer_size as u64;
                 progress.bytes_done.fetch_add(size, Ordering::Relaxed);
                 progress
                     .events
                     .fetch_add(acc.events - before, Ordering::Relaxed);
-                (acc, scratch, frames)
+                (acc, scratch, frames, behind)
             },
         )
-        .map(|(b, _, _)| b)
+        .map(|(b, _, _, mut behind)| {
+            behind.release(file);
+            b
+        })
         .reduce(Batch::default, |mut a, b| {
             a.extend(b);
             a
         });
     batch.shrink_to_fit();
     batch
+}
+
+/// The file's bytes a fold run has read and not yet taken out of the
+/// process's resident memory: released every `RELEASE_BYTES`, so that a
+/// trace larger than memory is not resident whole while it is read.
+#[derive(Default)]
+struct ReadBehind {
+    /// (member, start, end) of the contiguous bytes read since the last release.
+    pending: Option<(u16, u64, u64)>,
+}
+
+const RELEASE_BYTES: u64 = 32 << 20;
+
+impl ReadBehind {
+    /// `info`'s buffer has been read.
+    fn read(&mut self, file: &EtlFile, info: &etl::buffer::BufferInfo) {
+        let end = info.offset.saturating_add(u64::from(info.header.buffer_size));
+        match self.pending {
+            Some((m, start, e)) if m == info.member && e == info.offset => {
+                self.pending = Some((m, start, end));
+                if end - start >= RELEASE_BYTES {
+                    file.done_with(m, start..end);
+                    self.pending = Some((m, end, end));
+                }
+            }
+            _ => {
+                self.release(file);
+                self.pending = Some((info.member, info.offset, end));
+            }
+        }
+    }
+
+    fn release(&mut self, file: &EtlFile) {
+        if let Some((m, start, end)) = self.pending.take() {
+            file.done_with(m, start..end);
+        }
+    }
 }
 
 /// The parallel pass as it was before `read_folded`: every buffer's batch,

@@ -310,17 +310,20 @@ impl Batch {
         self.image_info.extend(other.image_info);
         // The lists of every sample: grown to the size they need, not by
         // doubling (batches merge pairwise, the last merge is the largest).
-        self.samples.reserve_exact(other.samples.len());
-        self.inline_stacks.reserve_exact(other.inline_stacks.len());
-        self.samples.extend(other.samples);
+        // The other's pages are freed as they are copied: at the last merge
+        // it holds half of them, which came on top of the whole.
+        super::lean_sort::append_releasing(&mut self.samples, other.samples, |r| r);
         // Re-number the other batch's fragments into ours.
         let remap = self.fragments.absorb(&other.fragments);
         let map = |id: u32| remap.get(id as usize).copied().unwrap_or(u32::MAX);
-        self.inline_stacks
-            .extend(other.inline_stacks.into_iter().map(|mut r| {
+        super::lean_sort::append_releasing(
+            &mut self.inline_stacks,
+            other.inline_stacks,
+            |mut r| {
                 r.fragment = map(r.fragment);
                 r
-            }));
+            },
+        );
         self.key_refs.extend(other.key_refs);
         self.file_ops
             .extend(other.file_ops.into_iter().map(|mut r| {

@@ -17,7 +17,7 @@
 
 use super::fragment_memo::FragmentMemo;
 use super::images::{is_kernel_address, AddressMap};
-use super::lean_sort::{release_prefix, sort_stable_in_place, Sequenced};
+use super::lean_sort::{release_prefix, sort_stable_in_place, Sequenced, RELEASE_EVERY};
 use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec};
 use crate::frames::FrameTable;
 use crate::images::{ImageTable, NONE};
@@ -123,9 +123,6 @@ fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
     }
     parts
 }
-
-/// Records read between two releases of the pages behind them.
-const RELEASE_EVERY: usize = 1 << 20;
 
 /// Per thread: events with a kernel half and, so far, no user half.
 pub(super) type Waiting = FxHashMap<u32, Vec<i64>>;
