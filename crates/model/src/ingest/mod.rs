@@ -579,7 +579,14 @@ fn read_folded(file: &EtlFile, progress: &BuildProgress) -> Batch {
         .buffers()
         .par_iter()
         .fold(
-            || (Batch::default(), Vec::new(), Vec::new(), ReadBehind::default()),
+            || {
+                (
+                    Batch::default(),
+                    Vec::new(),
+                    Vec::new(),
+                    ReadBehind::default(),
+                )
+            },
             |(mut acc, mut scratch, mut frames, mut behind), info| {
                 if progress.is_cancelled() {
                     // The result is thrown away: skip the work.
@@ -626,7 +633,9 @@ const RELEASE_BYTES: u64 = 32 << 20;
 impl ReadBehind {
     /// `info`'s buffer has been read.
     fn read(&mut self, file: &EtlFile, info: &etl::buffer::BufferInfo) {
-        let end = info.offset.saturating_add(u64::from(info.header.buffer_size));
+        let end = info
+            .offset
+            .saturating_add(u64::from(info.header.buffer_size));
         match self.pending {
             Some((m, start, e)) if m == info.member && e == info.offset => {
                 self.pending = Some((m, start, end));
