@@ -8,6 +8,7 @@
 //! by number (docs/BENCHMARKS.md, "ingest": at 80M samples the anonymous
 //! peak until ready was 5.53 GB, 34.6 bytes per such event, where 3/4 of
 //! the trace's 19.3 GB said 14.5 GB).
+
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 

@@ -69,17 +69,23 @@ pub(super) fn release_prefix<T: Copy>(v: &mut [T], upto: usize) {
 /// are not both whole at once. `dst` grows to its exact size.
 pub(super) fn append_releasing<T: Copy>(dst: &mut Vec<T>, mut src: Vec<T>, f: impl Fn(T) -> T) {
     dst.reserve_exact(src.len());
+    read_releasing(&mut src, |chunk| dst.extend(chunk.iter().map(|&r| f(r))));
+}
+
+/// Hand `v` to `read` front to back, a chunk at a time, giving each chunk's
+/// pages back once it is read (`release_prefix`): for a list read once.
+pub(super) fn read_releasing<T: Copy>(v: &mut [T], mut read: impl FnMut(&[T])) {
     let mut done = 0;
-    while done < src.len() {
-        let end = (done + RELEASE_EVERY).min(src.len());
-        dst.extend(src.get(done..end).unwrap_or_default().iter().map(|&r| f(r)));
-        release_prefix(&mut src, end);
+    while done < v.len() {
+        let end = (done + RELEASE_EVERY).min(v.len());
+        read(v.get(done..end).unwrap_or_default());
+        release_prefix(v, end);
         done = end;
     }
 }
 
 /// Records copied or read between two releases of the pages behind them.
-pub(super) const RELEASE_EVERY: usize = 1 << 20;
+const RELEASE_EVERY: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {

@@ -396,9 +396,8 @@ impl Batch {
         }
     }
 
-    /// Stable sort of every record list by timestamp: ties keep file order
-    /// (rayon's parallel sort is stable).
-    /// Sort every record list by time but the samples (`sort_samples_by_time`).
+    /// Stable sort of every record list but the samples (`sort_samples_by_time`)
+    /// by timestamp: ties keep file order (rayon's parallel sort is stable).
     pub fn sort_by_time(&mut self) {
         self.processes.par_sort_by_key(|r| r.ts);
         self.sysconfig.par_sort_by_key(|r| r.0);

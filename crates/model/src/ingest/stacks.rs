@@ -17,7 +17,7 @@
 
 use super::fragment_memo::FragmentMemo;
 use super::images::{is_kernel_address, AddressMap};
-use super::lean_sort::{release_prefix, sort_stable_in_place, Sequenced, RELEASE_EVERY};
+use super::lean_sort::{read_releasing, sort_stable_in_place, Sequenced};
 use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec};
 use crate::frames::FrameTable;
 use crate::images::{ImageTable, NONE};
@@ -110,17 +110,9 @@ fn join_exits_from_kernel(mut arrivals: Vec<Arrival>) -> Vec<Part> {
     let mut waiting = Waiting::default();
     // The arrivals read so far are freed as the parts grow: at no time
     // are both lists whole.
-    let mut done = 0;
-    while done < arrivals.len() {
-        let end = (done + RELEASE_EVERY).min(arrivals.len());
-        join_arrivals(
-            arrivals.get(done..end).unwrap_or_default(),
-            &mut waiting,
-            &mut parts,
-        );
-        release_prefix(&mut arrivals, end);
-        done = end;
-    }
+    read_releasing(&mut arrivals, |chunk| {
+        join_arrivals(chunk, &mut waiting, &mut parts)
+    });
     parts
 }
 
