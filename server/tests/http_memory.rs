@@ -164,15 +164,26 @@ fn ingests_queue_under_the_budget_and_a_trace_too_big_is_refused() {
         four < one * 2,
         "four ingests at once grew the peak by {four} KiB; one alone {one} KiB"
     );
-    // Every trace still answers (evicted ones are read again on demand).
+    // Every trace still answers (evicted ones are read again on demand). A
+    // query waits 20 s for a read, then says 409 "retry shortly": on a busy
+    // machine (CI runs three test binaries on two cores) a read can take longer.
     for e in &entries {
         let id = e["id"].as_str().unwrap();
-        let (s, v) = server.json(
-            "POST",
-            &format!("/api/traces/{id}/table"),
-            r#"{"columns": ["Process"]}"#,
-        );
-        assert_eq!(s, 200, "{v}");
+        let until = std::time::Instant::now() + Duration::from_secs(300);
+        loop {
+            let (s, v) = server.json(
+                "POST",
+                &format!("/api/traces/{id}/table"),
+                r#"{"columns": ["Process"]}"#,
+            );
+            if s == 200 {
+                break;
+            }
+            assert!(
+                s == 409 && std::time::Instant::now() < until,
+                "{id}: {s} {v}"
+            );
+        }
     }
     drop(server);
     std::fs::remove_dir_all(&data).ok();
