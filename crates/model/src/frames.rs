@@ -19,6 +19,32 @@ pub struct FrameTable {
     index: HashMap<(u32, u64, u32), u32>,
 }
 
+/// What identifies a frame row: (module, RVA) or (`NONE`, raw address, process).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrameKey {
+    module: u32,
+    address: u64,
+    process: u32,
+}
+
+impl FrameKey {
+    pub fn module(module: u32, rva: u64) -> FrameKey {
+        FrameKey {
+            module,
+            address: rva,
+            process: NONE,
+        }
+    }
+
+    pub fn raw(process: u32, address: u64) -> FrameKey {
+        FrameKey {
+            module: NONE,
+            address,
+            process,
+        }
+    }
+}
+
 impl FrameTable {
     pub fn len(&self) -> usize {
         self.module.len()
@@ -34,6 +60,10 @@ impl FrameTable {
 
     pub fn intern_raw_frame(&mut self, process: u32, address: u64) -> u32 {
         self.intern(NONE, address, process)
+    }
+
+    pub fn intern_key(&mut self, k: FrameKey) -> u32 {
+        self.intern(k.module, k.address, k.process)
     }
 
     /// The row of a frame already interned (read only: lookups in parallel).

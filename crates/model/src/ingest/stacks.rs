@@ -19,7 +19,7 @@ use super::fragment_memo::FragmentMemo;
 use super::images::{is_kernel_address, AddressMap};
 use super::lean_sort::{read_releasing, sort_stable_in_place, Sequenced};
 use super::records::{FragmentSet, InlineStackRec, StackKeyDefRec, StackKeyRefRec};
-use crate::frames::FrameTable;
+use crate::frames::{FrameKey, FrameTable};
 use crate::images::{ImageTable, NONE};
 use crate::stacks::StackTable;
 use rayon::prelude::*;
@@ -258,6 +258,9 @@ pub struct StackResolver<'a> {
     /// Off: a binary search over all parts per lookup (the test oracle).
     sweep: bool,
     pub stats: StackStats,
+    /// `intern_frames`' buffers, kept to reuse their memory.
+    scratch_keys: Vec<FrameKey>,
+    scratch_frames: Vec<u32>,
 }
 
 /// `parts.partition_point(|p| (p.event_ts, p.tid) < key)`, found from `from`
@@ -374,6 +377,8 @@ impl<'a> StackResolver<'a> {
             cursor: 0,
             sweep: true,
             stats,
+            scratch_keys: Vec::new(),
+            scratch_frames: Vec::new(),
         }
     }
 
@@ -655,12 +660,40 @@ impl<'a> StackResolver<'a> {
         frames: &mut FrameTable,
         stacks: &mut StackTable,
     ) -> u32 {
-        let mut node = parent;
-        for &addr in leaf_first.iter().rev() {
-            let f = self.frame(process, addr, time_ns, images, addresses, frames);
-            node = stacks.intern(node, f);
-        }
+        // In three tight passes (keys, frame rows, stack rows): the rows'
+        // hash lookups of one pass need nothing from each other, so their
+        // cache misses overlap, where one pass per address kept them apart.
+        let mut keys = std::mem::take(&mut self.scratch_keys);
+        keys.clear();
+        keys.extend(
+            leaf_first
+                .iter()
+                .rev()
+                .map(|&addr| self.frame_key_at(process, addr, time_ns, images, addresses)),
+        );
+        let mut rows = std::mem::take(&mut self.scratch_frames);
+        rows.clear();
+        rows.extend(keys.iter().map(|&k| frames.intern_key(k)));
+        let node = stacks.intern_path(parent, rows.iter().copied());
+        self.scratch_keys = keys;
+        self.scratch_frames = rows;
         node
+    }
+
+    /// The frame key of an address seen in `process` at `time_ns`: its
+    /// module and RVA, or else the raw address (per process unless kernel).
+    fn frame_key_at(
+        &self,
+        process: u32,
+        addr: u64,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+    ) -> FrameKey {
+        match addresses.module_rva(images, process, addr, time_ns) {
+            Some((module, rva)) => FrameKey::module(module, rva),
+            None => FrameKey::raw(self.frame_key(process, addr), addr),
+        }
     }
 
     /// The frame row for an address seen in `process` at `time_ns`.
@@ -673,10 +706,7 @@ impl<'a> StackResolver<'a> {
         addresses: &AddressMap,
         frames: &mut FrameTable,
     ) -> u32 {
-        match addresses.module_rva(images, process, addr, time_ns) {
-            Some((module, rva)) => frames.intern_module_frame(module, rva),
-            None => frames.intern_raw_frame(self.frame_key(process, addr), addr),
-        }
+        frames.intern_key(self.frame_key_at(process, addr, time_ns, images, addresses))
     }
 }
 
