@@ -145,8 +145,12 @@ impl Engine {
                 let funcs = FuncKeys::build(&trace);
                 let tree = CallTree::build(&trace.stacks, &funcs);
                 let stack_tags = stack_tags::StackTags::builtin();
-                let keys = ColumnKeys::build(&trace, &funcs, &tree, &stack_tags);
-                let by_node = by_node(&trace, &tree);
+                // Both need only the tree: side by side once the by-thread
+                // view and the totals are done (they take a third as long).
+                let (keys, by_node) = rayon::join(
+                    || ColumnKeys::build(&trace, &funcs, &tree, &stack_tags),
+                    || by_node(&trace, &tree),
+                );
                 (funcs, tree, stack_tags, keys, by_node)
             },
             || {
