@@ -67,12 +67,8 @@ impl FrameTable {
     }
 
     /// The row of a frame already interned (read only: lookups in parallel).
-    pub fn get_module_frame(&self, module: u32, rva: u64) -> Option<u32> {
-        self.get(module, rva, NONE)
-    }
-
-    pub fn get_raw_frame(&self, process: u32, address: u64) -> Option<u32> {
-        self.get(NONE, address, process)
+    pub fn get_key(&self, k: FrameKey) -> Option<u32> {
+        self.get(k.module, k.address, k.process)
     }
 
     /// A row by its key (a scan of the rows once sealed: only the build

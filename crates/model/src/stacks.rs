@@ -53,18 +53,7 @@ impl StackTable {
         let next = self.parent.len() as u32;
         let id = *self.index.entry((parent, frame)).or_insert(next);
         if id == next {
-            let depth = if parent == NONE {
-                1
-            } else {
-                self.depth
-                    .get(parent as usize)
-                    .copied()
-                    .unwrap_or(0)
-                    .saturating_add(1)
-            };
-            self.parent.push(parent);
-            self.frame.push(frame);
-            self.depth.push(depth);
+            self.push_row(parent, frame);
         }
         id
     }
@@ -112,14 +101,20 @@ impl StackTable {
     /// A row known to be new: `parent` was made after every row that
     /// could be its child.
     fn push_new(&mut self, parent: u32, frame: u32) -> u32 {
+        self.index.insert((parent, frame), self.parent.len() as u32);
+        self.push_row(parent, frame)
+    }
+
+    /// Append the row (its index entry is the caller's); 1 deep for a root.
+    fn push_row(&mut self, parent: u32, frame: u32) -> u32 {
         let id = self.parent.len() as u32;
+        // `NONE` is past every row: a root's parent depth is 0.
         let depth = self
             .depth
             .get(parent as usize)
             .copied()
             .unwrap_or(0)
             .saturating_add(1);
-        self.index.insert((parent, frame), id);
         self.parent.push(parent);
         self.frame.push(frame);
         self.depth.push(depth);

@@ -516,10 +516,7 @@ impl<'a> StackResolver<'a> {
         addresses: &AddressMap,
         frames: &FrameTable,
     ) -> Option<u32> {
-        match addresses.module_rva(images, process, addr, time_ns) {
-            Some((module, rva)) => frames.get_module_frame(module, rva),
-            None => frames.get_raw_frame(self.frame_key(process, addr), addr),
-        }
+        frames.get_key(self.frame_key_at(process, addr, time_ns, images, addresses))
     }
 
     fn frame_key(&self, process: u32, addr: u64) -> u32 {
