@@ -519,15 +519,6 @@ impl<'a> StackResolver<'a> {
         frames.get_key(self.frame_key_at(process, addr, time_ns, images, addresses))
     }
 
-    fn frame_key(&self, process: u32, addr: u64) -> u32 {
-        // Kernel addresses mean the same in every process.
-        if is_kernel_address(addr, self.pointer_size) {
-            NONE
-        } else {
-            process
-        }
-    }
-
     /// Stack row of the event at (ts, tid) in `process`, if a stack was recorded.
     #[allow(clippy::too_many_arguments)]
     pub fn resolve(
@@ -549,7 +540,7 @@ impl<'a> StackResolver<'a> {
             time_ns,
             images,
             addresses,
-            frames,
+            FrameRows::Intern(frames),
             stacks,
         )
     }
@@ -557,7 +548,8 @@ impl<'a> StackResolver<'a> {
     /// Stack row of an event whose parts were found already (`find_parts`),
     /// with what `look_up` found for them then (`Looked::default()` if not
     /// asked). The caches may have grown since: what they hold wins, as it
-    /// would in a join of one event after the other.
+    /// would in a join of one event after the other. The frame rows of the
+    /// parts to intern are `frames`' to find or make (see `FrameRows`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn resolve_found(
         &mut self,
@@ -567,7 +559,7 @@ impl<'a> StackResolver<'a> {
         time_ns: i64,
         images: &ImageTable,
         addresses: &AddressMap,
-        frames: &mut FrameTable,
+        mut frames: FrameRows,
         stacks: &mut StackTable,
     ) -> Option<u32> {
         if kernel.is_none() && user.is_none() {
@@ -585,9 +577,14 @@ impl<'a> StackResolver<'a> {
                     let f = self.fragments.get(u);
                     let n = match looked.user_node {
                         Some(n) => n,
-                        None => self.intern_frames(
-                            NONE, f, process, time_ns, images, addresses, frames, stacks,
-                        ),
+                        None => match &mut frames {
+                            FrameRows::Intern(frames) => self.intern_frames(
+                                NONE, f, process, time_ns, images, addresses, frames, stacks,
+                            ),
+                            FrameRows::Made { user, .. } => {
+                                stacks.intern_path(NONE, user.iter().copied())
+                            }
+                        },
                     };
                     self.memo
                         .learn(u, f, n, process, time_ns, images, addresses);
@@ -605,12 +602,18 @@ impl<'a> StackResolver<'a> {
                     let looked_node = looked.node.filter(|_| looked.user_node == Some(user_node));
                     let n = match looked_node {
                         Some(n) => n,
-                        None => {
-                            let f = self.fragments.get(k);
-                            self.intern_frames(
-                                user_node, f, process, time_ns, images, addresses, frames, stacks,
-                            )
-                        }
+                        None => match &mut frames {
+                            FrameRows::Intern(frames) => {
+                                let f = self.fragments.get(k);
+                                self.intern_frames(
+                                    user_node, f, process, time_ns, images, addresses, frames,
+                                    stacks,
+                                )
+                            }
+                            FrameRows::Made { kernel, .. } => {
+                                stacks.intern_path(user_node, kernel.iter().copied())
+                            }
+                        },
                     };
                     self.full_cache.insert((user_node, k), n);
                     n
@@ -687,10 +690,55 @@ impl<'a> StackResolver<'a> {
         images: &ImageTable,
         addresses: &AddressMap,
     ) -> FrameKey {
-        match addresses.module_rva(images, process, addr, time_ns) {
-            Some((module, rva)) => FrameKey::module(module, rva),
-            None => FrameKey::raw(self.frame_key(process, addr), addr),
+        self.keys()
+            .key_at(process, addr, time_ns, images, addresses)
+    }
+
+    /// What making frame keys needs, apart from the resolver's state.
+    pub(super) fn keys(&self) -> FrameKeys<'a> {
+        FrameKeys {
+            fragments: self.fragments,
+            pointer_size: self.pointer_size,
         }
+    }
+
+    /// Whether `resolve_found` would make a part's frame rows that `made`
+    /// does not hold: what a part's rows were made for on another thread
+    /// (`FrameKeys::make_for`) follows from `looked` alone, while
+    /// `resolve_found` goes by the caches too. Read only, so that the
+    /// caller can make them itself before anything changes.
+    pub(super) fn wants_unmade(
+        &self,
+        (kernel, user): (Option<u32>, Option<u32>),
+        looked: Looked,
+        process: u32,
+        made: (bool, bool),
+    ) -> bool {
+        let (made_user, made_kernel) = made;
+        if (kernel.is_none() && user.is_none()) || looked.cached {
+            return false;
+        }
+        let user_node = match user {
+            None => Some(NONE),
+            Some(u) => match self.user_cache.get(&(process, u)) {
+                Some(&n) => Some(n),
+                None if looked.user_node.is_some() => looked.user_node,
+                None if !made_user => return true,
+                // Its row is known once made.
+                None => None,
+            },
+        };
+        let Some(k) = kernel else {
+            return false;
+        };
+        let Some(user_node) = user_node else {
+            return !made_kernel;
+        };
+        if self.full_cache.contains_key(&(user_node, k)) {
+            return false;
+        }
+        let looked_node = looked.node.filter(|_| looked.user_node == Some(user_node));
+        looked_node.is_none() && !made_kernel
     }
 
     /// The frame row for an address seen in `process` at `time_ns`.
@@ -704,6 +752,68 @@ impl<'a> StackResolver<'a> {
         frames: &mut FrameTable,
     ) -> u32 {
         frames.intern_key(self.frame_key_at(process, addr, time_ns, images, addresses))
+    }
+}
+
+/// The frame rows `resolve_found` interns a part's stack rows with.
+pub(super) enum FrameRows<'f> {
+    /// Found in the table, or added to it.
+    Intern(&'f mut FrameTable),
+    /// Made already, root side first, by the sample join's frame thread
+    /// (`sample_join::make_frames`), for whichever parts `wants_unmade`
+    /// found them made.
+    Made { user: &'f [u32], kernel: &'f [u32] },
+}
+
+/// Frame keys of addresses: what the frame thread of the sample join
+/// needs of a resolver, which the join's own thread keeps changing.
+#[derive(Clone, Copy)]
+pub(super) struct FrameKeys<'a> {
+    fragments: &'a FragmentSet,
+    pointer_size: u32,
+}
+
+impl FrameKeys<'_> {
+    /// The frame key of an address seen in `process` at `time_ns`: its
+    /// module and RVA, or else the raw address (per process unless kernel).
+    pub(super) fn key_at(
+        &self,
+        process: u32,
+        addr: u64,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+    ) -> FrameKey {
+        match addresses.module_rva(images, process, addr, time_ns) {
+            Some((module, rva)) => FrameKey::module(module, rva),
+            // Kernel addresses mean the same in every process.
+            None if is_kernel_address(addr, self.pointer_size) => FrameKey::raw(NONE, addr),
+            None => FrameKey::raw(process, addr),
+        }
+    }
+
+    /// Append the frame rows of fragment `fragment`, root side first, to
+    /// `out`, as `intern_frames` makes them (keys first, then rows).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_rows(
+        &self,
+        fragment: u32,
+        process: u32,
+        time_ns: i64,
+        images: &ImageTable,
+        addresses: &AddressMap,
+        frames: &mut FrameTable,
+        keys: &mut Vec<FrameKey>,
+        out: &mut Vec<u32>,
+    ) {
+        let f = self.fragments.get(fragment);
+        keys.clear();
+        keys.extend(
+            f.iter()
+                .rev()
+                .map(|&a| self.key_at(process, a, time_ns, images, addresses)),
+        );
+        out.extend(keys.iter().map(|&k| frames.intern_key(k)));
     }
 }
 
