@@ -445,7 +445,16 @@ impl EtlFile {
                 message: "the first buffer header is not plausible".into(),
             });
         }
-        let (buffers, diagnostics, skipped) = index_buffers(bytes);
+        // Walking the buffer headers maps most of the file (the kernel maps
+        // the pages around each one touched): of a large trace, the walk
+        // leaves them to the page cache behind itself, so that a trace
+        // larger than memory is not resident whole before its read.
+        let large = bytes.len() as u64 > RELEASE_AFTER_INDEX;
+        let (buffers, diagnostics, skipped) = index_buffers(bytes, |from, to| {
+            if large {
+                source.done_with(from as usize, (to - from) as usize);
+            }
+        });
         let mut f = EtlFile {
             members: vec![Member {
                 source,
@@ -461,9 +470,7 @@ impl EtlFile {
             skipped_buffers: skipped,
         };
         f.read_logfile_header()?;
-        // Walking the buffer headers mapped most of the file (the kernel
-        // maps pages around each one touched): of a large trace, leave them
-        // to the page cache until the read wants them.
+        // The rest of the walk's pages, and the logfile header's.
         if f.file_len() > RELEASE_AFTER_INDEX {
             f.done_with_pages();
         }
@@ -671,7 +678,16 @@ impl EtlFile {
 }
 
 /// Step through the file buffer by buffer, resynchronising after damage.
-fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
+/// Bytes the buffer walk goes past before it calls `behind` for them.
+const INDEX_RELEASE_STEP: u64 = 256 << 20;
+
+/// Every buffer of `bytes` in file order, with what was damaged and how
+/// many buffers were skipped; `behind(from, to)` is told of each stretch
+/// of about `INDEX_RELEASE_STEP` bytes the walk is done with.
+fn index_buffers(
+    bytes: &[u8],
+    mut behind: impl FnMut(u64, u64),
+) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
     let mut buffers = Vec::new();
     let mut diagnostics = Vec::new();
     let mut skipped = 0u32;
@@ -688,7 +704,12 @@ fn index_buffers(bytes: &[u8]) -> (Vec<BufferInfo>, Vec<Diagnostic>, u32) {
     let mut off = 0u64;
     // Size of the last buffer whose end was confirmed by what follows it.
     let mut stride = 0u64;
+    let mut released = 0u64;
     while off + BUFFER_HEADER_SIZE as u64 <= len {
+        if off - released >= INDEX_RELEASE_STEP {
+            behind(released, off);
+            released = off;
+        }
         let h = BufferHeader::parse(&bytes[off as usize..]);
         match h.filter(plausible) {
             Some(mut h) => {
