@@ -2,10 +2,10 @@
 //! Firefox Profiler's call node table), numbered in DFS preorder so that
 //! "node n is under node c" is the range check `c <= n < end[c]`.
 
+use crate::index::child_nodes::ChildNodes;
 use crate::index::funcs::FuncKeys;
 use model::stacks::StackTable;
 use model::NONE;
-use rustc_hash::FxHashMap;
 
 /// The virtual root: the empty stack, parent of every outermost frame.
 pub const ROOT: u32 = 0;
@@ -45,10 +45,11 @@ impl CallTree {
     pub fn build(stacks: &StackTable, funcs: &FuncKeys) -> CallTree {
         let n = stacks.len();
         // Provisional ids in stack order: 0 is the root.
-        let mut index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         let mut p_parent = vec![NONE];
         let mut p_func = vec![NONE];
         let mut p_frame = vec![NONE];
+        let mut children = ChildNodes::with_capacity(n + 1);
+        children.add(ROOT, NONE, NONE, &p_func);
         let mut p_of_stack = Vec::with_capacity(n + 1);
         // Whether the row before made a node: a stack's rows come one after
         // another, and a child of a node made by the row just before cannot
@@ -64,19 +65,23 @@ impl CallTree {
             };
             let frame = stacks.frame.get(s).copied().unwrap_or(NONE);
             let f = funcs.of_frame(frame);
-            let next = p_parent.len() as u32;
-            let id = if previous_was_new && parent as usize + 1 == s {
-                index.insert((pp, f), next);
-                next
+            let found = if previous_was_new && parent as usize + 1 == s {
+                None
             } else {
-                *index.entry((pp, f)).or_insert(next)
+                children.find(pp, f, &p_func)
             };
-            previous_was_new = id == next;
-            if id == next {
-                p_parent.push(pp);
-                p_func.push(f);
-                p_frame.push(frame);
-            }
+            let id = match found {
+                Some(id) => id,
+                None => {
+                    let next = p_parent.len() as u32;
+                    p_parent.push(pp);
+                    p_func.push(f);
+                    p_frame.push(frame);
+                    children.add(next, pp, f, &p_func);
+                    next
+                }
+            };
+            previous_was_new = found.is_none();
             p_of_stack.push(id);
         }
         p_of_stack.push(ROOT);

@@ -4,6 +4,7 @@
 //! links, and the live trace's index extended from the previous one.
 
 pub mod call_tree;
+mod child_nodes;
 pub mod columns;
 pub mod funcs;
 pub mod live;
