@@ -507,31 +507,25 @@ pub(crate) fn build_resuming(
                         rows.make_here();
                     }
                 }
-                let walked = match made.clone().filter(|_| rows.is_piped()) {
+                // What the frame thread made, while it makes the rows.
+                let made = made.filter(|_| rows.is_piped());
+                let frame_rows = match &made {
                     Some((m, made_rows)) => {
-                        let (user, kernel) = rows.made_rows(m, made_rows);
-                        resolver.resolve_found(
-                            l.parts,
-                            l.stack,
-                            process,
-                            time,
-                            &t.images,
-                            addresses,
-                            stacks::FrameRows::Made { user, kernel },
-                            &mut t.stacks,
-                        )
+                        let (user, kernel) = rows.made_rows(*m, made_rows.clone());
+                        stacks::FrameRows::Made { user, kernel }
                     }
-                    None => resolver.resolve_found(
-                        l.parts,
-                        l.stack,
-                        process,
-                        time,
-                        &t.images,
-                        addresses,
-                        stacks::FrameRows::Intern(rows.table()),
-                        &mut t.stacks,
-                    ),
+                    None => stacks::FrameRows::Intern(rows.table()),
                 };
+                let walked = resolver.resolve_found(
+                    l.parts,
+                    l.stack,
+                    process,
+                    time,
+                    &t.images,
+                    addresses,
+                    frame_rows,
+                    &mut t.stacks,
+                );
                 let stack = match walked {
                     Some(st) => {
                         info.samples_with_stack += 1;
@@ -542,7 +536,7 @@ pub(crate) fn build_resuming(
                         Some(st) => st,
                         None => {
                             let f = match made {
-                                Some((m, _)) if m.ip != NONE && rows.is_piped() => m.ip,
+                                Some((m, _)) if m.ip != NONE => m.ip,
                                 _ => resolver.frame(
                                     process,
                                     s.ip,

@@ -167,7 +167,7 @@ pub(super) fn make_frames(
             let mut part = |fragment: u32, rows: &mut Vec<u32>| {
                 let before = rows.len();
                 keys.push_rows(
-                    fragment,
+                    keys.fragment(fragment),
                     process,
                     l.time,
                     images,

@@ -577,14 +577,14 @@ impl<'a> StackResolver<'a> {
                     let f = self.fragments.get(u);
                     let n = match looked.user_node {
                         Some(n) => n,
-                        None => match &mut frames {
-                            FrameRows::Intern(frames) => self.intern_frames(
-                                NONE, f, process, time_ns, images, addresses, frames, stacks,
-                            ),
-                            FrameRows::Made { user, .. } => {
-                                stacks.intern_path(NONE, user.iter().copied())
-                            }
-                        },
+                        None => self.intern_part(
+                            NONE,
+                            f,
+                            Half::User,
+                            (process, time_ns, images, addresses),
+                            &mut frames,
+                            stacks,
+                        ),
                     };
                     self.memo
                         .learn(u, f, n, process, time_ns, images, addresses);
@@ -602,18 +602,14 @@ impl<'a> StackResolver<'a> {
                     let looked_node = looked.node.filter(|_| looked.user_node == Some(user_node));
                     let n = match looked_node {
                         Some(n) => n,
-                        None => match &mut frames {
-                            FrameRows::Intern(frames) => {
-                                let f = self.fragments.get(k);
-                                self.intern_frames(
-                                    user_node, f, process, time_ns, images, addresses, frames,
-                                    stacks,
-                                )
-                            }
-                            FrameRows::Made { kernel, .. } => {
-                                stacks.intern_path(user_node, kernel.iter().copied())
-                            }
-                        },
+                        None => self.intern_part(
+                            user_node,
+                            self.fragments.get(k),
+                            Half::Kernel,
+                            (process, time_ns, images, addresses),
+                            &mut frames,
+                            stacks,
+                        ),
                     };
                     self.full_cache.insert((user_node, k), n);
                     n
@@ -647,6 +643,32 @@ impl<'a> StackResolver<'a> {
         n
     }
 
+    /// The stack row of one half of a stack, leaf first, under `parent`:
+    /// its frame rows found or added in the table, or those `frames` made
+    /// for that half already.
+    fn intern_part(
+        &mut self,
+        parent: u32,
+        leaf_first: &[u64],
+        half: Half,
+        (process, time_ns, images, addresses): (u32, i64, &ImageTable, &AddressMap),
+        frames: &mut FrameRows,
+        stacks: &mut StackTable,
+    ) -> u32 {
+        match frames {
+            FrameRows::Intern(frames) => self.intern_frames(
+                parent, leaf_first, process, time_ns, images, addresses, frames, stacks,
+            ),
+            FrameRows::Made { user, kernel } => {
+                let made = match half {
+                    Half::User => user,
+                    Half::Kernel => kernel,
+                };
+                stacks.intern_path(parent, made.iter().copied())
+            }
+        }
+    }
+
     /// Append a leaf-first fragment under `parent` (root side first).
     #[allow(clippy::too_many_arguments)]
     fn intern_frames(
@@ -664,16 +686,11 @@ impl<'a> StackResolver<'a> {
         // hash lookups of one pass need nothing from each other, so their
         // cache misses overlap, where one pass per address kept them apart.
         let mut keys = std::mem::take(&mut self.scratch_keys);
-        keys.clear();
-        keys.extend(
-            leaf_first
-                .iter()
-                .rev()
-                .map(|&addr| self.frame_key_at(process, addr, time_ns, images, addresses)),
-        );
         let mut rows = std::mem::take(&mut self.scratch_frames);
         rows.clear();
-        rows.extend(keys.iter().map(|&k| frames.intern_key(k)));
+        self.keys().push_rows(
+            leaf_first, process, time_ns, images, addresses, frames, &mut keys, &mut rows,
+        );
         let node = stacks.intern_path(parent, rows.iter().copied());
         self.scratch_keys = keys;
         self.scratch_frames = rows;
@@ -704,7 +721,7 @@ impl<'a> StackResolver<'a> {
 
     /// Whether `resolve_found` would make a part's frame rows that `made`
     /// does not hold: what a part's rows were made for on another thread
-    /// (`FrameKeys::make_for`) follows from `looked` alone, while
+    /// (`sample_join::make_frames`) follows from `looked` alone, while
     /// `resolve_found` goes by the caches too. Read only, so that the
     /// caller can make them itself before anything changes.
     pub(super) fn wants_unmade(
@@ -755,6 +772,13 @@ impl<'a> StackResolver<'a> {
     }
 }
 
+/// Which half of a stack a fragment is.
+#[derive(Clone, Copy)]
+enum Half {
+    User,
+    Kernel,
+}
+
 /// The frame rows `resolve_found` interns a part's stack rows with.
 pub(super) enum FrameRows<'f> {
     /// Found in the table, or added to it.
@@ -792,12 +816,17 @@ impl FrameKeys<'_> {
         }
     }
 
-    /// Append the frame rows of fragment `fragment`, root side first, to
-    /// `out`, as `intern_frames` makes them (keys first, then rows).
+    /// The addresses of fragment `fragment`, leaf first.
+    pub(super) fn fragment(&self, fragment: u32) -> &[u64] {
+        self.fragments.get(fragment)
+    }
+
+    /// Append the frame rows of `leaf_first`'s addresses, root side first,
+    /// to `out`: all their keys (into `keys`), then all their rows.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn push_rows(
         &self,
-        fragment: u32,
+        leaf_first: &[u64],
         process: u32,
         time_ns: i64,
         images: &ImageTable,
@@ -806,10 +835,10 @@ impl FrameKeys<'_> {
         keys: &mut Vec<FrameKey>,
         out: &mut Vec<u32>,
     ) {
-        let f = self.fragments.get(fragment);
         keys.clear();
         keys.extend(
-            f.iter()
+            leaf_first
+                .iter()
                 .rev()
                 .map(|&a| self.key_at(process, a, time_ns, images, addresses)),
         );

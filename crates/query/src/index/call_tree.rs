@@ -49,12 +49,11 @@ impl CallTree {
         let mut p_func = vec![NONE];
         let mut p_frame = vec![NONE];
         let mut children = ChildNodes::with_capacity(n + 1);
-        children.add(ROOT, NONE, NONE, &p_func);
+        children.add(ROOT, NONE, &p_func);
         let mut p_of_stack = Vec::with_capacity(n + 1);
         // Whether the row before made a node: a stack's rows come one after
-        // another, and a child of a node made by the row just before cannot
-        // exist yet, so it is added without a lookup (a lookup waits on the
-        // one before it, a cache miss apiece in tables of millions).
+        // another, and a node made by the row just before has no child yet,
+        // so its child is added without a lookup.
         let mut previous_was_new = false;
         for s in 0..n {
             let parent = stacks.parent.get(s).copied().unwrap_or(NONE);
@@ -77,7 +76,7 @@ impl CallTree {
                     p_parent.push(pp);
                     p_func.push(f);
                     p_frame.push(frame);
-                    children.add(next, pp, f, &p_func);
+                    children.add(next, pp, &p_func);
                     next
                 }
             };

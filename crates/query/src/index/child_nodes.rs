@@ -52,9 +52,9 @@ impl ChildNodes {
         None
     }
 
-    /// Add node `node` (the next node: nodes are added in order, the root
-    /// first with `parent` `NONE`), whose function is `func`, under `parent`.
-    pub(crate) fn add(&mut self, node: u32, parent: u32, func: u32, func_of: &[u32]) {
+    /// Add node `node` under `parent`, its function in `func_of` already
+    /// (nodes are added in order, the root first with `parent` `NONE`).
+    pub(crate) fn add(&mut self, node: u32, parent: u32, func_of: &[u32]) {
         debug_assert_eq!(node as usize, self.first.len());
         self.first.push(NONE);
         self.count.push(0);
@@ -83,6 +83,7 @@ impl ChildNodes {
                 }
             }
             std::cmp::Ordering::Greater => {
+                let func = func_of.get(node as usize).copied().unwrap_or(NONE);
                 self.many.insert((parent, func), node);
             }
         }
@@ -100,7 +101,7 @@ mod tests {
         let mut rng = testdata::Rng::new(7);
         let mut func_of = vec![NONE];
         let mut nodes = ChildNodes::with_capacity(0);
-        nodes.add(0, NONE, NONE, &func_of);
+        nodes.add(0, NONE, &func_of);
         let mut all: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         for _ in 0..20_000 {
             let n = func_of.len() as u32;
@@ -115,7 +116,7 @@ mod tests {
             assert_eq!(found, all.get(&(parent, func)).copied());
             if found.is_none() {
                 func_of.push(func);
-                nodes.add(n, parent, func, &func_of);
+                nodes.add(n, parent, &func_of);
                 all.insert((parent, func), n);
             }
         }
